@@ -1,0 +1,64 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerHealthRoutes } from './http/health.routes.js';
+import { loggerOptions, requestId } from './http/logging.js';
+import { API_PREFIX, registerOpenApi } from './http/openapi.js';
+import { createValidatorCompiler } from './http/validation.js';
+import { Pagination } from './lib/pagination.js';
+import { Lead } from './modules/leads/leads.schemas.js';
+import { registerLeadRoutes } from './modules/leads/leads.routes.js';
+import { registerMeRoutes } from './modules/orgs/me.routes.js';
+import { createAuthenticator } from './modules/orgs/orgs.service.js';
+
+export const VERSION = '1.0.0';
+
+export interface BuildOptions {
+  /** false silences request logs (tests); a pino destination stream may be given instead. */
+  logger?: boolean | { stream: NodeJS.WritableStream };
+}
+
+/** The one app factory: `crm serve` and every test build the same application from an AppContext. */
+export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const base = loggerOptions(ctx.config.logLevel);
+  const app = Fastify({
+    logger: opts.logger === false ? false : typeof opts.logger === 'object' ? { ...base, stream: opts.logger.stream } : base,
+    genReqId: requestId,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+    connectionTimeout: 30_000,
+    requestTimeout: 60_000,
+  });
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.removeContentTypeParser('text/plain');
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  registerErrorHandling(app);
+  await registerOpenApi(app, { version: VERSION });
+  app.addSchema(Lead);
+  app.addSchema(Pagination);
+  registerAuth(app, {
+    authenticate: createAuthenticator(ctx),
+    rateLimiter: ctx.rateLimiter,
+    defaultLimitPerMinute: ctx.config.rateLimitPerMinute,
+  });
+  registerHealthRoutes(app, ctx);
+
+  await app.register(
+    async (api) => {
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      registerMeRoutes(api, ctx);
+      registerLeadRoutes(api, ctx);
+    },
+    { prefix: API_PREFIX },
+  );
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

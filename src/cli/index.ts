@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { startServer } from '../server.js';
+import { registerOrgCommands } from './orgs.commands.js';
+
+const program = new Command('crm')
+  .description('CRM public API: server, worker and administration')
+  .option('--json', 'machine-readable output');
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations')
+  .action(async () => {
+    const config = loadConfig(process.env);
+    const database = openDatabase(config.database);
+    try {
+      const result = await migrateToLatest(database);
+      const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      console.log(program.opts().json ? JSON.stringify({ applied }) : applied.length ? `Applied ${applied.join(', ')}` : 'Up to date');
+    } finally {
+      await database.close();
+    }
+  });
+
+program
+  .command('serve')
+  .description('Start the API server (dispatcher and scheduler in-process unless DISPATCHER=off)')
+  .action(async () => {
+    await startServer(loadConfig(process.env));
+  });
+
+registerOrgCommands(program);
+
+await program.parseAsync(process.argv);

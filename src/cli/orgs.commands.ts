@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { createApiKey, createOrganization, createUser, revokeApiKey } from '../modules/orgs/orgs.service.js';
+import { listKeys } from '../modules/orgs/keys.store.js';
+import { setAssignmentRules } from '../modules/orgs/rules.service.js';
+import { action, parseExpiresIn } from './run.js';
+
+export function registerOrgCommands(program: Command): void {
+  const org = program.command('org').description('Organizations');
+  org
+    .command('create')
+    .description('Create an organization')
+    .requiredOption('--name <name>', 'display name')
+    .option('--timezone <zone>', 'IANA time zone for overdue checks and reminders', 'UTC')
+    .action(action(async (ctx, out, opts: { name: string; timezone: string }) => {
+      const created = await createOrganization(ctx, { name: opts.name, timezone: opts.timezone });
+      out.print({ id: created.id }, `Created organization ${created.id} (${created.name}, ${created.timezone})`);
+    }));
+
+  program
+    .command('user')
+    .description('Users')
+    .command('create')
+    .description('Create a user of an organization')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--email <email>', 'sign-in e-mail')
+    .requiredOption('--name <name>', 'display name')
+    .option('--password <password>', 'password for the admin console (at least 10 characters)')
+    .option('--admin', 'may change configuration in the console', false)
+    .action(action(async (ctx, out, opts: { org: string; email: string; name: string; password?: string; admin: boolean }) => {
+      const user = await createUser(ctx, { organizationId: opts.org, email: opts.email, name: opts.name, password: opts.password, admin: opts.admin });
+      out.print({ id: user.id }, `Created user ${user.id}`);
+    }));
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('Create an API key (shown once)')
+    .requiredOption('--org <id>', 'organization id')
+    .option('--user <id>', 'user the key acts for')
+    .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. leads:read,leads:write')
+    .option('--name <name>', 'label shown in listings')
+    .option('--expires-in <duration>', 'e.g. 90d, 12h')
+    .option('--rate-limit <n>', 'requests per minute for this key (default RATE_LIMIT_PER_MINUTE)')
+    .action(action(async (ctx, out, opts: { org: string; user?: string; scopes: string; name?: string; expiresIn?: string; rateLimit?: string }) => {
+      const created = await createApiKey(ctx, {
+        organizationId: opts.org,
+        userId: opts.user ?? null,
+        name: opts.name,
+        scopes: opts.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        expiresAt: opts.expiresIn ? parseExpiresIn(opts.expiresIn, ctx.clock.now()) : null,
+        rateLimitPerMinute: opts.rateLimit ? Number(opts.rateLimit) : null,
+      });
+      out.print({ id: created.id, key: created.key }, `Created key ${created.id}\n${created.key}\nStore it now: it is not shown again.`);
+    }));
+  key
+    .command('list')
+    .description('List the API keys of an organization')
+    .requiredOption('--org <id>', 'organization id')
+    .action(action(async (ctx, out, opts: { org: string }) => {
+      const keys = await listKeys(ctx.database.db, opts.org);
+      const human = keys
+        .map((k) => `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(',')}]  ${k.revokedAt ? 'revoked' : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}  last used ${k.lastUsedAt ?? 'never'}`)
+        .join('\n');
+      out.print(keys, human || 'No keys');
+    }));
+  key
+    .command('revoke')
+    .description('Revoke an API key; effective on its next request')
+    .argument('<id>', 'key id')
+    .action(action(async (ctx, out, id: string) => {
+      await revokeApiKey(ctx, id);
+      out.print({ id, revoked: true }, `Revoked key ${id}`);
+    }));
+
+  program
+    .command('rules')
+    .description('Lead assignment rules')
+    .command('set')
+    .description('Replace the assignment rules of an organization from a JSON file')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--file <path>', 'rules.json: {"rules": [{"id", "match": {source?, sourceCampaign?}, "assign": {...}}]}')
+    .action(action(async (ctx, out, opts: { org: string; file: string }) => {
+      const rules = await setAssignmentRules(ctx.database.db, opts.org, JSON.parse(readFileSync(opts.file, 'utf8')), ctx.clock.now());
+      out.print({ rules }, `Saved ${rules.length} assignment rule(s)`);
+    }));
+}

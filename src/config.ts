@@ -1,0 +1,108 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/** Every environment variable the service reads, in one schema (defaults applied, strings coerced). */
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.String({ default: 'development' }),
+  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
+  HOST: Type.String({ default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({ default: 'data/crm.db' }),
+  ENCRYPTION_KEY: Type.Optional(Type.String()),
+  ENCRYPTION_KEYS_RETIRED: Type.String({ default: '' }),
+  REDIS_URL: Type.Optional(Type.String()),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 120, minimum: 1 }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
+  TRUST_PROXY: Type.Boolean({ default: false }),
+  DISPATCHER: Type.Union([Type.Literal('inline'), Type.Literal('off')], { default: 'inline' }),
+});
+type Env = Static<typeof EnvSchema>;
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Config {
+  readonly env: string;
+  readonly port: number;
+  readonly host: string;
+  readonly database: { readonly dialect: Dialect; readonly url: string };
+  /** Base64 32-byte keys; the first encrypts, all decrypt (rotation). */
+  readonly encryptionKeys: readonly string[];
+  readonly redisUrl: string | undefined;
+  readonly rateLimitPerMinute: number;
+  readonly webhooks: { readonly allowPrivateNetworks: boolean; readonly timeoutMs: number };
+  readonly logLevel: string;
+  readonly bodyLimitBytes: number;
+  readonly trustProxy: boolean;
+  /** 'inline' runs the webhook dispatcher and scheduler inside `crm serve`; 'off' leaves them to `crm worker`. */
+  readonly dispatcher: 'inline' | 'off';
+}
+
+export class ConfigError extends Error {}
+
+function parseEnv(env: Record<string, string | undefined>): Env {
+  const raw = Object.fromEntries(
+    Object.keys(EnvSchema.properties).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  );
+  const value = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw));
+  const errors = [...Value.Errors(EnvSchema, value)];
+  if (errors.length > 0) {
+    const detail = errors.map((e) => `${e.path.slice(1)}: ${e.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${detail}`);
+  }
+  return value as Env;
+}
+
+function isValidKey(key: string): boolean {
+  return Buffer.from(key, 'base64').length === 32;
+}
+
+/**
+ * Outside production a missing ENCRYPTION_KEY is generated once into the data folder, so that
+ * `npm start` works on a fresh clone; production refuses to start without one.
+ */
+function resolveEncryptionKey(env: Env, sqliteFile: string | null, warn: (msg: string) => void): string {
+  if (env.ENCRYPTION_KEY) return env.ENCRYPTION_KEY;
+  if (env.NODE_ENV === 'production') throw new ConfigError('ENCRYPTION_KEY is required in production');
+  const keyFile = join(sqliteFile ? dirname(sqliteFile) : 'data', 'encryption.key');
+  if (existsSync(keyFile)) return readFileSync(keyFile, 'utf8').trim();
+  mkdirSync(dirname(keyFile), { recursive: true });
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  warn(`ENCRYPTION_KEY is not set: generated one into ${keyFile}. Back it up; set ENCRYPTION_KEY in production.`);
+  return key;
+}
+
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  warn: (msg: string) => void = (m) => process.emitWarning(m),
+): Config {
+  const e = parseEnv(env);
+  const dialect: Dialect = /^postgres(ql)?:\/\//.test(e.DATABASE_URL) ? 'postgres' : 'sqlite';
+  const current = resolveEncryptionKey(e, dialect === 'sqlite' ? e.DATABASE_URL : null, warn);
+  const retired = e.ENCRYPTION_KEYS_RETIRED.split(',').map((k) => k.trim()).filter(Boolean);
+  for (const key of [current, ...retired]) {
+    if (!isValidKey(key)) throw new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_RETIRED must be base64 of 32 bytes');
+  }
+  return Object.freeze({
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    database: Object.freeze({ dialect, url: e.DATABASE_URL }),
+    encryptionKeys: Object.freeze([current, ...retired]),
+    redisUrl: e.REDIS_URL,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    webhooks: Object.freeze({ allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: e.WEBHOOK_TIMEOUT_MS }),
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustProxy: e.TRUST_PROXY,
+    dispatcher: e.DISPATCHER,
+  });
+}

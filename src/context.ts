@@ -1,0 +1,45 @@
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
+import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
+import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+
+/** Everything a request or a command needs besides its input, built once and passed down explicitly. */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly cipher: FieldCipher;
+  readonly blindIndex: BlindIndex;
+  readonly clock: Clock;
+  readonly rateLimiter: RateLimiter;
+}
+
+export interface ContextOverrides {
+  database?: Database;
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+  /** Skip migrations (a caller that already ran them). */
+  migrate?: boolean;
+}
+
+/** Opens the database (migrating it), the key ring, the blind index and the rate limiter. */
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const database = overrides.database ?? openDatabase(config.database);
+  if (overrides.migrate !== false) await migrateToLatest(database);
+  const clock = overrides.clock ?? systemClock;
+  const cipher = createFieldCipher(config.encryptionKeys);
+  const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
+  const rateLimiter =
+    overrides.rateLimiter ??
+    (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
+  return { config, database, cipher, blindIndex, clock, rateLimiter };
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.rateLimiter.close();
+  await ctx.database.close();
+}

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import type { Executor } from '../db/database.js';
+import type { FieldCipher } from './field-cipher.js';
+
+const NAME = 'blind_index_key';
+const AAD = 'system_secrets:blind_index_key';
+
+/**
+ * The blind-index HMAC key is generated once per deployment and stored wrapped by the encryption key ring:
+ * encryption keys can rotate (the wrapper is re-encrypted) while every stored index entry stays valid.
+ * Several instances starting at once agree on one key: the first insert wins, the others read it.
+ */
+export async function loadBlindIndexKey(db: Executor, cipher: FieldCipher, now: Date): Promise<Buffer> {
+  const existing = await db.selectFrom('system_secrets').select('value_enc').where('name', '=', NAME).executeTakeFirst();
+  if (existing) return Buffer.from(cipher.decrypt(existing.value_enc, AAD), 'base64');
+  const fresh = randomBytes(32).toString('base64');
+  await db
+    .insertInto('system_secrets')
+    .values({ name: NAME, value_enc: cipher.encrypt(fresh, AAD), created_at: now.toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  return loadBlindIndexKey(db, cipher, now);
+}
+
+/** Re-wraps the key with the current encryption key (part of retiring an old key). */
+export async function rewrapBlindIndexKey(db: Executor, cipher: FieldCipher): Promise<boolean> {
+  const row = await db.selectFrom('system_secrets').select('value_enc').where('name', '=', NAME).executeTakeFirst();
+  if (!row || !cipher.isStale(row.value_enc)) return false;
+  const value = cipher.decrypt(row.value_enc, AAD);
+  await db.updateTable('system_secrets').set({ value_enc: cipher.encrypt(value, AAD) }).where('name', '=', NAME).execute();
+  return true;
+}

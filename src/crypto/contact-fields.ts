@@ -1,0 +1,50 @@
+import { normalizeEmail, normalizePhone } from '../lib/contact.js';
+import { validationFailed } from '../errors.js';
+import type { BlindIndex } from './blind-index.js';
+import type { FieldCipher } from './field-cipher.js';
+
+export interface SealedField {
+  enc: string | null;
+  bidx: string | null;
+}
+
+export interface ContactCrypto {
+  cipher: FieldCipher;
+  blindIndex: BlindIndex;
+}
+
+/**
+ * Encrypts a contact value bound to its row and column, with the blind index used for exact search.
+ * `table` and `rowId` form the AAD, so the ciphertext can't be moved to another row unnoticed.
+ */
+export function sealContact(
+  c: ContactCrypto,
+  kind: 'email' | 'phone',
+  where: { table: string; rowId: string; organizationId: string },
+  normalized: string | null,
+): SealedField {
+  if (normalized === null) return { enc: null, bidx: null };
+  return {
+    enc: c.cipher.encrypt(normalized, `${where.table}:${where.rowId}:${kind}`),
+    bidx: c.blindIndex.compute(kind, where.organizationId, normalized),
+  };
+}
+
+export function openContact(c: ContactCrypto, kind: 'email' | 'phone', where: { table: string; rowId: string }, enc: string | null): string | null {
+  return enc === null ? null : c.cipher.decrypt(enc, `${where.table}:${where.rowId}:${kind}`);
+}
+
+/** Normalizes the e-mail and phone of an input (already format-checked by the schema) to their stored form. */
+export function normalizeContacts(input: { email?: string | null; phoneNumber?: string | null }): { email?: string | null; phoneNumber?: string | null } {
+  const out: { email?: string | null; phoneNumber?: string | null } = {};
+  if (input.email !== undefined) out.email = input.email === null ? null : normalizeEmail(input.email);
+  if (input.phoneNumber !== undefined) {
+    if (input.phoneNumber === null) out.phoneNumber = null;
+    else {
+      const phone = normalizePhone(input.phoneNumber);
+      if (!phone.ok) throw validationFailed([{ field: 'phoneNumber', code: 'invalid_format', message: phone.message }]);
+      out.phoneNumber = phone.e164;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,106 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type Transaction,
+} from 'kysely';
+import type { Dialect } from '../config.js';
+import type { DB } from './schema.js';
+
+export type Db = Kysely<DB>;
+/** What stores accept: the database or an open transaction, so a route's transaction passes straight through. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface Database {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  dialect: Dialect;
+  url: string;
+  /** PostgreSQL only: a schema placed first on the search_path (tests use one per file). */
+  schema?: string;
+  poolSize?: number;
+}
+
+/**
+ * better-sqlite3 prepares a statement per call through Kysely; a small cache of prepared statements removes
+ * that cost from every request (the SQL text of Kysely queries is stable, parameters are bound separately).
+ */
+function withStatementCache(raw: SqliteDatabase.Database, size = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (sql: string): SqliteDatabase.Statement => {
+    let stmt = cache.get(sql);
+    if (stmt === undefined) {
+      stmt = raw.prepare(sql);
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+  return new Proxy(raw, {
+    get(target, prop, receiver) {
+      if (prop === 'prepare') return prepare;
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * SQLite transactions start IMMEDIATE: the write lock is taken up front, so a read-then-write transaction
+ * can't fail with SQLITE_BUSY when another process (the CLI, a worker) writes at the same time; it waits
+ * for busy_timeout instead.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
+  }
+}
+
+export function openSqlite(file: string): SqliteDatabase.Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('cache_size = -65536');
+  return raw;
+}
+
+export function openDatabase(opts: OpenOptions): Database {
+  if (opts.dialect === 'sqlite') {
+    const raw = openSqlite(opts.url);
+    const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? 10,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** True when a unique constraint rejected the write (both dialects). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

@@ -1,0 +1,115 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row shapes as both dialects store them: ids are 24-hex text, timestamps ISO-8601 UTC text written by the
+ * app, flags 0/1 integers, JSON as text. Stores map rows to domain objects; nothing else sees these types.
+ */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  timezone: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  email_enc: string;
+  email_bidx: string;
+  password_hash: string | null;
+  is_admin: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  user_id: string | null;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string;
+  rate_limit_per_minute: number | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  key: string;
+  request_hash: string;
+  state: 'processing' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface LeadsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  name: string;
+  email_enc: string | null;
+  email_bidx: string | null;
+  phone_enc: string | null;
+  phone_bidx: string | null;
+  source: string | null;
+  source_campaign: string | null;
+  status: string;
+  company: string | null;
+  title: string | null;
+  notes: string | null;
+  owner_id: string | null;
+  account_id: string | null;
+  duplicate_of: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AssignmentRulesTable {
+  organization_id: string;
+  rules: string;
+  updated_at: string;
+}
+
+export interface RoundRobinCursorsTable {
+  organization_id: string;
+  rule_id: string;
+  position: number;
+}
+
+export interface EventsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  type: string;
+  object: string;
+  object_id: string;
+  payload: string;
+  created_at: string;
+}
+
+export interface SystemSecretsTable {
+  name: string;
+  value_enc: string;
+  created_at: string;
+}
+
+export interface DB {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  leads: LeadsTable;
+  assignment_rules: AssignmentRulesTable;
+  round_robin_cursors: RoundRobinCursorsTable;
+  events: EventsTable;
+  system_secrets: SystemSecretsTable;
+}

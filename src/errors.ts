@@ -1,0 +1,72 @@
+/** Stable, documented error codes (contract §1). The HTTP status of each lives here and nowhere else. */
+export const ERROR_STATUS = {
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Human description of each code, used by the OpenAPI document and docs/errors.md. */
+export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
+  UNAUTHORIZED: 'The API key is missing, malformed, unknown, revoked or expired.',
+  INSUFFICIENT_SCOPE: 'The API key lacks the scope this operation needs; the message names it.',
+  VALIDATION_FAILED: 'The body or query failed validation; `errors` lists every bad field.',
+  INVALID_JSON: 'The body is not valid JSON.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json.',
+  PAYLOAD_TOO_LARGE: 'The body exceeds the size limit.',
+  NOT_FOUND: 'No such resource in your organization.',
+  ROUTE_NOT_FOUND: 'No such route.',
+  METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
+  CONFLICT: 'The request conflicts with the current state of the resource.',
+  IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was already used with a different request.',
+  IDEMPOTENCY_KEY_IN_USE: 'A request with the same Idempotency-Key is still being processed; retry later.',
+  RATE_LIMITED: 'Too many requests for this key; wait for the number of seconds in Retry-After.',
+  INTERNAL_ERROR: 'An unexpected error; the requestId helps support find it.',
+  SERVICE_UNAVAILABLE: 'A dependency (database) is unreachable.',
+};
+
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+/** The one error type of the service. Thrown anywhere, mapped to HTTP once (src/http/error-handler.ts). */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, opts?: { errors?: FieldError[]; headers?: Record<string, string> }) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.errors = opts?.errors;
+    this.headers = opts?.headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const notFound = (what: string, id: string): AppError => new AppError('NOT_FOUND', `${what} ${id} not found`);
+
+/** One or more field errors collected by a service, reported together. */
+export function validationFailed(errors: FieldError[]): AppError {
+  const message = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`;
+  return new AppError('VALIDATION_FAILED', message, { errors });
+}

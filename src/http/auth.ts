@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Principal, Scope } from '../modules/orgs/principal.js';
+import type { RateLimiter, RateLimitResult } from './rate-limit.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Present on every authenticated route: the caller needs ANY of these scopes (none listed = any valid key). */
+    auth?: { anyOf: Scope[] };
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface AuthOptions {
+  authenticate(token: string): Promise<Principal | null>;
+  rateLimiter: RateLimiter;
+  defaultLimitPerMinute: number;
+}
+
+const WINDOW_MS = 60_000;
+
+/** Authenticated requests only; the request itself has passed authentication when this is called. */
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.principal;
+}
+
+function unauthorized(message: string): AppError {
+  return new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="crm"' } });
+}
+
+function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): void {
+  const resetSeconds = Math.ceil(r.resetMs / 1000);
+  reply.headers({
+    'ratelimit-policy': `"default";q=${r.limit};w=${WINDOW_MS / 1000}`,
+    ratelimit: `"default";r=${r.remaining};t=${resetSeconds}`,
+    'x-ratelimit-limit': String(r.limit),
+    'x-ratelimit-remaining': String(r.remaining),
+    'x-ratelimit-reset': String(Math.ceil((Date.now() + r.resetMs) / 1000)),
+  });
+}
+
+/**
+ * Bearer authentication → scope check → rate limit, before the body is even parsed, for every route that
+ * declares `config.auth`. A scope failure or a 401 never spends the key's budget.
+ */
+export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const auth = request.routeOptions.config.auth;
+    if (!auth) return;
+    const header = request.headers.authorization;
+    const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw unauthorized('Send your API key as Authorization: Bearer <key>');
+    const principal = await opts.authenticate(match[1]!);
+    if (!principal) throw unauthorized('The API key is invalid, revoked or expired');
+    request.principal = principal;
+    if (auth.anyOf.length > 0 && !auth.anyOf.some((s) => principal.key.scopes.includes(s))) {
+      throw new AppError('INSUFFICIENT_SCOPE', `This operation needs the scope ${auth.anyOf.join(' or ')}`);
+    }
+    const limit = principal.key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
+    const result = await opts.rateLimiter.hit(principal.key.id, limit, WINDOW_MS);
+    setRateLimitHeaders(reply, result);
+    if (!result.allowed) {
+      throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded`, {
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(result.resetMs / 1000))) },
+      });
+    }
+  });
+}

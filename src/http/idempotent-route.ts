@@ -1,0 +1,52 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../context.js';
+import type { DB } from '../db/schema.js';
+import { runIdempotent } from '../modules/idempotency/idempotency.service.js';
+import { requirePrincipal } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A creating POST: honours Idempotency-Key (documented in OpenAPI by this flag). */
+    idempotent?: boolean;
+  }
+}
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 257,
+      description: 'Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422.',
+    }),
+  ),
+});
+
+/**
+ * The shared shape of every creating POST: run `create` in a transaction under the request's
+ * Idempotency-Key and answer 201 (or the replayed stored response).
+ */
+export async function createdReply<T>(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  create: (trx: Transaction<DB>) => Promise<T>,
+): Promise<T> {
+  const principal = requirePrincipal(request);
+  const header = request.headers['idempotency-key'];
+  const result = await runIdempotent(
+    ctx,
+    {
+      organizationId: principal.organization.id,
+      header: Array.isArray(header) ? header.join(',') : header,
+      method: request.method,
+      path: request.url.split('?')[0]!,
+      body: request.body,
+    },
+    async (trx) => ({ status: 201, body: await create(trx) }),
+  );
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  reply.code(result.status);
+  return result.body;
+}

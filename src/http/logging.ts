@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { LoggerOptions } from 'pino';
+
+/**
+ * Logs never carry keys, secrets, e-mails or phones: credentials and contact fields are redacted wherever
+ * they appear in a logged object, and query-string values (q may be an e-mail) are never logged.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  '*.authorization',
+  '*.email',
+  '*.phoneNumber',
+  '*.phone',
+  '*.password',
+  '*.secret',
+  '*.key',
+  '*.apiKey',
+  'email',
+  'phoneNumber',
+  'password',
+  'secret',
+  'key',
+];
+
+export function sanitizeUrl(url: string): string {
+  const [path, query] = url.split('?', 2);
+  if (!query) return path!;
+  const params = new URLSearchParams(query);
+  return `${path}?${[...params.keys()].map((k) => `${k}=[redacted]`).join('&')}`;
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({ method: req.method, url: sanitizeUrl(req.url), requestId: req.id }),
+    },
+  };
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Keeps a caller's X-Request-Id when it is safe to echo, so traces join up across services. */
+export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+}

@@ -1,0 +1,26 @@
+import type { Executor } from '../../db/database.js';
+import type { CrmEvent } from './events.js';
+
+/** Written in the caller's transaction, next to the change it describes: committed together or not at all. */
+export async function recordEvent(db: Executor, event: CrmEvent): Promise<void> {
+  await db
+    .insertInto('events')
+    .values({
+      id: event.id,
+      organization_id: event.organization,
+      type: event.type,
+      object: event.data.object,
+      object_id: event.data.id,
+      payload: JSON.stringify(event),
+      created_at: event.createdAt,
+    })
+    .execute();
+}
+
+export async function listEvents(db: Executor, organizationId: string, opts: { objectId?: string; afterSeq?: number; limit?: number } = {}): Promise<CrmEvent[]> {
+  let q = db.selectFrom('events').select(['payload']).where('organization_id', '=', organizationId);
+  if (opts.objectId) q = q.where('object_id', '=', opts.objectId);
+  if (opts.afterSeq !== undefined) q = q.where('seq', '>', opts.afterSeq);
+  const rows = await q.orderBy('seq').limit(opts.limit ?? 1000).execute();
+  return rows.map((r) => JSON.parse(r.payload) as CrmEvent);
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { AppError, validationFailed } from '../../errors.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import { claimKey, completeKey, findKey, releaseKey, takeOverKey } from './idempotency.store.js';
+
+/** Kept at least 24 hours (contract §3); a claim whose holder crashed is taken over after the lock expires. */
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+const LOCK_MS = 60_000;
+
+export interface IdempotentRequest {
+  organizationId: string;
+  /** The raw Idempotency-Key header, or undefined when the client sent none. */
+  header: string | undefined;
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+export interface StoredResponse<T> {
+  status: number;
+  body: T;
+  replayed: boolean;
+}
+
+/** 1–255 printable ASCII characters; a Structured-Field quoted string ("abc") is unwrapped first. */
+export function parseIdempotencyKey(header: string): string {
+  let key = header.trim();
+  if (/^"(?:[^"\\]|\\.)*"$/.test(key)) key = key.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+    throw validationFailed([{ field: 'Idempotency-Key', code: 'invalid_format', message: 'must be 1-255 printable ASCII characters' }]);
+  }
+  return key;
+}
+
+function requestHash(req: IdempotentRequest): string {
+  return createHash('sha256').update(`${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`).digest('hex');
+}
+
+/**
+ * Runs `work` in a transaction exactly once per (organization, Idempotency-Key). The claim row is committed
+ * before the work starts, so a concurrent duplicate sees it (409) instead of creating a second resource;
+ * the response is stored, encrypted (it may hold contact details), in the same transaction as the work.
+ */
+export async function runIdempotent<T>(
+  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock'>,
+  req: IdempotentRequest,
+  work: (trx: Transaction<DB>) => Promise<{ status: number; body: T }>,
+): Promise<StoredResponse<T>> {
+  const db = ctx.database.db;
+  if (req.header === undefined) {
+    const result = await db.transaction().execute(work);
+    return { ...result, replayed: false };
+  }
+  const key = parseIdempotencyKey(req.header);
+  const hash = requestHash(req);
+  const aad = `idempotency:${req.organizationId}:${key}`;
+  const replay = await claim(db, ctx, req.organizationId, key, hash);
+  if (replay) return { status: replay.status, body: JSON.parse(ctx.cipher.decrypt(replay.body, aad)) as T, replayed: true };
+  try {
+    const result = await db.transaction().execute(async (trx) => {
+      const r = await work(trx);
+      await completeKey(trx, req.organizationId, key, r.status, ctx.cipher.encrypt(JSON.stringify(r.body), aad));
+      return r;
+    });
+    return { ...result, replayed: false };
+  } catch (err) {
+    await releaseKey(db, req.organizationId, key).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Returns the stored response to replay, or undefined once this caller holds the claim. */
+async function claim(
+  db: Executor,
+  ctx: Pick<AppContext, 'clock'>,
+  organizationId: string,
+  key: string,
+  hash: string,
+): Promise<{ status: number; body: string } | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = ctx.clock.now();
+    const lockedUntil = new Date(now.getTime() + LOCK_MS).toISOString();
+    const expiresAt = new Date(now.getTime() + RETENTION_MS).toISOString();
+    if (await claimKey(db, { organizationId, key, requestHash: hash, lockedUntil, createdAt: now.toISOString(), expiresAt })) return undefined;
+    const existing = await findKey(db, organizationId, key);
+    if (!existing) continue;
+    const expired = existing.expiresAt <= now.toISOString();
+    const abandoned = existing.state === 'processing' && existing.lockedUntil <= now.toISOString();
+    if (expired || abandoned) {
+      if (await takeOverKey(db, organizationId, key, existing.lockedUntil, lockedUntil, hash, expiresAt)) return undefined;
+      continue;
+    }
+    if (existing.requestHash !== hash) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
+    }
+    if (existing.state === 'processing') {
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly', {
+        headers: { 'retry-after': '1' },
+      });
+    }
+    return { status: existing.responseStatus ?? 200, body: existing.responseBody ?? 'null' };
+  }
+  throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly');
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { IdParams, ok } from '../../http/schemas.js';
+import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
+import { createLead, getLead, listLeads, updateLead } from './leads.service.js';
+
+const tags = ['Leads'];
+
+export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/leads', {
+    config: { auth: { anyOf: ['leads:read'] } },
+    schema: {
+      tags,
+      summary: 'List leads',
+      description: 'Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name.',
+      querystring: ListLeadsQuery,
+      response: { 200: LeadListEnvelope },
+    },
+    handler: async (request) => ok(await listLeads(ctx, requirePrincipal(request).organization.id, request.query)),
+  });
+
+  app.post('/leads', {
+    config: { auth: { anyOf: ['leads:write'] }, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Create a lead',
+      description: 'Stored, then the assignment rules run, then lead.created is recorded — atomically. Send Idempotency-Key to make retries safe.',
+      headers: IdempotencyHeaders,
+      body: CreateLeadBody,
+      response: { 201: LeadEnvelope },
+    },
+    handler: async (request, reply) => {
+      const principal = requirePrincipal(request);
+      const caller = { organizationId: principal.organization.id, actor: principal.actor };
+      return createdReply(ctx, request, reply, async (trx) => ok({ lead: await createLead(ctx, trx, caller, request.body) }));
+    },
+  });
+
+  app.get('/leads/:id', {
+    config: { auth: { anyOf: ['leads:read'] } },
+    schema: { tags, summary: 'Get a lead', params: IdParams, response: { 200: LeadEnvelope } },
+    handler: async (request) => ok({ lead: await getLead(ctx, requirePrincipal(request).organization.id, request.params.id) }),
+  });
+
+  app.patch('/leads/:id', {
+    config: { auth: { anyOf: ['leads:write'] } },
+    schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: LeadEnvelope } },
+    handler: async (request) => {
+      const principal = requirePrincipal(request);
+      const caller = { organizationId: principal.organization.id, actor: principal.actor };
+      const lead = await ctx.database.db.transaction().execute((trx) => updateLead(ctx, trx, caller, request.params.id, request.body));
+      return ok({ lead });
+    },
+  });
+}
+

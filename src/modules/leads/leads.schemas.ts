@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
+
+export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;
+
+const text = (max: number, description: string) => Type.String({ maxLength: max, description });
+
+const writable = {
+  email: Nullable(Type.String({ format: 'email', maxLength: 254, description: 'Validated, stored lower-cased and trimmed, encrypted at rest; exact match in search.' })),
+  phoneNumber: Nullable(Type.String({ format: 'phone', maxLength: 40, description: 'International format with the country code; stored and returned as E.164 (+14155550100).' })),
+  source: Nullable(StringEnum(LEAD_SOURCES, { description: 'Origin of the lead.' })),
+  sourceCampaign: Nullable(text(200, 'Campaign identifier.')),
+  status: StringEnum(LEAD_STATUSES, { description: 'Pipeline status (default NEW).' }),
+  company: Nullable(text(200, 'Company name.')),
+  title: Nullable(text(200, 'Job title.')),
+  notes: Nullable(text(10_000, 'Free text.')),
+  ownerId: Nullable(Id('User id of the owner; set by assignment rules when omitted.')),
+  accountId: Nullable(Id('Account this lead belongs to.')),
+};
+
+const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Person's name." });
+
+export const CreateLeadBody = Type.Composite([Type.Object({ name }), Type.Partial(Type.Object(writable))], {
+  additionalProperties: false,
+  examples: [{ name: 'Ada Lovelace', email: 'ada@example.com', phoneNumber: '+14155550100', source: 'WEBSITE', sourceCampaign: 'spring-2026' }],
+});
+export type CreateLeadBody = Static<typeof CreateLeadBody>;
+
+export const UpdateLeadBody = Type.Partial(Type.Object({ name, ...writable }), {
+  additionalProperties: false,
+  minProperties: 1,
+  description: 'Only the fields sent change; null clears an optional field.',
+});
+export type UpdateLeadBody = Static<typeof UpdateLeadBody>;
+
+export const Lead = Type.Object(
+  {
+    id: Id(),
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    phoneNumber: Nullable(Type.String()),
+    source: Nullable(Type.String()),
+    sourceCampaign: Nullable(Type.String()),
+    status: Type.String(),
+    company: Nullable(Type.String()),
+    title: Nullable(Type.String()),
+    notes: Nullable(Type.String()),
+    ownerId: Nullable(Type.String()),
+    accountId: Nullable(Type.String()),
+    duplicateOf: Nullable(Type.String({ description: 'Id of an older lead with the same e-mail or phone, else null.' })),
+    createdAt: Timestamp('UTC instant of creation.'),
+    updatedAt: Timestamp('UTC instant of the last change.'),
+  },
+  { $id: 'Lead' },
+);
+export type Lead = Static<typeof Lead>;
+
+export const ListLeadsQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name.' })),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+export type ListLeadsQuery = Static<typeof ListLeadsQuery>;
+
+export const LeadEnvelope = Envelope(Type.Object({ lead: Type.Ref(Lead) }));
+export const LeadListEnvelope = Envelope(Type.Object({ leads: Type.Array(Type.Ref(Lead)), pagination: Type.Ref(Pagination) }));

@@ -1,0 +1,40 @@
+export const SCOPES = [
+  'leads:read',
+  'leads:write',
+  'accounts:read',
+  'accounts:write',
+  'deals:read',
+  'deals:write',
+  'records:read',
+  'records:write',
+  'objects:admin',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** Who made a change, as carried by every event (contract §5). */
+export interface Actor {
+  type: 'API_KEY' | 'USER' | 'SYSTEM';
+  id: string;
+  channel: 'API' | 'UI' | 'MCP' | 'COPILOT';
+}
+
+/** The authenticated caller of an API request. */
+export interface Principal {
+  organization: { id: string; name: string; timezone: string };
+  key: {
+    id: string;
+    name: string;
+    prefix: string;
+    scopes: Scope[];
+    expiresAt: string | null;
+    rateLimitPerMinute: number | null;
+  };
+  user: { id: string; name: string } | null;
+  actor: Actor;
+}

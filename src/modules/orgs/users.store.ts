@@ -1,0 +1,66 @@
+import type { Executor } from '../../db/database.js';
+
+export interface UserRow {
+  id: string;
+  organizationId: string;
+  name: string;
+  emailEnc: string;
+  isAdmin: boolean;
+  passwordHash: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = { id: string; organization_id: string; name: string; email_enc: string; is_admin: number; password_hash: string | null; created_at: string; updated_at: string };
+
+const toUser = (r: Row): UserRow => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  emailEnc: r.email_enc,
+  isAdmin: r.is_admin === 1,
+  passwordHash: r.password_hash,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const COLUMNS = ['id', 'organization_id', 'name', 'email_enc', 'is_admin', 'password_hash', 'created_at', 'updated_at'] as const;
+
+export async function insertUser(db: Executor, user: UserRow & { emailBidx: string }): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({
+      id: user.id,
+      organization_id: user.organizationId,
+      name: user.name,
+      email_enc: user.emailEnc,
+      email_bidx: user.emailBidx,
+      password_hash: user.passwordHash,
+      is_admin: user.isAdmin ? 1 : 0,
+      created_at: user.createdAt,
+      updated_at: user.updatedAt,
+    })
+    .execute();
+}
+
+export async function findUser(db: Executor, organizationId: string, id: string): Promise<UserRow | undefined> {
+  const row = await db.selectFrom('users').select(COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function findUserByEmailIndex(db: Executor, emailBidx: string): Promise<UserRow | undefined> {
+  const row = await db.selectFrom('users').select(COLUMNS).where('email_bidx', '=', emailBidx).executeTakeFirst();
+  return row && toUser(row);
+}
+
+export async function listUsers(db: Executor, organizationId: string): Promise<UserRow[]> {
+  const rows = await db.selectFrom('users').select(COLUMNS).where('organization_id', '=', organizationId).orderBy('created_at').execute();
+  return rows.map(toUser);
+}
+
+/** Which of `ids` are users of the organization (for validating references in one query). */
+export async function existingUserIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('users').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}

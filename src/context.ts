@@ -6,6 +6,7 @@ import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
 import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
 import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { OutboxSignal } from './modules/events/outbox-signal.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
 
 /** Everything a request or a command needs besides its input, built once and passed down explicitly. */
@@ -16,6 +17,8 @@ export interface AppContext {
   readonly blindIndex: BlindIndex;
   readonly clock: Clock;
   readonly rateLimiter: RateLimiter;
+  /** Woken after commits that wrote events (see db/transaction.ts). */
+  readonly outbox: OutboxSignal;
 }
 
 export interface ContextOverrides {
@@ -36,7 +39,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const rateLimiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
-  return { config, database, cipher, blindIndex, clock, rateLimiter };
+  return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal() };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

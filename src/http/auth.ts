@@ -70,3 +70,9 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     }
   });
 }
+
+/** The organization and actor a service needs to make a change on behalf of the caller. */
+export function callerOf(request: FastifyRequest): { organizationId: string; actor: Principal['actor'] } {
+  const principal = requirePrincipal(request);
+  return { organizationId: principal.organization.id, actor: principal.actor };
+}

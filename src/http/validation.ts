@@ -105,3 +105,16 @@ export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[]
   }
   return [...out.values()];
 }
+
+const standalone = createAjv(false);
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** Validates a value outside a request (CLI files, stored definitions) with the same rules and messages. */
+export function validateValue(schema: object, value: unknown, part: string): FieldError[] {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = standalone.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate(value) ? [] : toFieldErrors(validate.errors ?? [], part);
+}

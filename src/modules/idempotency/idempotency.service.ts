@@ -5,6 +5,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
+import { inTransaction } from '../../db/transaction.js';
 import { claimKey, completeKey, findKey, releaseKey, takeOverKey } from './idempotency.store.js';
 
 /** Kept at least 24 hours (contract §3); a claim whose holder crashed is taken over after the lock expires. */
@@ -46,13 +47,13 @@ function requestHash(req: IdempotentRequest): string {
  * the response is stored, encrypted (it may hold contact details), in the same transaction as the work.
  */
 export async function runIdempotent<T>(
-  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock'>,
+  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock' | 'outbox'>,
   req: IdempotentRequest,
   work: (trx: Transaction<DB>) => Promise<{ status: number; body: T }>,
 ): Promise<StoredResponse<T>> {
   const db = ctx.database.db;
   if (req.header === undefined) {
-    const result = await db.transaction().execute(work);
+    const result = await inTransaction(ctx, work);
     return { ...result, replayed: false };
   }
   const key = parseIdempotencyKey(req.header);
@@ -61,7 +62,7 @@ export async function runIdempotent<T>(
   const replay = await claim(db, ctx, req.organizationId, key, hash);
   if (replay) return { status: replay.status, body: JSON.parse(ctx.cipher.decrypt(replay.body, aad)) as T, replayed: true };
   try {
-    const result = await db.transaction().execute(async (trx) => {
+    const result = await inTransaction(ctx, async (trx) => {
       const r = await work(trx);
       await completeKey(trx, req.organizationId, key, r.status, ctx.cipher.encrypt(JSON.stringify(r.body), aad));
       return r;

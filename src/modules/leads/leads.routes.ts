@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { requirePrincipal } from '../../http/auth.js';
+import { inTransaction } from '../../db/transaction.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
@@ -35,8 +36,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
       response: { 201: LeadEnvelope },
     },
     handler: async (request, reply) => {
-      const principal = requirePrincipal(request);
-      const caller = { organizationId: principal.organization.id, actor: principal.actor };
+      const caller = callerOf(request);
       return createdReply(ctx, request, reply, async (trx) => ok({ lead: await createLead(ctx, trx, caller, request.body) }));
     },
   });
@@ -51,9 +51,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     config: { auth: { anyOf: ['leads:write'] } },
     schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: LeadEnvelope } },
     handler: async (request) => {
-      const principal = requirePrincipal(request);
-      const caller = { organizationId: principal.organization.id, actor: principal.actor };
-      const lead = await ctx.database.db.transaction().execute((trx) => updateLead(ctx, trx, caller, request.params.id, request.body));
+      const caller = callerOf(request);
+      const lead = await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, request.params.id, request.body));
       return ok({ lead });
     },
   });

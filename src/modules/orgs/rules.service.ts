@@ -1,17 +1,15 @@
-import { Value } from '@sinclair/typebox/value';
 import type { Executor } from '../../db/database.js';
 import { validationFailed } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
 import { AssignmentRules, type AssignmentRule } from './rules.schemas.js';
 import { loadRules, nextRoundRobinPosition, saveRules } from './rules.store.js';
 import { existingUserIds } from './users.store.js';
 
 /** Validates a rules document (shape, unique ids, users of this organization) and replaces the current rules. */
 export async function setAssignmentRules(db: Executor, organizationId: string, input: unknown, now: Date): Promise<AssignmentRule[]> {
-  if (!Value.Check(AssignmentRules, input)) {
-    const errors = [...Value.Errors(AssignmentRules, input)].slice(0, 20).map((e) => ({ field: e.path.slice(1).replaceAll('/', '.') || 'rules', code: 'invalid', message: e.message }));
-    throw validationFailed(errors);
-  }
-  const { rules } = input;
+  const shapeErrors = validateValue(AssignmentRules, input, 'rules');
+  if (shapeErrors.length) throw validationFailed(shapeErrors);
+  const { rules } = input as AssignmentRules;
   const errors = [];
   const ids = new Set<string>();
   for (const [i, rule] of rules.entries()) {

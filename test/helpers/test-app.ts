@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { closeContext, createContext, type AppContext } from '../../src/context.js';
+import { openDatabase } from '../../src/db/database.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { RedisRateLimiter } from '../../src/http/rate-limit.js';
+
+export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  config: Config;
+  /** SQLite: the database file (for at-rest scans); PostgreSQL: the schema name. */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Share the rate limit through Redis (TEST_REDIS_URL) under this prefix. */
+  redisPrefix?: string;
+  /** Reuse the storage of another test app (two instances on one database). */
+  sameDatabaseAs?: TestApp;
+  /** Extra routes registered before the app is sealed (e.g. one that throws, to test the 500 path). */
+  beforeReady?: (app: FastifyInstance) => void;
+}
+
+const TEST_KEY = randomBytes(32).toString('base64');
+
+/** Builds the real app on a fresh database: a temp SQLite file, or a new schema in the run's PostgreSQL database. */
+export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  let location: string;
+  let url: string;
+  let cleanup: () => Promise<void>;
+  if (opts.sameDatabaseAs) {
+    location = opts.sameDatabaseAs.location;
+    url = opts.sameDatabaseAs.config.database.url;
+    cleanup = async () => undefined;
+  } else if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-test-'));
+    location = join(dir, 'crm.db');
+    url = location;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    url = inject('pgRunUrl');
+    location = `t_${randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`create schema ${location}`);
+    await client.end();
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop schema if exists ${location} cascade`);
+      await c.end();
+    };
+  }
+  const config = loadConfig({ DATABASE_URL: url, ENCRYPTION_KEY: TEST_KEY, LOG_LEVEL: 'silent', ...opts.env }, () => undefined);
+  const database = openDatabase({ ...config.database, ...(dialect === 'postgres' ? { schema: location, poolSize: 5 } : {}) });
+  const redisUrl = process.env.TEST_REDIS_URL;
+  const rateLimiter = opts.redisPrefix && redisUrl ? new RedisRateLimiter(new Redis(redisUrl), `crm-test:${opts.redisPrefix}:`) : undefined;
+  const ctx = await createContext(config, { database, clock: opts.clock, rateLimiter });
+  const app = await buildApp(ctx, { logger: false });
+  opts.beforeReady?.(app);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    config,
+    location,
+    close: async () => {
+      await app.close();
+      await closeContext(ctx);
+      await cleanup();
+    },
+  };
+}

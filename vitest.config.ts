@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three projects: unit tests once; the black-box API suite on SQLite always and on PostgreSQL (+ Redis)
+ * when TEST_DATABASE_URL is set — the same files, so both databases answer to the same contract.
+ */
+const api = (dialect: 'sqlite' | 'postgres') => ({
+  test: {
+    name: `api-${dialect}`,
+    include: ['test/api/**/*.test.ts'],
+    env: { TEST_DIALECT: dialect },
+    globalSetup: dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    maxWorkers: 3,
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      api('sqlite'),
+      ...(process.env.TEST_DATABASE_URL ? [api('postgres')] : []),
+    ],
+  },
+});

@@ -15,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: database.db,
+    // Branches land migrations with reserved numbers in any order; each still runs exactly once.
+    allowUnorderedMigrations: true,
     provider: {
       getMigrations: async () =>
         Object.fromEntries(

@@ -18,6 +18,8 @@ const api = (dialect: 'sqlite' | 'postgres') => ({
 export default defineConfig({
   test: {
     pool: 'forks',
+    // CI also writes a JSON report, summarised by scripts/test-summary.mjs as a plain closing line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results.json' }]] : ['default'],
     maxWorkers: 3,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },

@@ -14,7 +14,9 @@ export function createBlindIndex(key: Buffer): BlindIndex {
   if (key.length < 32) throw new Error('blind index key must be at least 32 bytes');
   return {
     compute(kind, organizationId, normalizedValue) {
-      return createHmac('sha256', key).update(`${kind}\u0000${organizationId}\u0000${normalizedValue}`).digest('hex');
+      // Length-prefixed parts: no choice of organization id or value can collide with another split.
+      const framed = [kind, organizationId].map((p) => `${Buffer.byteLength(p)}:${p}`).join('') + normalizedValue;
+      return createHmac('sha256', key).update(framed).digest('hex');
     },
   };
 }

@@ -37,7 +37,7 @@ export function parseIdempotencyKey(header: string): string {
   return key;
 }
 
-function requestHash(req: IdempotentRequest): string {
+export function requestHash(req: Pick<IdempotentRequest, 'method' | 'path' | 'body'>): string {
   return createHash('sha256').update(`${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`).digest('hex');
 }
 

@@ -1,0 +1,54 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { call } from '../helpers/http.js';
+import { ERROR_DESCRIPTIONS } from '../../src/errors.js';
+
+let t: TestApp;
+let doc: any;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  doc = (await call(t.app, 'GET', '/api/public/v1/openapi.json')).body;
+});
+afterAll(() => t.close());
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document, served without a key at both addresses', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const root = await call(t.app, 'GET', '/openapi.json');
+    expect(root.body.paths).toEqual(doc.paths);
+  });
+
+  it('documents the bearer scheme, and every authenticated operation its error responses', () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops as object).map(([method, op]) => ({ path, method, op })));
+    expect(operations.length).toBeGreaterThanOrEqual(5);
+    for (const { path, method, op } of operations) {
+      for (const status of ['401', '403', '429', '500']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined();
+      if (method === 'post' || method === 'patch') {
+        for (const status of ['400', '413', '415']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined();
+      }
+    }
+    const post = doc.paths['/api/public/v1/leads'].post;
+    expect(post.responses['201']).toBeDefined();
+    expect(post.responses['422'].description).toContain('IDEMPOTENCY_KEY_REUSED');
+    expect(post.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header')).toBe(true);
+    expect(post.requestBody.content['application/json'].example).toMatchObject({ name: 'Ada Lovelace' });
+  });
+
+  it('lists every error code with its description', () => {
+    const envelope = doc.components.schemas.ErrorEnvelope;
+    expect(envelope.properties.code.enum.sort()).toEqual(Object.keys(ERROR_DESCRIPTIONS).sort());
+  });
+
+  it('documents the lead fields and enums the API validates', () => {
+    const body = doc.paths['/api/public/v1/leads'].post.requestBody.content['application/json'].schema;
+    expect(body.required).toEqual(['name']);
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'ownerId', 'accountId']));
+  });
+});

@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { API, call, expectError } from '../helpers/http.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
+import { listKeys } from '../../src/modules/orgs/keys.store.js';
+
+let t: TestApp;
+let a: Seeded;
+const clock = new ManualClock('2026-11-21T10:00:00.000Z');
+
+beforeAll(async () => {
+  t = await buildTestApp({
+    clock,
+    env: { BODY_LIMIT_BYTES: '4096' },
+    beforeReady: (app) => {
+      app.get(`${API}/boom`, { config: { auth: { anyOf: [] } } }, async () => {
+        throw new Error('SELECT secret FROM users -- internal detail');
+      });
+    },
+  });
+  a = await seedOrg(t.ctx);
+});
+afterAll(() => t.close());
+
+describe('authentication', () => {
+  it('answers 401 with WWW-Authenticate for a missing, malformed, unknown, revoked or expired key', async () => {
+    const expired = await addKey(t.ctx, a.orgId, ['leads:read'], { expiresAt: '2026-11-21T11:00:00.000Z' });
+    const revoked = await addKey(t.ctx, a.orgId, ['leads:read']);
+    await revokeApiKey(t.ctx, revoked.keyId);
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer crm_live_notreal' },
+      { authorization: `Bearer ${a.key}x` },
+      { authorization: `Bearer crm_live_${'A'.repeat(32)}` },
+      revoked.auth,
+    ];
+    for (const headers of cases) {
+      const res = await call(t.app, 'GET', '/leads', { headers });
+      expectError(res, 401, 'UNAUTHORIZED');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+    expect((await call(t.app, 'GET', '/leads', { auth: expired.auth })).status).toBe(200);
+    clock.set('2026-11-21T11:00:00.000Z');
+    expectError(await call(t.app, 'GET', '/leads', { auth: expired.auth }), 401, 'UNAUTHORIZED');
+    clock.set('2026-11-21T10:00:00.000Z');
+  });
+
+  it('revocation takes effect on the very next request', async () => {
+    const k = await addKey(t.ctx, a.orgId, ['leads:read']);
+    expect((await call(t.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
+    await revokeApiKey(t.ctx, k.keyId);
+    expectError(await call(t.app, 'GET', '/leads', { auth: k.auth }), 401, 'UNAUTHORIZED');
+  });
+
+  it('records when a key was last used', async () => {
+    const k = await addKey(t.ctx, a.orgId, ['leads:read']);
+    await call(t.app, 'GET', '/leads', { auth: k.auth });
+    const stored = (await listKeys(t.ctx.database.db, a.orgId)).find((x) => x.id === k.keyId)!;
+    expect(stored.lastUsedAt).toBe(clock.now().toISOString());
+  });
+
+  it('answers 403 naming the missing scope; write does not imply read', async () => {
+    const writer = await addKey(t.ctx, a.orgId, ['leads:write']);
+    const res = await call(t.app, 'GET', '/leads', { auth: writer.auth });
+    expectError(res, 403, 'INSUFFICIENT_SCOPE');
+    expect(res.body.message).toContain('leads:read');
+    const reader = await addKey(t.ctx, a.orgId, ['leads:read']);
+    expectError(await call(t.app, 'POST', '/leads', { auth: reader.auth, body: { name: 'x' } }), 403, 'INSUFFICIENT_SCOPE');
+  });
+
+  it('GET /me describes the key, organization, user and rate limit', async () => {
+    const res = await call(t.app, 'GET', '/me', { auth: a.auth });
+    expect(res.status).toBe(200);
+    expect(res.body.data.me).toMatchObject({
+      organization: { id: a.orgId, timezone: 'UTC' },
+      key: { id: a.keyId, name: 'test', prefix: a.key.slice(0, 17), expiresAt: null },
+      user: { id: a.userId },
+      rateLimit: { limit: 120, windowSeconds: 60 },
+    });
+    expect(JSON.stringify(res.body)).not.toContain(a.key);
+  });
+});
+
+describe('error envelope for every outcome', () => {
+  it('unknown route → 404 ROUTE_NOT_FOUND, with or without a key', async () => {
+    expectError(await call(t.app, 'GET', '/nothing-here'), 404, 'ROUTE_NOT_FOUND');
+    expectError(await call(t.app, 'GET', `${API}/nothing`, { auth: a.auth }), 404, 'ROUTE_NOT_FOUND');
+    expectError(await call(t.app, 'DELETE', '/leads', { auth: a.auth }), 404, 'ROUTE_NOT_FOUND');
+  });
+
+  it('malformed JSON → 400 INVALID_JSON; prototype pollution keys refused', async () => {
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: '{"name": "x",' }), 400, 'INVALID_JSON');
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: '{"name":"x","__proto__":{"admin":true}}' }), 400, 'INVALID_JSON');
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: '{"name":"x","constructor":{"prototype":{"a":1}}}' }), 400, 'INVALID_JSON');
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: '[]' }), 400, 'VALIDATION_FAILED');
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: '"x"' }), 400, 'VALIDATION_FAILED');
+  });
+
+  it('empty body and wrong content type', async () => {
+    const empty = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json' } });
+    expect(JSON.parse(empty.body)).toMatchObject({ status: false, code: 'INVALID_JSON' });
+    const text = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'text/plain' }, payload: 'name=x' });
+    expect(text.statusCode).toBe(415);
+    expect(JSON.parse(text.body)).toMatchObject({ status: false, code: 'UNSUPPORTED_MEDIA_TYPE' });
+    const form = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=x' });
+    expect(form.statusCode).toBe(415);
+    const none = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: a.auth });
+    expect(JSON.parse(none.body)).toMatchObject({ status: false, code: 'VALIDATION_FAILED' });
+  });
+
+  it('oversized body → 413 PAYLOAD_TOO_LARGE and nothing written', async () => {
+    const before = (await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total;
+    expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'big', notes: 'x'.repeat(5000) } }), 413, 'PAYLOAD_TOO_LARGE');
+    expect((await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total).toBe(before);
+  });
+
+  it('unexpected exception → 500 INTERNAL_ERROR without internals', async () => {
+    const res = await call(t.app, 'GET', `${API}/boom`, { auth: a.auth });
+    expectError(res, 500, 'INTERNAL_ERROR');
+    expect(res.body.message).not.toMatch(/SELECT|secret|stack|Error:/);
+    expect(Object.keys(res.body).sort()).toEqual(['code', 'message', 'requestId', 'status']);
+  });
+
+  it('every response carries X-Request-Id; a safe incoming one is echoed', async () => {
+    const ok = await call(t.app, 'GET', '/leads', { auth: a.auth, headers: { 'x-request-id': 'trace-123' } });
+    expect(ok.headers['x-request-id']).toBe('trace-123');
+    const unsafe = await call(t.app, 'GET', '/leads', { auth: a.auth, headers: { 'x-request-id': 'bad id <script>' } });
+    expect(unsafe.headers['x-request-id']).toMatch(/^req_[0-9a-f]+$/);
+    for (const res of [await call(t.app, 'GET', '/nope'), await call(t.app, 'GET', '/health'), await call(t.app, 'GET', '/leads')]) {
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+  });
+});
+
+describe('rate limit', () => {
+  it('sends IETF and X-RateLimit headers, then 429 with Retry-After, and resets after the window', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 5 });
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await call(t.app, 'GET', '/leads', { auth: o.auth }));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    expect(answers[0]!.headers['ratelimit-policy']).toBe('"default";q=5;w=60');
+    expect(answers[0]!.headers.ratelimit).toBe('"default";r=4;t=60');
+    expect(answers[0]!.headers['x-ratelimit-limit']).toBe('5');
+    expect(answers[4]!.headers['x-ratelimit-remaining']).toBe('0');
+    const limited = answers[5]!;
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    clock.advance(60_000);
+    expect((await call(t.app, 'GET', '/leads', { auth: o.auth })).status).toBe(200);
+  });
+
+  it('counts per key: another key of the same organization has its own budget', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 2 });
+    const other = await addKey(t.ctx, o.orgId, ['leads:read'], { rateLimitPerMinute: 2 });
+    await call(t.app, 'GET', '/leads', { auth: o.auth });
+    await call(t.app, 'GET', '/leads', { auth: o.auth });
+    expect((await call(t.app, 'GET', '/leads', { auth: o.auth })).status).toBe(429);
+    expect((await call(t.app, 'GET', '/leads', { auth: other.auth })).status).toBe(200);
+  });
+
+  it('uses RATE_LIMIT_PER_MINUTE by default', async () => {
+    const res = await call(t.app, 'GET', '/leads', { auth: a.auth });
+    expect(res.headers['x-ratelimit-limit']).toBe('120');
+  });
+});
+
+describe('health and documents', () => {
+  it('GET /health and /ready need no key', async () => {
+    expect((await call(t.app, 'GET', '/health')).body).toMatchObject({ status: true, data: { status: 'ok' } });
+    expect((await call(t.app, 'GET', '/ready')).body).toMatchObject({ status: true, data: { status: 'ready' } });
+  });
+
+  it('GET /docs renders the API reference without a key', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('swagger');
+    expect(res.body).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z]/i);
+  });
+});

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createFieldCipher, DecryptionError } from '../../src/crypto/field-cipher.js';
+import { createBlindIndex } from '../../src/crypto/blind-index.js';
+import { generateApiKey, hashSecret, looksLikeApiKey } from '../../src/crypto/secrets.js';
+import { hashPassword, verifyPassword } from '../../src/crypto/password.js';
+
+const k1 = randomBytes(32).toString('base64');
+const k2 = randomBytes(32).toString('base64');
+
+describe('field cipher (AES-256-GCM)', () => {
+  const cipher = createFieldCipher([k1]);
+
+  it('round-trips any unicode text, with a fresh IV each time', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.string({ maxLength: 40 }), (text, aad) => {
+      const a = cipher.encrypt(text, aad);
+      expect(cipher.decrypt(a, aad)).toBe(text);
+      expect(cipher.encrypt(text, aad)).not.toBe(a);
+    }));
+  });
+
+  it('does not contain the plaintext and names its key', () => {
+    const c = cipher.encrypt('ada@example.com', 'leads:1:email');
+    expect(c).not.toContain('ada');
+    expect(c.split('.')[1]).toBe(cipher.currentKeyId);
+  });
+
+  it('detects tampering, a moved ciphertext (other AAD) and an unknown key', () => {
+    const c = cipher.encrypt('ada@example.com', 'leads:1:email');
+    const [v, id, body] = c.split('.');
+    const raw = Buffer.from(body!, 'base64url');
+    for (let i = 0; i < raw.length; i += 7) {
+      const flipped = Buffer.from(raw);
+      flipped[i]! ^= 0x01;
+      expect(() => cipher.decrypt(`${v}.${id}.${flipped.toString('base64url')}`, 'leads:1:email')).toThrow(DecryptionError);
+    }
+    expect(() => cipher.decrypt(c, 'leads:2:email')).toThrow(DecryptionError);
+    expect(() => cipher.decrypt(c, 'leads:1:phone')).toThrow(DecryptionError);
+    expect(() => createFieldCipher([k2]).decrypt(c, 'leads:1:email')).toThrow(DecryptionError);
+    expect(() => cipher.decrypt('v1.abc', 'x')).toThrow(DecryptionError);
+    expect(() => cipher.decrypt(`${v}.${id}.AAAA`, 'x')).toThrow(DecryptionError);
+  });
+
+  it('rotation: the new current key encrypts, retired keys still decrypt, stale values are recognised', () => {
+    const old = createFieldCipher([k1]).encrypt('+14155550100', 'leads:9:phone');
+    const rotated = createFieldCipher([k2, k1]);
+    expect(rotated.decrypt(old, 'leads:9:phone')).toBe('+14155550100');
+    expect(rotated.isStale(old)).toBe(true);
+    const fresh = rotated.encrypt('+14155550100', 'leads:9:phone');
+    expect(rotated.isStale(fresh)).toBe(false);
+    expect(() => createFieldCipher([k1]).decrypt(fresh, 'leads:9:phone')).toThrow(DecryptionError);
+  });
+
+  it('refuses keys that are not 32 bytes', () => {
+    expect(() => createFieldCipher([randomBytes(16).toString('base64')])).toThrow();
+    expect(() => createFieldCipher([])).toThrow();
+  });
+});
+
+describe('blind index', () => {
+  const index = createBlindIndex(randomBytes(32));
+  it('is deterministic per (kind, organization, value) and separates them', () => {
+    const a = index.compute('email', 'org1', 'ada@example.com');
+    expect(index.compute('email', 'org1', 'ada@example.com')).toBe(a);
+    expect(index.compute('email', 'org2', 'ada@example.com')).not.toBe(a);
+    expect(index.compute('phone', 'org1', 'ada@example.com')).not.toBe(a);
+    expect(createBlindIndex(randomBytes(32)).compute('email', 'org1', 'ada@example.com')).not.toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+  });
+  it('has no collisions between distinct values (property)', () => {
+    fc.assert(fc.property(fc.string(), fc.string(), (x, y) => {
+      fc.pre(x !== y);
+      expect(index.compute('email', 'o', x)).not.toBe(index.compute('email', 'o', y));
+    }));
+  });
+  it('cannot be confused by separator injection', () => {
+    expect(index.compute('email', 'a\u0000b', 'c')).not.toBe(index.compute('email', 'a', 'b\u0000c'));
+  });
+});
+
+describe('API keys and passwords', () => {
+  it('keys carry ≥160 random bits, a display prefix, and are stored as a hash', () => {
+    const { key, prefix, hash } = generateApiKey();
+    expect(looksLikeApiKey(key)).toBe(true);
+    expect(key.startsWith(prefix)).toBe(true);
+    expect(Buffer.from(key.slice(9), 'base64url').length * 8).toBeGreaterThanOrEqual(160);
+    expect(hash).toBe(hashSecret(key));
+    expect(hash).not.toContain(key.slice(9));
+    expect(generateApiKey().key).not.toBe(key);
+  });
+  it('passwords verify with scrypt and fail otherwise', async () => {
+    const stored = await hashPassword('correct horse battery');
+    expect(stored).toMatch(/^scrypt\$/);
+    expect(await verifyPassword('correct horse battery', stored)).toBe(true);
+    expect(await verifyPassword('wrong horse battery', stored)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+});

@@ -44,9 +44,14 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Unique per process start; a counter after it makes ids unique without random bytes per request. */
+const PROCESS_PREFIX = randomBytes(6).toString('hex');
+let sequence = 0;
 
 /** Keeps a caller's X-Request-Id when it is safe to echo, so traces join up across services. */
 export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+  if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) return incoming;
+  sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
+  return `req_${PROCESS_PREFIX}${sequence.toString(36).padStart(6, '0')}`;
 }

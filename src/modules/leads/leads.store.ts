@@ -1,7 +1,9 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
+import { precompile } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
-import { substringMatch } from '../../db/search.js';
+import { sql } from 'kysely';
+import { sqliteFtsSearch, substringMatch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 
 /** A lead as stored: contact fields still encrypted. */
@@ -86,8 +88,12 @@ export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]
   }
 }
 
+const selectLead = precompile((db, organizationId: string, id: string) =>
+  db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
+);
+
 export async function findLead(db: Executor, organizationId: string, id: string): Promise<StoredLead | undefined> {
-  const row = await db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  const [row] = await selectLead(db, organizationId, id);
   return row && toStored(row);
 }
 
@@ -104,6 +110,17 @@ export type LeadFilter =
 
 /** A page of leads, newest first, with the total count of the filter. */
 export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: LeadFilter, page: PageRequest) {
+  if (filter.kind === 'name' && usesFtsIndex(dialect, filter.contains)) {
+    const { rows, total } = await sqliteFtsSearch<Row>(db, {
+      table: 'leads',
+      scopeIndex: 'leads_org_seq',
+      scope: sql`t.organization_id = ${organizationId}`,
+      q: filter.contains,
+      limit: page.limit,
+      offset: offsetOf(page),
+    });
+    return { leads: rows.map(toStored), total };
+  }
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId);
   if (filter.kind === 'email') q = q.where('leads.email_bidx', '=', filter.bidx);
   if (filter.kind === 'phone') q = q.where('leads.phone_bidx', '=', filter.bidx);

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { precompile } from '../../db/precompiled.js';
 import type { Scope } from './principal.js';
 
 export interface ApiKeyRecord {
@@ -56,16 +57,19 @@ export async function insertKey(db: Executor, key: ApiKeyRecord & { hash: string
     .execute();
 }
 
-/** The key with its organization and user, for authentication: one indexed lookup by hash. */
-export async function findKeyByHash(db: Executor, hash: string) {
-  const row = await db
+const selectKeyByHash = precompile((db, hash: string) =>
+  db
     .selectFrom('api_keys as k')
     .innerJoin('organizations as o', 'o.id', 'k.organization_id')
     .leftJoin('users as u', 'u.id', 'k.user_id')
     .select(COLUMNS.map((c) => `k.${c}` as const))
     .select(['o.name as org_name', 'o.timezone as org_timezone', 'u.name as user_name'])
-    .where('k.key_hash', '=', hash)
-    .executeTakeFirst();
+    .where('k.key_hash', '=', hash),
+);
+
+/** The key with its organization and user, for authentication: one indexed lookup by hash, on every request. */
+export async function findKeyByHash(db: Executor, hash: string) {
+  const [row] = await selectKeyByHash(db, hash);
   if (!row) return undefined;
   return { key: toKey(row), organization: { id: row.organization_id, name: row.org_name, timezone: row.org_timezone }, userName: row.user_name };
 }

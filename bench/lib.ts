@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A fixed-length load from this process (same generator for the baseline and for us, so ratios are fair). */
+export async function load(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; seconds: number; connections?: number }): Promise<LoadResult> {
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: opts.headers,
+    body: opts.body,
+    duration: opts.seconds,
+    connections: opts.connections ?? 32,
+  });
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+/** The bare node:http baseline: answers every request with exactly the given status, type and bytes. */
+export async function startBaseline(answer: { status: number; contentType: string; body: Buffer }) {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': answer.body.length });
+      res.end(answer.body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+/** Runs the baseline in its own process, like the real server, so both get a core of their own the same way. */
+export async function startBaselineProcess(answer: { status: number; contentType: string; body: Buffer }) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `
+    import { createServer } from 'node:http';
+    const body = Buffer.from(${JSON.stringify(answer.body.toString('base64'))}, 'base64');
+    const server = createServer((req, res) => { req.resume(); req.on('end', () => {
+      res.writeHead(${answer.status}, { 'content-type': ${JSON.stringify(answer.contentType)}, 'content-length': body.length });
+      res.end(body); }); });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { url: `http://127.0.0.1:${chunk.toString().trim()}`, close: () => stop(child) };
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+export function percentiles(samples: number[]): { p50: number; p95: number; p99: number; max: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  return { p50: at(50), p95: at(95), p99: at(99), max: s[s.length - 1]! };
+}
+
+export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+export const fmt = (n: number, digits = 2) => n.toFixed(digits);

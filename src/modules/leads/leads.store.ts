@@ -76,11 +76,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
   };
 }
 
-export async function insertLead(db: Executor, lead: Omit<StoredLead, 'seq'>): Promise<void> {
-  await db.insertInto('leads').values(toRow(lead)).execute();
-}
-
-/** Bulk insert for imports and benchmark seeding: one statement per chunk. */
+/** Inserts new leads, a few hundred rows per statement (one for an API create, thousands for an import). */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
   const CHUNK = 500;
   for (let i = 0; i < leads.length; i += CHUNK) {
@@ -134,7 +130,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
 
 /**
  * The oldest lead of the organization sharing the e-mail or phone index (duplicate detection), among
- * leads created before `olderThanSeq` (all existing leads when omitted, i.e. before an insert).
+ * leads created before `olderThanSeq` (all existing leads when omitted).
  */
 export async function findOldestDuplicate(
   db: Executor,
@@ -142,26 +138,33 @@ export async function findOldestDuplicate(
   contacts: { emailBidx: string | null; phoneBidx: string | null },
   olderThanSeq?: number,
 ): Promise<string | null> {
-  const candidates = await Promise.all(
-    (
-      [
-        ['email_bidx', contacts.emailBidx],
-        ['phone_bidx', contacts.phoneBidx],
-      ] as const
-    )
-      .filter(([, value]) => value !== null)
-      .map(([column, value]) =>
+  const [oldest] = await findContactMatches(db, organizationId, [contacts.emailBidx, contacts.phoneBidx], olderThanSeq);
+  return oldest?.id ?? null;
+}
+
+/** Leads holding any of the given e-mail or phone indexes, oldest first (two index range scans). */
+export async function findContactMatches(
+  db: Executor,
+  organizationId: string,
+  bidxs: readonly (string | null)[],
+  olderThanSeq?: number,
+): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
+  const wanted = [...new Set(bidxs.filter((b): b is string => b !== null))];
+  if (wanted.length === 0) return [];
+  const rows = (
+    await Promise.all(
+      (['email_bidx', 'phone_bidx'] as const).map((column) =>
         db
           .selectFrom('leads')
-          .select(['id', 'seq'])
-          .where(column, '=', value)
+          .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
+          .where(column, 'in', wanted)
           .where('organization_id', '=', organizationId)
           .$if(olderThanSeq !== undefined, (qb) => qb.where('seq', '<', olderThanSeq!))
-          .orderBy('seq', 'asc')
-          .limit(1)
-          .executeTakeFirst(),
+          .execute(),
       ),
-  );
-  const oldest = candidates.filter((c) => c !== undefined).sort((a, b) => a!.seq - b!.seq)[0];
-  return oldest?.id ?? null;
+    )
+  ).flat();
+  return rows
+    .sort((a, b) => a.seq - b.seq)
+    .map((r) => ({ id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx }));
 }

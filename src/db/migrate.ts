@@ -17,6 +17,9 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     db: database.db,
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
+    // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
+    // test file) it must be told which one is this database's, or it finds another's and never creates its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () =>
         Object.fromEntries(

@@ -1,8 +1,8 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { LeadsTable } from '../../db/schema.js';
-import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
 
 /** A lead as stored: contact fields still encrypted. */
 export interface StoredLead {
@@ -96,18 +96,11 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute();
 }
 
-export type LeadFilter =
-  | { kind: 'all' }
-  | { kind: 'email'; bidx: string }
-  | { kind: 'phone'; bidx: string }
-  | { kind: 'name'; contains: string };
-
 /** A page of leads, newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: LeadFilter, page: PageRequest) {
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest) {
+  const condition = contactFilterCondition(dialect, 'leads', filter);
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId);
-  if (filter.kind === 'email') q = q.where('leads.email_bidx', '=', filter.bidx);
-  if (filter.kind === 'phone') q = q.where('leads.phone_bidx', '=', filter.bidx);
-  if (filter.kind === 'name') q = q.where(substringMatch(dialect, 'leads', 'name', filter.contains));
+  if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('leads.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -147,4 +140,11 @@ export async function findOldestDuplicate(
   );
   const oldest = candidates.filter((c) => c !== undefined).sort((a, b) => a!.seq - b!.seq)[0];
   return oldest?.id ?? null;
+}
+
+/** Which of `ids` are leads of the organization (for validating references in one query). */
+export async function existingLeadIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
 }

@@ -7,6 +7,11 @@ import { loggerOptions, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
+import { Account } from './modules/accounts/accounts.schemas.js';
+import { registerAccountRoutes } from './modules/accounts/accounts.routes.js';
+import { Deal } from './modules/deals/deals.schemas.js';
+import { registerDealRoutes } from './modules/deals/deals.routes.js';
+import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
@@ -49,6 +54,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);
   app.addSchema(Pagination);
+  app.addSchema(Account);
+  app.addSchema(Deal);
+  app.addSchema(DealStage);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -61,6 +69,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerMeRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
+      registerAccountRoutes(api, ctx);
+      registerDealRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -4,6 +4,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { registerImportCommands } from './import.commands.js';
+import { registerDealCommands } from './deals.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 
 const program = new Command('crm')
@@ -34,5 +35,6 @@ program
 
 registerOrgCommands(program);
 registerImportCommands(program);
+registerDealCommands(program);
 
 await program.parseAsync(process.argv);

@@ -2,22 +2,21 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { isEmail, normalizeEmail, phoneQuery } from '../../lib/contact.js';
 import { paginate } from '../../lib/pagination.js';
-import { normalizeContacts, openContact, sealContact } from '../../crypto/contact-fields.js';
+import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
 import { assignOwners } from '../orgs/rules.service.js';
 import { existingUserIds } from '../orgs/users.store.js';
-import type { Actor } from '../orgs/principal.js';
-import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type LeadFilter, type StoredLead } from './leads.store.js';
+import type { Caller } from '../shared/caller.js';
+import { existingAccountIds } from '../accounts/accounts.store.js';
+import { contactFilter } from '../shared/contact-query.js';
+import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
-export interface Caller {
-  organizationId: string;
-  actor: Actor;
-}
+// Re-exported for modules written against the leads service before Caller moved to shared/.
+export type { Caller };
 
 const TABLE = 'leads';
 const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf'] as const;
@@ -45,23 +44,25 @@ function toLead(ctx: Ctx, s: StoredLead): Lead {
 }
 
 /**
- * Checks that referenced records belong to the caller's organization (every bad reference reported).
- * `rows` prefixes field names for batch input ("rows.3.ownerId"); single creates pass none.
+ * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
+ * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
  */
-async function checkReferences(db: Executor, organizationId: string, refs: readonly { ownerId?: string | null }[], rows = false): Promise<void> {
-  const owners = [...new Set(refs.map((r) => r.ownerId).filter((id): id is string => Boolean(id)))];
-  const known = await existingUserIds(db, organizationId, owners);
-  const errors: FieldError[] = refs.flatMap((r, i) =>
-    r.ownerId && !known.has(r.ownerId) ? [{ field: rows ? `${i}.ownerId` : 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] : [],
-  );
+async function checkReferences(db: Executor, organizationId: string, refs: readonly { ownerId?: string | null; accountId?: string | null }[], rows = false): Promise<void> {
+  const wanted = (key: 'ownerId' | 'accountId') => [...new Set(refs.map((r) => r[key]).filter((id): id is string => Boolean(id)))];
+  const [owners, accounts] = await Promise.all([
+    existingUserIds(db, organizationId, wanted('ownerId')),
+    existingAccountIds(db, organizationId, wanted('accountId')),
+  ]);
+  const field = (i: number, name: string) => (rows ? `${i}.${name}` : name);
+  const errors: FieldError[] = refs.flatMap((r, i) => [
+    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: field(i, 'ownerId'), code: 'not_found', message: 'is not a user of this organization' }] : []),
+    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: field(i, 'accountId'), code: 'not_found', message: 'is not an account of this organization' }] : []),
+  ]);
   if (errors.length) throw validationFailed(errors);
 }
 
 function seal(ctx: Ctx, id: string, organizationId: string, contacts: { email?: string | null; phoneNumber?: string | null }) {
-  const where = { table: TABLE, rowId: id, organizationId };
-  const email = sealContact(ctx, 'email', where, contacts.email ?? null);
-  const phone = sealContact(ctx, 'phone', where, contacts.phoneNumber ?? null);
-  return { emailEnc: email.enc, emailBidx: email.bidx, phoneEnc: phone.enc, phoneBidx: phone.bidx };
+  return sealContacts(ctx, { table: TABLE, rowId: id, organizationId }, contacts);
 }
 
 /**
@@ -149,18 +150,9 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
   return toLead(ctx, stored);
 }
 
-/** `q` (contract §4): an e-mail → exact lookup; a phone with country code → exact on E.164; else name substring. */
-export function leadFilter(ctx: Pick<Ctx, 'blindIndex'>, organizationId: string, q: string | undefined): LeadFilter {
-  if (q === undefined || q.trim() === '') return { kind: 'all' };
-  if (isEmail(q)) return { kind: 'email', bidx: ctx.blindIndex.compute('email', organizationId, normalizeEmail(q)) };
-  const phone = phoneQuery(q);
-  if (phone !== null) return { kind: 'phone', bidx: ctx.blindIndex.compute('phone', organizationId, phone) };
-  return { kind: 'name', contains: q.trim() };
-}
-
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
   const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, leadFilter(ctx, organizationId, query.q), page);
+  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page);
   return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
 }
 
@@ -169,7 +161,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const current = await findLead(trx, caller.organizationId, id);
   if (!current) throw notFound('Lead', id);
   const contacts = normalizeContacts(patch);
-  await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId }]);
+  await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const before = toLead(ctx, current);
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;

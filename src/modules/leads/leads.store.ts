@@ -3,8 +3,9 @@ import type { Executor } from '../../db/database.js';
 import { precompile } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
-import { sqliteFtsSearch, substringMatch, usesFtsIndex } from '../../db/search.js';
+import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
 
 /** A lead as stored: contact fields still encrypted. */
 export interface StoredLead {
@@ -98,14 +99,8 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute();
 }
 
-export type LeadFilter =
-  | { kind: 'all' }
-  | { kind: 'email'; bidx: string }
-  | { kind: 'phone'; bidx: string }
-  | { kind: 'name'; contains: string };
-
 /** A page of leads, newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: LeadFilter, page: PageRequest) {
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest) {
   if (filter.kind === 'name' && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
@@ -117,10 +112,9 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     });
     return { leads: rows.map(toStored), total };
   }
+  const condition = contactFilterCondition(dialect, 'leads', filter);
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId);
-  if (filter.kind === 'email') q = q.where('leads.email_bidx', '=', filter.bidx);
-  if (filter.kind === 'phone') q = q.where('leads.phone_bidx', '=', filter.bidx);
-  if (filter.kind === 'name') q = q.where(substringMatch(dialect, 'leads', 'name', filter.contains));
+  if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('leads.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -167,4 +161,11 @@ export async function findContactMatches(
   return rows
     .sort((a, b) => a.seq - b.seq)
     .map((r) => ({ id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx }));
+}
+
+/** Which of `ids` are leads of the organization (for validating references in one query). */
+export async function existingLeadIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
 }

@@ -24,11 +24,16 @@ const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
 function toLead(ctx: Ctx, s: StoredLead): Lead {
   const where = { table: TABLE, rowId: s.id };
+  return present(s, openContact(ctx, 'email', where, s.emailEnc), openContact(ctx, 'phone', where, s.phoneEnc));
+}
+
+/** The API shape of a stored lead whose contact fields are already known in clear. */
+function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: string | null): Lead {
   return {
     id: s.id,
     name: s.name,
-    email: openContact(ctx, 'email', where, s.emailEnc),
-    phoneNumber: openContact(ctx, 'phone', where, s.phoneEnc),
+    email,
+    phoneNumber,
     source: s.source,
     sourceCampaign: s.sourceCampaign,
     status: s.status,
@@ -120,7 +125,7 @@ export async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, input
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   await insertLeads(trx, rows);
-  const leads = rows.map((row) => toLead(ctx, { ...row, seq: 0 }));
+  const leads = rows.map((row, i) => present(row, contacts[i]!.email ?? null, contacts[i]!.phoneNumber ?? null));
   await recordEvents(
     trx,
     leads.map((lead) =>

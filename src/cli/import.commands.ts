@@ -3,6 +3,8 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { importCsv, type ImportAdapter } from '../modules/import/csv-import.js';
+import { accountImportAdapter } from '../modules/accounts/accounts.import.js';
+import { dealImportAdapter } from '../modules/deals/deals.import.js';
 import { leadImportAdapter } from '../modules/leads/leads.import.js';
 import { requireOrganization } from '../modules/orgs/orgs.service.js';
 import { action } from './run.js';
@@ -10,6 +12,8 @@ import { action } from './run.js';
 /** One adapter per importable resource; `object` is the custom object's slug for records. */
 const ADAPTERS: Record<string, (ctx: AppContext, opts: { org: string; object?: string }) => Promise<ImportAdapter>> = {
   leads: async (ctx) => leadImportAdapter(ctx),
+  accounts: async (ctx) => accountImportAdapter(ctx),
+  deals: async (ctx) => dealImportAdapter(ctx),
 };
 
 export function registerImportCommands(program: Command): void {

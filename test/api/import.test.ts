@@ -103,3 +103,27 @@ describe('crm import leads', () => {
     expect(report.failed).toEqual([{ line: 3, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
   });
 });
+
+describe('crm import accounts and deals', () => {
+  it('imports accounts and deals with the API validation, reporting refused rows by line', async () => {
+    const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
+    const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
+    const o = await seedOrg(t.ctx);
+    const accounts = await importCsv(t.ctx, { file: csv('name,domain,email\nAcme,acme.test,INFO@acme.test\n,bad,not-mail\nGlobex,globex.test,\n'), organizationId: o.orgId, adapter: accountImportAdapter(t.ctx), allOrNothing: false });
+    expect(accounts).toMatchObject({ rows: 3, imported: 2 });
+    expect(accounts.failed.map((f) => f.line)).toEqual([3]);
+    const acme = (await call(t.app, 'GET', '/accounts?q=info@acme.test', { auth: o.auth })).body.data.accounts[0];
+    expect(acme.name).toBe('Acme');
+    const deals = await importCsv(t.ctx, {
+      file: csv(`name,amount,currency,stage,accountId,expectedCloseDate\nBig,1234.50,EUR,proposal,${acme.id},2026-03-01T15:00:00Z\nOdd,1,EUR,nowhere,,\nSmall,0.1,USD,,,2026-02-30\n`),
+      organizationId: o.orgId,
+      adapter: dealImportAdapter(t.ctx),
+      allOrNothing: false,
+      batchSize: 10,
+    });
+    expect(deals).toMatchObject({ rows: 3, imported: 1 });
+    expect(deals.failed.map((f) => [f.line, f.errors.map((e) => e.field)])).toEqual([[3, ['stage']], [4, ['expectedCloseDate']]]);
+    const big = (await call(t.app, 'GET', '/deals', { auth: o.auth })).body.data.deals[0];
+    expect(big).toMatchObject({ name: 'Big', amount: '1234.50', currency: 'EUR', stage: 'proposal', accountId: acme.id, expectedCloseDate: '2026-03-02T00:00:00.000Z' });
+  });
+});

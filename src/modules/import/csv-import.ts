@@ -155,3 +155,25 @@ async function createBatch(
   }
   return 0;
 }
+
+/**
+ * A batch create for resources whose service creates one at a time: rows run in order in the batch's
+ * transaction; a refused row's field errors are prefixed with its index so the importer reports it and
+ * retries the rest of the batch without it.
+ */
+export function oneByOne<I, O>(create: (trx: Executor, caller: { organizationId: string; actor: Actor }, input: I) => Promise<O>): ImportAdapter['createMany'] {
+  return async (trx, caller, inputs) => {
+    const created: O[] = [];
+    for (const [i, input] of inputs.entries()) {
+      try {
+        created.push(await create(trx, caller, input as I));
+      } catch (err) {
+        if (err instanceof AppError && err.errors) {
+          throw new AppError(err.code, err.message, { errors: err.errors.map((e) => ({ ...e, field: `${i}.${e.field}` })) });
+        }
+        throw err;
+      }
+    }
+    return created;
+  };
+}

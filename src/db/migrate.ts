@@ -17,6 +17,9 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     db: database.db,
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
+    // Kysely looks for its bookkeeping tables in every schema unless told which one: with several schemas
+    // in one database (tests run one per file, concurrently) it would find another schema's and skip its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () =>
         Object.fromEntries(

@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
+import { registerObjectCommands } from './objects.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 
 const program = new Command('crm')
@@ -32,5 +33,6 @@ program
   });
 
 registerOrgCommands(program);
+registerObjectCommands(program);
 
 await program.parseAsync(process.argv);

@@ -67,6 +67,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
       security: [{ bearer: [] }],
       tags: [
         { name: 'Leads' },
+        { name: 'Custom objects', description: 'Definitions of your own record types: fields, stages, a due date.' },
+        { name: 'Records', description: 'Records of custom objects. Fetch this document with your API key to get typed schemas of your objects.' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

@@ -51,6 +51,9 @@ describe('date-only fields (contract rules 1 and 2)', () => {
       expect((await call(t.app, 'GET', `/objects/tasks/records/${id}`, { auth: a.auth })).body.data.record.due_on).toBe(expected);
       const patched = await call(t.app, 'PATCH', `/objects/tasks/records/${id}`, { auth: a.auth, body: { other_day: '2000-01-01', due_on: input } });
       expect(patched.body.data.record).toMatchObject({ due_on: expected, other_day: '2000-01-01T00:00:00.000Z' });
+      const stored = await t.ctx.database.db.selectFrom('records').select(['data', 'due_date']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(stored.due_date).toBe(expected.slice(0, 10));
+      expect(JSON.parse(stored.data)).toMatchObject({ due_on: expected.slice(0, 10), other_day: '2000-01-01' });
     });
   }
 

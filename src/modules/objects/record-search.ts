@@ -42,7 +42,7 @@ export interface PreparedQuery {
 }
 
 export function prepareQuery(q: string): PreparedQuery {
-  const text = normalizeSearchText(q.trim());
+  const text = normalizeSearchText(q).trim();
   return { text, length: [...text].length };
 }
 

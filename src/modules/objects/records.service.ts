@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
-import { notFound, validationFailed } from '../../errors.js';
+import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
 import { paginate } from '../../lib/pagination.js';
@@ -125,7 +125,7 @@ export async function getRecord(ctx: Ctx, organizationId: string, slug: string, 
 export async function listRecords(ctx: Ctx, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
   const db = ctx.database.db;
   const object = await requireObject(ctx, db, organization.id, slug);
-  const errors = [];
+  const errors: FieldError[] = [];
   const stageKeys = object.definition.stages.map((s) => s.key);
   if (query.stage !== undefined && !stageKeys.includes(query.stage)) {
     errors.push({ field: 'stage', code: 'invalid_value', message: stageKeys.length ? `must be one of: ${stageKeys.join(', ')}` : 'this object has no stages' });

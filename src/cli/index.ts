@@ -5,6 +5,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { registerImportCommands } from './import.commands.js';
 import { registerDealCommands } from './deals.commands.js';
+import { registerAdminCommands } from './admin.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 
 const program = new Command('crm')
@@ -36,5 +37,6 @@ program
 registerOrgCommands(program);
 registerImportCommands(program);
 registerDealCommands(program);
+registerAdminCommands(program);
 
 await program.parseAsync(process.argv);

@@ -15,6 +15,8 @@ interface FieldBase {
   error?: string | undefined;
   hint?: string | HtmlValue;
   required?: boolean;
+  /** Optional fields say so in their label, except where nothing is ever required (a search box). */
+  markOptional?: boolean;
 }
 
 const fieldId = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
@@ -29,7 +31,7 @@ function describedBy(p: FieldBase): { id: string; describedBy: string | false; i
 function frame(p: FieldBase, control: SafeHtml): SafeHtml {
   const id = fieldId(p.name);
   return html`<div class="field${p.error ? ' field--error' : ''}">
-  <label for="${id}">${p.label}${p.required ? '' : html` <span class="optional">(optional)</span>`}</label>
+  <label for="${id}">${p.label}${p.required || p.markOptional === false ? '' : html` <span class="optional">(optional)</span>`}</label>
   ${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}
   ${p.error ? html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${p.label} ${p.error}</p>` : ''}
   ${control}

@@ -2,11 +2,13 @@ import { html, type SafeHtml } from './html.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
+function formatter(timeZone: string, withTime: boolean): Intl.DateTimeFormat {
+  const key = `${timeZone}|${withTime}`;
+  let f = formatters.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
-    formatters.set(timeZone, f);
+    const time = withTime ? ({ hour: '2-digit', minute: '2-digit' } as const) : {};
+    f = new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric', ...time });
+    formatters.set(key, f);
   }
   return f;
 }
@@ -14,7 +16,14 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 /** An instant as the organization reads it ("21 Nov 2026, 10:00" in its time zone), machine-readable too. */
 export function timeTag(iso: string | null, timeZone: string, empty = '—'): SafeHtml {
   if (!iso) return html`<span class="muted">${empty}</span>`;
-  return html`<time datetime="${iso}">${formatter(timeZone).format(new Date(iso))}</time>`;
+  return html`<time datetime="${iso}">${formatter(timeZone, true).format(new Date(iso))}</time>`;
+}
+
+/** The day only ("21 Nov 2026"), for table columns; the full instant is in the title. */
+export function dayTag(iso: string | null, timeZone: string, empty = '—'): SafeHtml {
+  if (!iso) return html`<span class="muted">${empty}</span>`;
+  const at = new Date(iso);
+  return html`<time datetime="${iso}" title="${formatter(timeZone, true).format(at)}">${formatter(timeZone, false).format(at)}</time>`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -37,8 +37,10 @@ export async function registerAdmin(app: FastifyInstance, ctx: AppContext, modul
       });
       registerGuard(admin, ctx);
       const shell = createShell(modules.flatMap((m) => m.nav), registerAssets(admin));
+      const objectPages = new Map(modules.flatMap((m) => Object.entries(m.objectPages ?? {})));
       const deps: AdminDeps = {
         ctx,
+        objectHref: (object, id) => (objectPages.has(object) ? `${objectPages.get(object)}/${id}` : undefined),
         render(request, reply, page) {
           const markup = request.viewer ? shell.page(request, request.viewer, page) : shell.bare(page);
           return sendHtml(reply, markup, page.status);

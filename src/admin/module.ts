@@ -53,6 +53,8 @@ export interface AdminDeps {
   ctx: AppContext;
   /** Renders a full page in the console shell (navigation, header, skip link) and sends it. */
   render(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply;
+  /** The console page of a record named by an event (`lead`, `deal`…), when a module shows that kind. */
+  objectHref(object: string, id: string): string | undefined;
 }
 
 /**
@@ -62,6 +64,8 @@ export interface AdminDeps {
 export interface AdminModule {
   name: string;
   nav: readonly NavEntry[];
+  /** Event object kinds whose records this module shows at `<path>/<id>`, e.g. `{lead: '/admin/data/leads'}`. */
+  objectPages?: Readonly<Record<string, string>>;
   register(app: FastifyInstance, deps: AdminDeps): void;
 }
 

@@ -31,6 +31,8 @@ describe('lead forms', () => {
     expect(detail.body).toContain('Lead created.');
     expect(detail.body).toContain('+442079460958');
     expect(detail.body).toContain('Lead created</span> <span class="muted">in the console');
+    const dashboard = await get(t.app, '/admin', s.cookie);
+    expect(dashboard.body).toContain(`<a href="/admin/data/leads/${id}">Lead created</a>`);
   });
 
   it('shows the API\'s validation messages next to each bad field and keeps what was typed', async () => {

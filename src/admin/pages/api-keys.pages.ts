@@ -5,7 +5,7 @@ import { listKeys, type ApiKeyRecord } from '../../modules/orgs/keys.store.js';
 import { createApiKey, revokeApiKey } from '../../modules/orgs/orgs.service.js';
 import { SCOPES } from '../../modules/orgs/principal.js';
 import { actionForm, badge, button, checkboxGroup, csrfField, dataTable, errorSummary, secretOnce, textField } from '../components.js';
-import { timeTag } from '../format.js';
+import { dayTag, timeTag } from '../format.js';
 import { formBody, list, problemOf, queryText, text, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
@@ -31,10 +31,9 @@ function keyRows(request: FastifyRequest, viewer: Viewer, keys: ApiKeyRecord[], 
   return keys.map((k) => {
     const live = !k.revokedAt && !(k.expiresAt && new Date(k.expiresAt) <= now);
     return html`<tr>
-  <td>${k.name}</td>
+  <td>${k.name}<span class="subline">Created ${dayTag(k.createdAt, tz)}</span></td>
   <td><code>${k.prefix}…</code></td>
   <td><ul class="tags">${k.scopes.map((s) => html`<li>${s}</li>`)}</ul></td>
-  <td>${timeTag(k.createdAt, tz)}</td>
   <td>${timeTag(k.lastUsedAt, tz, 'Never')}</td>
   <td>${timeTag(k.expiresAt, tz, 'Never')}</td>
   <td>${status(k, now)}</td>
@@ -60,7 +59,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
   const viewer = viewerOf(request);
   const now = deps.ctx.clock.now();
   const keys = await listKeys(deps.ctx.database.db, viewer.organization.id);
-  const head = ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Expires', 'Status', ...(viewer.user.isAdmin ? ['Action'] : [])];
+  const head = ['Name', 'Prefix', 'Scopes', 'Last used', 'Expires', 'Status', ...(viewer.user.isAdmin ? ['Action'] : [])];
   return deps.render(request, reply, {
     title: 'API keys',
     crumbs: ['Configuration'],

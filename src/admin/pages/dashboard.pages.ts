@@ -8,7 +8,8 @@ import { humanize, plural, timeTag } from '../format.js';
 import { queryText } from '../forms.js';
 import { html } from '../html.js';
 import { viewerOf, type AdminModule } from '../module.js';
-import { countActiveKeys, countLeadsByStatus, listRecentEvents } from './dashboard.store.js';
+import { listRecentEvents } from './activity.store.js';
+import { countActiveKeys, countLeadsByStatus } from './dashboard.store.js';
 
 const NOTICES: Record<string, string> = { welcome: 'Welcome! Your administrator account is ready.' };
 
@@ -29,12 +30,12 @@ export const dashboardModule: AdminModule = {
       const org = viewer.organization.id;
       const db = ctx.database.db;
       const [byStatus, recent, activeKeys, users, keys, events] = await Promise.all([
-        countLeadsByStatus(db, org),
+        countLeadsByStatus(db, org, LEAD_STATUSES),
         listLeads(ctx, org, { page: 1, limit: 5 }),
         countActiveKeys(db, org, ctx.clock.now().toISOString()),
         listUsers(db, org),
         listKeys(db, org),
-        listRecentEvents(db, org, 8),
+        listRecentEvents(db, org, { limit: 8 }),
       ]);
       const total = [...byStatus.values()].reduce((a, b) => a + b, 0);
       const userNames = new Map(users.map((u) => [u.id, u.name]));
@@ -53,9 +54,11 @@ export const dashboardModule: AdminModule = {
       const leadRows = recent.leads.map(
         (l) => html`<tr><td><a href="/admin/data/leads/${l.id}">${l.name}</a></td><td>${l.company ?? ''}</td><td>${badge(humanize(l.status))}</td><td>${timeTag(l.createdAt, tz)}</td></tr>`,
       );
-      const activity = events.map(
-        (e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">by ${actorLabel(e.data.actor, userNames, keyNames)} · ${timeTag(e.createdAt, tz)}</span></li>`,
-      );
+      const activity = events.map((e) => {
+        const target = deps.objectHref(e.data.object, e.data.id);
+        const what = target ? html`<a href="${target}">${e.data.description}</a>` : e.data.description;
+        return html`<li><span class="activity-what">${what}</span> <span class="muted">by ${actorLabel(e.data.actor, userNames, keyNames)} · ${timeTag(e.createdAt, tz)}</span></li>`;
+      });
 
       return deps.render(request, reply, {
         title: 'Dashboard',

@@ -3,13 +3,13 @@ import { validationFailed } from '../../errors.js';
 import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
-import { listEvents } from '../../modules/events/outbox.store.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
 import { createLead, getLead, listLeads, updateLead } from '../../modules/leads/leads.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
 import { formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { listRecentEvents } from './activity.store.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, searchForm, type LeadFormValues } from './leads.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
@@ -66,6 +66,7 @@ async function formPage(
 export const leadsModule: AdminModule = {
   name: 'leads',
   nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10 }],
+  objectPages: { lead: LEADS_PATH },
   register(app, deps) {
     const { ctx } = deps;
 
@@ -108,14 +109,14 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const lead = await getLead(ctx, org, request.params.id);
       const [users, history, duplicate] = await Promise.all([
         owners(deps, org),
-        listEvents(ctx.database.db, org, { objectId: lead.id, limit: 50 }),
+        listRecentEvents(ctx.database.db, org, { objectId: lead.id, limit: 20 }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
       ]);
       return deps.render(request, reply, {
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history.reverse(), viewer.organization.timezone),
+        body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone),
       });
     });
 

@@ -4,7 +4,7 @@ import type { CrmEvent } from '../../modules/events/events.js';
 import { LEAD_STATUSES, type Lead } from '../../modules/leads/leads.schemas.js';
 import { LEAD_SOURCES } from '../../modules/orgs/rules.schemas.js';
 import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, textArea, textField } from '../components.js';
-import { humanize, timeTag } from '../format.js';
+import { dayTag, humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 
@@ -78,17 +78,16 @@ export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone:
   <td>${l.email ?? ''}</td>
   <td>${l.phoneNumber ?? ''}</td>
   <td>${badge(humanize(l.status))}</td>
-  <td>${l.source ? humanize(l.source) : ''}</td>
   <td>${l.ownerId ? (owners.get(l.ownerId) ?? l.ownerId) : html`<span class="muted">Unassigned</span>`}</td>
-  <td>${timeTag(l.createdAt, timeZone)}</td>
+  <td>${dayTag(l.createdAt, timeZone)}</td>
 </tr>`,
   );
-  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Source', 'Owner', 'Created'], rows, 'No leads match.');
+  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created'], rows, 'No leads match.');
 }
 
 export function searchForm(q: string, error: string | undefined): SafeHtml {
   return html`<form method="get" action="${LEADS_PATH}" class="search" role="search">
-  ${textField({ name: 'q', label: 'Search leads', type: 'search', value: q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' })}
+  ${textField({ name: 'q', label: 'Search leads', type: 'search', value: q, error, markOptional: false, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' })}
   ${button('Search', 'secondary')}
   ${q ? html`<a href="${LEADS_PATH}">Clear</a>` : ''}
 </form>`;
@@ -97,6 +96,8 @@ export function searchForm(q: string, error: string | undefined): SafeHtml {
 export function leadsPager(q: string, pagination: Pagination): SafeHtml | '' {
   return pager(LEADS_PATH, { q: q || undefined }, pagination);
 }
+
+const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
 
 export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: CrmEvent[], timeZone: string): SafeHtml {
   const row = (label: string, value: SafeHtml | string | null) => html`<dt>${label}</dt><dd>${value === null || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
@@ -117,6 +118,6 @@ export function leadDetail(lead: Lead, owner: string | undefined, duplicateName:
   ${row('Id', html`<code>${lead.id}</code>`)}
 </dl>
 <section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
-${history.length ? html`<ul class="activity">${history.map((e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">${e.data.actor.channel === 'UI' ? 'in the console' : e.data.actor.channel === 'API' ? 'through the API' : ''} · ${timeTag(e.createdAt, timeZone)}</span></li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+${history.length ? html`<ul class="activity">${history.map((e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">${CHANNELS[e.data.actor.channel]} · ${timeTag(e.createdAt, timeZone)}</span></li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
 </section>`;
 }

@@ -3,7 +3,7 @@ import { createUser } from '../../modules/orgs/orgs.service.js';
 import { listUserSummaries, setAdministrator, type UserSummary } from '../../modules/orgs/users.service.js';
 import { liveSessionCounts, revokeUserSessions } from '../auth/sessions.service.js';
 import { actionForm, badge, button, checkbox, csrfField, dataTable, errorSummary, textField } from '../components.js';
-import { timeTag } from '../format.js';
+import { dayTag } from '../format.js';
 import { formBody, orUndefined, problemOf, queryText, text, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
@@ -30,10 +30,10 @@ function actions(request: FastifyRequest, viewer: Viewer, u: UserSummary, sessio
   const role = u.isAdmin
     ? self
       ? ''
-      : actionForm(request, `${PATH}/${u.id}/remove-admin`, 'Remove admin', { accessibleName: `Remove administrator role from ${u.name}` })
+      : actionForm(request, `${PATH}/${u.id}/remove-admin`, 'Remove admin', { accessibleName: `Remove administrator role from ${u.name}`, confirm: `Remove ${u.name}'s administrator role?` })
     : actionForm(request, `${PATH}/${u.id}/make-admin`, 'Make admin', { accessibleName: `Make ${u.name} an administrator` });
   const signOut = sessions > 0 && !self
-    ? actionForm(request, `${PATH}/${u.id}/revoke-sessions`, 'Revoke sessions', { variant: 'danger', accessibleName: `Revoke all console sessions of ${u.name}` })
+    ? actionForm(request, `${PATH}/${u.id}/revoke-sessions`, 'Sign out', { variant: 'danger', accessibleName: `Sign ${u.name} out of every console session`, confirm: `Sign ${u.name} out of every console session?` })
     : '';
   return html`<td class="actions">${role}${signOut}</td>`;
 }
@@ -61,14 +61,13 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     return html`<tr>
   <td>${u.name}${u.id === viewer.user.id ? html` <span class="muted">(you)</span>` : ''}</td>
   <td>${u.email}</td>
-  <td>${u.isAdmin ? badge('Administrator', 'good') : badge('Member')}</td>
-  <td>${u.canSignIn ? 'Yes' : 'No'}</td>
+  <td>${u.isAdmin ? badge('Administrator', 'good') : badge('Member')}${u.canSignIn ? '' : html` <span class="muted">no sign-in</span>`}</td>
   <td>${n}</td>
-  <td>${timeTag(u.createdAt, tz)}</td>
+  <td>${dayTag(u.createdAt, tz)}</td>
   ${viewer.user.isAdmin ? actions(request, viewer, u, n) : ''}
 </tr>`;
   });
-  const head = ['Name', 'E-mail', 'Role', 'Console sign-in', 'Active sessions', 'Added', ...(viewer.user.isAdmin ? ['Actions'] : [])];
+  const head = ['Name', 'E-mail', 'Role', 'Sessions', 'Added', ...(viewer.user.isAdmin ? ['Actions'] : [])];
   return deps.render(request, reply, {
     title: 'Users',
     crumbs: ['Configuration'],

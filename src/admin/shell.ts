@@ -119,7 +119,7 @@ export const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
-  'referrer-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 } as const;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSetupToken } from '../../src/admin/auth/setup.service.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createOrganization } from '../../src/modules/orgs/orgs.service.js';
@@ -17,6 +17,7 @@ beforeAll(async () => {
   org = await seedOrg(live.t.ctx);
 });
 afterAll(() => live?.close());
+afterEach(() => live.expectCleanPages());
 
 /** A page on another origin of the same host (same site, so Lax cookies go along): only the CSRF token stops it. */
 async function attackerSite(target: string, token: string | null): Promise<{ url: string; server: Server }> {
@@ -113,5 +114,7 @@ describe('CSRF', () => {
     }
     await page.goto('/admin/config/settings');
     expect(await page.getByLabel('Organization name').inputValue()).not.toBe('Pwned');
+    // The only off-site requests were the two attacker pages themselves.
+    expect(live.offsiteRequests.splice(0)).toHaveLength(2);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addConsoleUser } from '../helpers/admin.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { fieldErrorOf, signInAs, startLiveConsole, type LiveConsole } from '../helpers/browser.js';
@@ -11,6 +11,8 @@ beforeAll(async () => {
   org = await seedOrg(live.t.ctx, { timezone: 'UTC' });
 });
 afterAll(() => live?.close());
+
+afterEach(() => live.expectCleanPages());
 
 const me = (key: string) => fetch(`${live.baseUrl}/api/public/v1/me`, { headers: { authorization: `Bearer ${key}` } });
 

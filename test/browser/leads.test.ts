@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { addConsoleUser } from '../helpers/admin.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -15,6 +15,8 @@ beforeAll(async () => {
   }
 });
 afterAll(() => live?.close());
+
+afterEach(() => live.expectCleanPages());
 
 const names = (page: import('playwright-core').Page) => page.locator('tbody td:first-child a').allTextContents();
 

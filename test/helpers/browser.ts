@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { Clock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from './test-app.js';
 
@@ -15,6 +16,12 @@ export interface LiveConsole {
   t: TestApp;
   baseUrl: string;
   browser: Browser;
+  /** Requests any page made to another origin (there must be none: no CDN, no fonts). */
+  offsiteRequests: string[];
+  /** Console errors of every page (CSP violations, script errors); the 4xx answers forms get are expected. */
+  consoleErrors: string[];
+  /** Asserts nothing went off-site and nothing broke in a page since the last call, then starts afresh. */
+  expectCleanPages(): void;
   /** A fresh browser profile (own cookies), with the base URL set and dialogs accepted. */
   newPage(): Promise<{ context: BrowserContext; page: Page }>;
   close(): Promise<void>;
@@ -28,10 +35,20 @@ export async function startLiveConsole(opts: { clock?: Clock } = {}): Promise<Li
   const baseUrl = `http://127.0.0.1:${port}`;
   const browser = await launchChromium();
   const contexts: BrowserContext[] = [];
+  const offsiteRequests: string[] = [];
+  const consoleErrors: string[] = [];
   return {
     t,
     baseUrl,
     browser,
+    offsiteRequests,
+    consoleErrors,
+    expectCleanPages() {
+      const offsite = offsiteRequests.splice(0);
+      const errors = consoleErrors.splice(0).filter((e) => !/^Failed to load resource: the server responded with a status of 4\d\d/.test(e));
+      expect(offsite).toEqual([]);
+      expect(errors).toEqual([]);
+    },
     async newPage() {
       const context = await browser.newContext({ baseURL: baseUrl });
       // Fail with the locator's message, well before the test's own timeout.
@@ -39,6 +56,12 @@ export async function startLiveConsole(opts: { clock?: Clock } = {}): Promise<Li
       contexts.push(context);
       const page = await context.newPage();
       page.on('dialog', (dialog) => void dialog.accept());
+      page.on('request', (request) => {
+        if (new URL(request.url()).origin !== baseUrl) offsiteRequests.push(request.url());
+      });
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
       return { context, page };
     },
     async close() {

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -85,5 +86,6 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     { prefix: API_PREFIX },
   );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerAdmin(app, ctx);
   return app;
 }

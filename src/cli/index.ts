@@ -6,6 +6,7 @@ import { startServer } from '../server.js';
 import { registerImportCommands } from './import.commands.js';
 import { registerDealCommands } from './deals.commands.js';
 import { registerObjectCommands } from './objects.commands.js';
+import { registerAdminCommands } from './admin.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 
 const program = new Command('crm')
@@ -38,5 +39,6 @@ registerOrgCommands(program);
 registerImportCommands(program);
 registerDealCommands(program);
 registerObjectCommands(program);
+registerAdminCommands(program);
 
 await program.parseAsync(process.argv);

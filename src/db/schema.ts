@@ -180,6 +180,35 @@ export interface RecordRemindersTable {
   fired_at: string | null;
 }
 
+export interface AdminSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  organization_id: string;
+  csrf_token: string;
+  ip: string;
+  user_agent: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  absolute_expires_at: string;
+}
+
+export interface AdminSignInThrottleTable {
+  key: string;
+  failures: number;
+  last_failure_at: string;
+  locked_until: string | null;
+}
+
+export interface AdminSetupTokensTable {
+  token_hash: string;
+  organization_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -196,4 +225,7 @@ export interface DB {
   custom_objects: CustomObjectsTable;
   records: RecordsTable;
   record_reminders: RecordRemindersTable;
+  admin_sessions: AdminSessionsTable;
+  admin_sign_in_throttle: AdminSignInThrottleTable;
+  admin_setup_tokens: AdminSetupTokensTable;
 }

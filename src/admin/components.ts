@@ -177,3 +177,16 @@ export function secretOnce(label: string, value: string, note: string): SafeHtml
 export function badge(label: string, tone: 'neutral' | 'good' | 'warn' | 'bad' = 'neutral'): SafeHtml {
   return html`<span class="badge badge--${tone}">${label}</span>`;
 }
+
+/**
+ * A GET form over a table: the search box and any further filters (`extra`), a submit button and a link
+ * clearing them all when something is set.
+ */
+export function searchForm(p: { action: string; label: string; q: string; error?: string | undefined; hint: string; extra?: SafeHtml; active?: boolean; submit?: string }): SafeHtml {
+  return html`<form method="get" action="${p.action}" class="search" role="search">
+  ${textField({ name: 'q', label: p.label, type: 'search', value: p.q, error: p.error, markOptional: false, hint: p.hint })}
+  ${p.extra ?? ''}
+  ${button(p.submit ?? 'Search', 'secondary')}
+  ${p.q || p.active ? html`<a href="${p.action}">Clear</a>` : ''}
+</form>`;
+}

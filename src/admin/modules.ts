@@ -1,8 +1,10 @@
 import type { AdminModule } from './module.js';
 import { accountModule } from './pages/account.pages.js';
+import { accountsModule } from './pages/accounts.pages.js';
 import { apiKeysModule } from './pages/api-keys.pages.js';
 import { assignmentRulesModule } from './pages/assignment-rules.pages.js';
 import { dashboardModule } from './pages/dashboard.pages.js';
+import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
 import { signInModule } from './pages/sign-in.pages.js';
@@ -18,6 +20,8 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   accountModule,
   dashboardModule,
   leadsModule,
+  accountsModule,
+  dealsModule,
   apiKeysModule,
   assignmentRulesModule,
   settingsModule,

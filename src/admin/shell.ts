@@ -87,7 +87,7 @@ export function createShell(entries: readonly NavEntry[], assets: AssetUrls): Sh
   </div>
 </header>
 <div class="layout">
-  ${navigation(entries, path)}
+  ${navigation(request.orgNav ? [...entries, ...request.orgNav] : entries, path)}
   <main id="main" tabindex="-1">
     ${crumbs(page)}
     <h1>${page.title}</h1>

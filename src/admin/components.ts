@@ -40,7 +40,7 @@ function frame(p: FieldBase, control: SafeHtml): SafeHtml {
 
 export interface InputProps extends FieldBase {
   value?: string | null | undefined;
-  type?: 'text' | 'email' | 'password' | 'search' | 'tel' | 'date' | 'url';
+  type?: 'text' | 'email' | 'password' | 'search' | 'tel' | 'date' | 'datetime-local' | 'url';
   autocomplete?: string;
   list?: string;
   maxLength?: number;
@@ -101,11 +101,12 @@ export function checkboxGroup(p: FieldBase & { options: readonly Option[]; check
 </fieldset>`;
 }
 
-export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string }): SafeHtml {
+export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string; value?: string; error?: string | undefined }): SafeHtml {
   const id = fieldId(p.name);
-  return html`<div class="field"><label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="on"${
+  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field${p.error ? ' field--error' : ''}">${p.error ? html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${p.label} ${p.error}</p>` : ''}<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="${p.value ?? 'on'}"${
     p.checked ? html` checked` : ''
-  }${p.hint ? html` aria-describedby="${id}-hint"` : ''}> <span>${p.label}</span></label>${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}</div>`;
+  }${p.error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}> <span>${p.label}</span></label>${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}</div>`;
 }
 
 /**

@@ -4,8 +4,11 @@ import { accountsModule } from './pages/accounts.pages.js';
 import { apiKeysModule } from './pages/api-keys.pages.js';
 import { assignmentRulesModule } from './pages/assignment-rules.pages.js';
 import { dashboardModule } from './pages/dashboard.pages.js';
+import { dealStagesModule } from './pages/deal-stages.pages.js';
 import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
+import { objectsModule } from './pages/objects.pages.js';
+import { recordsModule } from './pages/records.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
 import { signInModule } from './pages/sign-in.pages.js';
 import { usersModule } from './pages/users.pages.js';
@@ -22,8 +25,11 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   leadsModule,
   accountsModule,
   dealsModule,
+  recordsModule,
   apiKeysModule,
   assignmentRulesModule,
+  dealStagesModule,
+  objectsModule,
   settingsModule,
   usersModule,
 ];

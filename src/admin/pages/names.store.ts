@@ -15,3 +15,8 @@ export async function namesByIds(db: Executor, table: NamedTable, organizationId
 export async function recentNames(db: Executor, table: NamedTable, organizationId: string, limit: number): Promise<{ id: string; name: string }[]> {
   return db.selectFrom(table).select(['id', 'name']).where('organization_id', '=', organizationId).orderBy('seq', 'desc').limit(limit).execute();
 }
+
+/** The organization's custom objects by name, for the navigation (slug and name only, no definitions parsed). */
+export async function objectNames(db: Executor, organizationId: string, limit: number): Promise<{ slug: string; name: string }[]> {
+  return db.selectFrom('custom_objects').select(['slug', 'name']).where('organization_id', '=', organizationId).orderBy('name').orderBy('slug').limit(limit).execute();
+}

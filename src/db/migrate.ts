@@ -17,6 +17,9 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     db: database.db,
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
+    // Kysely looks for its bookkeeping tables in every schema; name ours, or another schema's tables (tests
+    // run one schema per file, in parallel) are taken for this one's.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () =>
         Object.fromEntries(

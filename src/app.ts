@@ -9,6 +9,7 @@ import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
+import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
 
@@ -55,6 +56,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     defaultLimitPerMinute: ctx.config.rateLimitPerMinute,
   });
   registerHealthRoutes(app, ctx);
+  registerMcpRoutes(app, ctx, VERSION);
 
   await app.register(
     async (api) => {

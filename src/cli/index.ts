@@ -4,6 +4,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { registerOrgCommands } from './orgs.commands.js';
+import { registerMcpCommand } from './mcp.commands.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -32,5 +33,6 @@ program
   });
 
 registerOrgCommands(program);
+registerMcpCommand(program);
 
 await program.parseAsync(process.argv);

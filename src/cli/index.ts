@@ -3,6 +3,8 @@ import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
+import { registerImportCommands } from './import.commands.js';
+import { registerDealCommands } from './deals.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 import { registerMcpCommand } from './mcp.commands.js';
 
@@ -33,6 +35,8 @@ program
   });
 
 registerOrgCommands(program);
+registerImportCommands(program);
+registerDealCommands(program);
 registerMcpCommand(program);
 
 await program.parseAsync(process.argv);

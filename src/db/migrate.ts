@@ -2,10 +2,12 @@ import { Migrator, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
+import { accountsDeals } from './migrations/0002_accounts_deals.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_accounts_deals': accountsDeals,
 };
 
 /**
@@ -17,8 +19,8 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     db: database.db,
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
-    // Kysely looks for its bookkeeping tables in every schema; name ours, or another schema's tables (tests
-    // run one schema per file, in parallel) are taken for this one's.
+    // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
+    // test file) it must be told which one is this database's, or it finds another's and never creates its own.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () =>

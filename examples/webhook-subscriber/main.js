@@ -1,4 +1,4 @@
-// node main.js — with CRM_BASE_URL, CRM_API_KEY (scopes leads:read, leads:write), CRM_WEBHOOK_SECRET and PORT.
+// node main.js — with CRM_BASE_URL, CRM_API_KEY (scopes leads:read, leads:write, plus the read scope of every other object you subscribe to), CRM_WEBHOOK_SECRET and PORT.
 import { createClient } from '@crm/sdk';
 import { createSubscriber, enrichLead } from './subscriber.js';
 

@@ -41,6 +41,8 @@ export async function fetchCurrent(client, event) {
   const { object, id, objectSlug } = event.data;
   const readers = {
     lead: () => client.leads.get(id),
+    account: () => client.accounts.get(id),
+    deal: () => client.deals.get(id),
   };
   if (!readers[object]) return null;
   try {

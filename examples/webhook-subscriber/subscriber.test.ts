@@ -21,6 +21,7 @@ describe('example webhook subscriber', () => {
   let subscriber: ReturnType<typeof createSubscriber>;
   let gate: Promise<void> = Promise.resolve();
   const handled: string[] = [];
+  const currentOf = new Map<string, unknown>();
 
   /** The next `processed` outcome of the subscriber's background work. */
   const nextOutcome = () => once(subscriber.events, 'processed').then(([p]) => p as Processed);
@@ -39,7 +40,7 @@ describe('example webhook subscriber', () => {
     t = await buildTestApp();
     const origin = await listen(t);
     website = await seedOrg(t.ctx);
-    const own = await addKey(t.ctx, website.orgId, ['leads:read', 'leads:write']);
+    const own = await addKey(t.ctx, website.orgId, ['leads:read', 'leads:write', 'accounts:read', 'deals:read']);
     subscriberKeyId = own.keyId;
     const client = createClient({ baseUrl: origin, apiKey: own.key });
     subscriber = createSubscriber({
@@ -49,6 +50,7 @@ describe('example webhook subscriber', () => {
       handle: async (work: Parameters<typeof enrichLead>[0]) => {
         await gate;
         handled.push(work.event.id);
+        currentOf.set(work.event.id, work.current);
         await enrichLead(work);
       },
     });
@@ -98,6 +100,20 @@ describe('example webhook subscriber', () => {
     const outcome = nextOutcome();
     await deliver(viaMcp);
     expect(await outcome).toEqual({ eventId: 'evt_mcp_same_key', outcome: 'handled' });
+  });
+
+  it('hands over the record as it is now, not as the (late) event describes it', async () => {
+    const created = await call(t.app, 'POST', '/deals', { auth: website.auth, body: { name: 'Forty seats' } });
+    const id = created.body.data.deal.id;
+    await call(t.app, 'PATCH', `/deals/${id}`, { auth: website.auth, body: { stage: 'proposal' } });
+    await call(t.app, 'PATCH', `/deals/${id}`, { auth: website.auth, body: { stage: 'won' } });
+    const events = await listEvents(t.ctx.database.db, website.orgId, { objectId: id });
+    const late = events.find((e) => e.type === 'deal.stage_changed')!;
+    expect(late.data.changes.after).toEqual({ stage: 'proposal' });
+    const outcome = nextOutcome();
+    await deliver(late);
+    expect((await outcome).outcome).toBe('handled');
+    expect(currentOf.get(late.id)).toMatchObject({ id, stage: 'won' });
   });
 
   it('dedupes a redelivered event by its id (at-least-once delivery)', async () => {

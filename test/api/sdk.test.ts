@@ -58,6 +58,24 @@ describe('SDK client against the API', () => {
     expect(pages).toEqual([3, 3, 1]);
   });
 
+  it('manages accounts and deals, including moving a deal to another stage', async () => {
+    const account = await crm.accounts.create({ name: 'Analytical Engines Ltd', domain: 'analytical.example' });
+    expect(await crm.accounts.get(account.id)).toEqual(account);
+    expect((await crm.accounts.update(account.id, { industry: 'Computing' })).industry).toBe('Computing');
+    expect((await crm.accounts.list({ q: 'engines' })).accounts.map((a) => a.id)).toEqual([account.id]);
+    expect((await crm.deals.stages()).map((st) => st.key)).toEqual(['qualification', 'proposal', 'negotiation', 'won', 'lost']);
+    const deal = await crm.deals.create({ name: 'Forty seats', accountId: account.id, amount: '48000.00', currency: 'EUR' });
+    expect(deal).toMatchObject({ stage: 'qualification', amount: '48000.00', accountId: account.id });
+    expect(await crm.deals.moveStage(deal.id, 'negotiation')).toMatchObject({ id: deal.id, stage: 'negotiation' });
+    const found = [];
+    for await (const d of crm.deals.iterate({ accountId: account.id, stage: 'negotiation' })) found.push(d.id);
+    expect(found).toEqual([deal.id]);
+    const stageError = await crm.deals.moveStage(deal.id, 'celebrating').catch((e: unknown) => e);
+    expect(stageError).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'stage' })] });
+    const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: deal.id });
+    expect(events.map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed']);
+  });
+
   it('throws typed errors carrying code, field errors and the request id', async () => {
     const invalid = await crm.leads.create({ name: '', email: 'nope', phoneNumber: '4155550100' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(CrmApiError);

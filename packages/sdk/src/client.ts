@@ -1,4 +1,6 @@
 import { Core, type ClientOptions } from './core.js';
+import { accountsResource } from './resources/accounts.js';
+import { dealsResource } from './resources/deals.js';
 import { leadsResource } from './resources/leads.js';
 import { meResource } from './resources/me.js';
 
@@ -10,6 +12,8 @@ export function createClient(options: ClientOptions) {
   return {
     me: meResource(core),
     leads: leadsResource(core),
+    accounts: accountsResource(core),
+    deals: dealsResource(core),
   };
 }
 

@@ -29,7 +29,16 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext, version
       if (value !== undefined) reply.raw.setHeader(name, value);
     }
     reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (err) {
+      // Hijacked: the error handler can no longer answer, so answer as JSON-RPC does.
+      request.log.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+      }
+    }
   });
 
   const noSessions = async () => {

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { registerImportCommands } from './import.commands.js';
 import { registerDealCommands } from './deals.commands.js';
+import { registerObjectCommands } from './objects.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 import { registerMcpCommand } from './mcp.commands.js';
 
@@ -37,6 +38,7 @@ program
 registerOrgCommands(program);
 registerImportCommands(program);
 registerDealCommands(program);
+registerObjectCommands(program);
 registerMcpCommand(program);
 
 await program.parseAsync(process.argv);

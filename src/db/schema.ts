@@ -144,6 +144,42 @@ export interface DealStagesTable {
   updated_at: string;
 }
 
+export interface CustomObjectsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  /** JSON: {fields: [...], stages: [...]}. */
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecordsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  object_id: string;
+  stage: string | null;
+  /** JSON of the field values in stored form (dates YYYY-MM-DD, e-mails and phones encrypted). */
+  data: string;
+  /** Lower-cased text and long_text values, for substring search. */
+  search_text: string;
+  /** The value of the object's due-role date field, for the overdue filter. */
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecordRemindersTable {
+  record_id: string;
+  organization_id: string;
+  due_date: string;
+  fire_at: string;
+  fired_at: string | null;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -157,4 +193,7 @@ export interface DB {
   accounts: AccountsTable;
   deals: DealsTable;
   deal_stages: DealStagesTable;
+  custom_objects: CustomObjectsTable;
+  records: RecordsTable;
+  record_reminders: RecordRemindersTable;
 }

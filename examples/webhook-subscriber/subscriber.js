@@ -43,6 +43,7 @@ export async function fetchCurrent(client, event) {
     lead: () => client.leads.get(id),
     account: () => client.accounts.get(id),
     deal: () => client.deals.get(id),
+    record: () => client.records(objectSlug).get(id),
   };
   if (!readers[object]) return null;
   try {

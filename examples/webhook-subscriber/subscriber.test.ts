@@ -40,7 +40,7 @@ describe('example webhook subscriber', () => {
     t = await buildTestApp();
     const origin = await listen(t);
     website = await seedOrg(t.ctx);
-    const own = await addKey(t.ctx, website.orgId, ['leads:read', 'leads:write', 'accounts:read', 'deals:read']);
+    const own = await addKey(t.ctx, website.orgId, ['leads:read', 'leads:write', 'accounts:read', 'deals:read', 'records:read']);
     subscriberKeyId = own.keyId;
     const client = createClient({ baseUrl: origin, apiKey: own.key });
     subscriber = createSubscriber({
@@ -114,6 +114,18 @@ describe('example webhook subscriber', () => {
     await deliver(late);
     expect((await outcome).outcome).toBe('handled');
     expect(currentOf.get(late.id)).toMatchObject({ id, stage: 'won' });
+  });
+
+  it("fetches a custom-object record through its object's slug", async () => {
+    const object = { slug: 'tickets', name: 'Tickets', fields: [{ key: 'subject', label: 'Subject', type: 'text', required: true }] };
+    expect((await call(t.app, 'POST', '/objects', { auth: website.auth, body: object })).status).toBe(201);
+    const created = await call(t.app, 'POST', '/objects/tickets/records', { auth: website.auth, body: { subject: 'Printer on fire' } });
+    const [event] = await eventsOf(created.body.data.record.id);
+    expect(event).toMatchObject({ type: 'record.created', data: { objectSlug: 'tickets' } });
+    const outcome = nextOutcome();
+    await deliver(event);
+    expect((await outcome).outcome).toBe('handled');
+    expect(currentOf.get(event!.id)).toMatchObject({ id: created.body.data.record.id, subject: 'Printer on fire' });
   });
 
   it('dedupes a redelivered event by its id (at-least-once delivery)', async () => {

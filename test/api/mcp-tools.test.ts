@@ -5,6 +5,7 @@ import { MCP_TOOLS } from '../../src/modules/mcp/tools/index.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
 
 /** The resource tools beyond leads, through the SDK's client over Streamable HTTP. */
 describe('MCP tools', () => {
@@ -94,6 +95,60 @@ describe('MCP tools', () => {
       const theirs = await callOk(otherClient, 'create_deal', { name: 'Theirs' });
       await callError(client, 'move_deal_stage', { id: theirs.deal.id, stage: 'won' }, 'NOT_FOUND');
       await callError(client, 'get_deal', { id: theirs.deal.id }, 'NOT_FOUND');
+    });
+  });
+
+  describe('custom objects and records', () => {
+    const projects = {
+      slug: 'projects',
+      name: 'Projects',
+      fields: [
+        { key: 'title', label: 'Title', type: 'text', required: true },
+        { key: 'priority', label: 'Priority', type: 'select', options: ['low', 'high'] },
+        { key: 'due_on', label: 'Due on', type: 'date', role: 'due' },
+      ],
+      stages: [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }],
+    };
+
+    beforeAll(async () => {
+      expect((await call(t.app, 'POST', '/objects', { auth: s.auth, body: projects })).status).toBe(201);
+    });
+
+    it('lists the objects and describes their fields', async () => {
+      const { objects } = await callOk(client, 'list_objects', {});
+      expect(objects.map((o: { slug: string }) => o.slug)).toEqual(['projects']);
+      const { object } = await callOk(client, 'describe_object', { object: 'projects' });
+      expect(object.fields).toEqual([
+        { key: 'title', label: 'Title', type: 'text', required: true },
+        { key: 'priority', label: 'Priority', type: 'select', required: false, options: ['low', 'high'] },
+        { key: 'due_on', label: 'Due on', type: 'date', required: false, role: 'due' },
+      ]);
+      expect(object.stages.map((st: { key: string }) => st.key)).toEqual(['planned', 'done']);
+      expect((await callOk(otherClient, 'list_objects', {})).objects).toEqual([]);
+      await callError(otherClient, 'describe_object', { object: 'projects' }, 'NOT_FOUND');
+    });
+
+    it('creates, searches, gets and updates records, with events on channel MCP', async () => {
+      const { record } = await callOk(client, 'create_record', { object: 'projects', values: { title: 'Website relaunch', priority: 'high', due_on: '2026-03-01' } });
+      expect(record).toMatchObject({ objectSlug: 'projects', stage: 'planned', title: 'Website relaunch', due_on: '2026-03-01T00:00:00.000Z' });
+      const found = await callOk(client, 'search_records', { object: 'projects', q: 'RELAUNCH', stage: 'planned' });
+      expect(found.records.map((r: { id: string }) => r.id)).toEqual([record.id]);
+      expect(await callOk(client, 'get_record', { object: 'projects', id: record.id })).toEqual({ record });
+      const moved = await callOk(client, 'update_record', { object: 'projects', id: record.id, changes: { stage: 'done', priority: 'low' } });
+      expect(moved.record).toMatchObject({ stage: 'done', priority: 'low' });
+      const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: record.id });
+      expect(events.map((e) => e.type).sort()).toEqual(['record.created', 'record.stage_changed', 'record.updated']);
+      for (const event of events) expect(event.data).toMatchObject({ actor: mcpActor(), objectSlug: 'projects' });
+    });
+
+    it('checks values against the definition, listing every bad field, and hides other organizations', async () => {
+      const { errors } = await callError(client, 'create_record', { object: 'projects', values: { priority: 'urgent', colour: 'red' } }, 'VALIDATION_FAILED');
+      expect(errors.map((e) => e.field).sort()).toEqual(['colour', 'priority', 'title']);
+      await callError(client, 'create_record', { object: 'projects' }, 'VALIDATION_FAILED');
+      await callError(client, 'create_record', { object: 'nothing-here', values: { title: 'x' } }, 'NOT_FOUND');
+      const { record } = await callOk(client, 'create_record', { object: 'projects', values: { title: 'Ours' } });
+      await callError(otherClient, 'get_record', { object: 'projects', id: record.id }, 'NOT_FOUND');
+      await callError(otherClient, 'update_record', { object: 'projects', id: record.id, changes: { title: 'Theirs' } }, 'NOT_FOUND');
     });
   });
 });

@@ -76,6 +76,34 @@ describe('SDK client against the API', () => {
     expect(events.map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed']);
   });
 
+  it('defines a custom object and manages its records', async () => {
+    const object = await crm.objects.create({
+      slug: 'tickets',
+      name: 'Tickets',
+      fields: [
+        { key: 'subject', label: 'Subject', type: 'text', required: true },
+        { key: 'due_on', label: 'Due on', type: 'date', role: 'due' },
+      ],
+      stages: [{ key: 'open', label: 'Open' }, { key: 'closed', label: 'Closed' }],
+    });
+    expect(await crm.objects.get('tickets')).toEqual(object);
+    expect((await crm.objects.update('tickets', { name: 'Support tickets' })).name).toBe('Support tickets');
+    const slugs = [];
+    for await (const o of crm.objects.iterate()) slugs.push(o.slug);
+    expect(slugs).toEqual(['tickets']);
+    const tickets = crm.records('tickets');
+    const record = await tickets.create({ subject: 'Printer on fire', due_on: '2026-03-01T15:00:00Z' });
+    expect(record).toMatchObject({ objectSlug: 'tickets', stage: 'open', subject: 'Printer on fire', due_on: '2026-03-02T00:00:00.000Z' });
+    expect(await tickets.get(record.id)).toEqual(record);
+    expect(await tickets.moveStage(record.id, 'closed')).toMatchObject({ stage: 'closed' });
+    expect((await tickets.update(record.id, { subject: 'Printer fixed' })).subject).toBe('Printer fixed');
+    const found = [];
+    for await (const r of tickets.iterate({ q: 'fixed', stage: 'closed' })) found.push(r.id);
+    expect(found).toEqual([record.id]);
+    await expect(tickets.create({ due_on: 'soon' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', errors: expect.arrayContaining([expect.objectContaining({ field: 'subject' }), expect.objectContaining({ field: 'due_on' })]) });
+    await expect(crm.records('nothing').get(record.id)).rejects.toMatchObject({ status: 404 });
+  });
+
   it('throws typed errors carrying code, field errors and the request id', async () => {
     const invalid = await crm.leads.create({ name: '', email: 'nope', phoneNumber: '4155550100' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(CrmApiError);

@@ -3,6 +3,8 @@ import { accountsResource } from './resources/accounts.js';
 import { dealsResource } from './resources/deals.js';
 import { leadsResource } from './resources/leads.js';
 import { meResource } from './resources/me.js';
+import { objectsResource } from './resources/objects.js';
+import { recordsResource } from './resources/records.js';
 
 export type { ClientOptions } from './core.js';
 
@@ -14,6 +16,9 @@ export function createClient(options: ClientOptions) {
     leads: leadsResource(core),
     accounts: accountsResource(core),
     deals: dealsResource(core),
+    objects: objectsResource(core),
+    /** The records of one custom object, by slug. */
+    records: recordsResource(core),
   };
 }
 

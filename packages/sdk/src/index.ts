@@ -6,5 +6,7 @@ export type { Lead, LeadCreate, LeadPage, LeadQuery, LeadUpdate } from './resour
 export type { Account, AccountCreate, AccountPage, AccountQuery, AccountUpdate } from './resources/accounts.js';
 export type { Deal, DealCreate, DealPage, DealQuery, DealStage, DealUpdate } from './resources/deals.js';
 export type { Me } from './resources/me.js';
+export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQuery, CustomObjectUpdate } from './resources/objects.js';
+export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './resources/records.js';
 export type { CallOptions, CreateOptions, ErrorCode, FieldError, Pagination } from './types.js';
 export type { components, paths } from './generated/openapi.js';

@@ -33,7 +33,7 @@ export function requireScopes(principal: Principal, scopes: readonly Scope[]): P
 }
 
 const INSTRUCTIONS = [
-  'Tools of a CRM: search, read, create and update leads (and the other resources listed).',
+  'Tools of a CRM: search, read, create and update leads, accounts, deals and records of custom objects (use describe_object for their fields).',
   'Search before creating, to avoid duplicates. Errors come back as tool errors whose text starts with a stable code (VALIDATION_FAILED, NOT_FOUND, INSUFFICIENT_SCOPE, RATE_LIMITED…) followed by one line per invalid field.',
 ].join(' ');
 

@@ -1611,6 +1611,1042 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/objects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom objects
+         * @description Newest first. Needs records:read or objects:admin.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Page size (max 100). */
+                    limit: number;
+                    /** @description Page number, from 1. */
+                    page: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                objects: components["schemas"]["CustomObject"][];
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Define a custom object
+         * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "slug": "projects",
+                     *       "name": "Projects",
+                     *       "fields": [
+                     *         {
+                     *           "key": "title",
+                     *           "label": "Title",
+                     *           "type": "text",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "key": "priority",
+                     *           "label": "Priority",
+                     *           "type": "select",
+                     *           "options": [
+                     *             "low",
+                     *             "high"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "key": "due_on",
+                     *           "label": "Due on",
+                     *           "type": "date",
+                     *           "role": "due"
+                     *         }
+                     *       ],
+                     *       "stages": [
+                     *         {
+                     *           "key": "planned",
+                     *           "label": "Planned"
+                     *         },
+                     *         {
+                     *           "key": "done",
+                     *           "label": "Done"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The fields, in display order. */
+                        fields?: {
+                            /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                            key: string;
+                            /** @description Display label. */
+                            label: string;
+                            /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                            options?: string[];
+                            /**
+                             * @description A record must always have a value (default false).
+                             * @default false
+                             */
+                            required?: boolean;
+                            /**
+                             * @description `due` on one date field: drives the overdue filter and the record.due reminder.
+                             * @enum {string}
+                             */
+                            role?: "due";
+                            /**
+                             * @description Value type; `date` is date-only (YYYY-MM-DD).
+                             * @enum {string}
+                             */
+                            type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                        }[];
+                        /** @description Display name. */
+                        name: string;
+                        /** @description Identifier in URLs, unique in the organization: lower-case letters, digits, _ and -. */
+                        slug: string;
+                        /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
+                        stages?: {
+                            /** @description Stable key stored on records. */
+                            key: string;
+                            /** @description Display label. */
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                object: components["schemas"]["CustomObject"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/objects/{object}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List records of a custom object
+         * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Page size (max 100). */
+                    limit: number;
+                    /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
+                    overdue?: boolean;
+                    /** @description Page number, from 1. */
+                    page: number;
+                    /** @description Case-insensitive substring of any text or long_text field (1 character or more). */
+                    q?: string;
+                    /** @description Only records in this stage. */
+                    stage?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                pagination: components["schemas"]["Pagination"];
+                                records: components["schemas"]["Record"][];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a record
+         * @description Values are checked against the object's definition; one 400 lists every bad field. The stage defaults to the first one. Records record.created. Send Idempotency-Key to make retries safe.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            /** @description The record's field values by field key, typed as the object defines them; unknown keys are refused. */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "title": "Website relaunch",
+                     *       "priority": "high",
+                     *       "due_on": "2026-11-21",
+                     *       "stage": "planned"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                        stage?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                record: components["schemas"]["Record"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/objects/{object}/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a record */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Record id. */
+                    id: string;
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                record: components["schemas"]["Record"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a record
+         * @description Only the keys sent change; null clears a field that is not required. A stage change records record.stage_changed, other changes record.updated.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Record id. */
+                    id: string;
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            /** @description Only the keys sent change; null clears a field that is not required. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                        stage?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                record: components["schemas"]["Record"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/public/v1/objects/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a custom object */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Object slug. */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                object: components["schemas"]["CustomObject"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom object
+         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Object slug. */
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            /** @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The fields, in display order. */
+                        fields?: {
+                            /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                            key: string;
+                            /** @description Display label. */
+                            label: string;
+                            /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                            options?: string[];
+                            /**
+                             * @description A record must always have a value (default false).
+                             * @default false
+                             */
+                            required?: boolean;
+                            /**
+                             * @description `due` on one date field: drives the overdue filter and the record.due reminder.
+                             * @enum {string}
+                             */
+                            role?: "due";
+                            /**
+                             * @description Value type; `date` is date-only (YYYY-MM-DD).
+                             * @enum {string}
+                             */
+                            type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                        }[];
+                        /** @description Display name. */
+                        name?: string;
+                        /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
+                        stages?: {
+                            /** @description Stable key stored on records. */
+                            key: string;
+                            /** @description Display label. */
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                object: components["schemas"]["CustomObject"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1635,6 +2671,34 @@ export interface components {
              */
             updatedAt: string;
             website: string | null;
+        };
+        CustomObject: {
+            /**
+             * Format: date-time
+             * @description UTC instant of creation.
+             */
+            createdAt: string;
+            fields: {
+                key: string;
+                label: string;
+                options?: string[];
+                required: boolean;
+                /** @enum {string} */
+                role?: "due";
+                /** @enum {string} */
+                type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+            }[];
+            name: string;
+            slug: string;
+            stages: {
+                key: string;
+                label: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
         };
         Deal: {
             accountId: string | null;
@@ -1717,6 +2781,26 @@ export interface components {
             page: number;
             total: number;
             totalPages: number;
+        };
+        /** @description Flat: one property per field of the object (null when unset). date fields read as YYYY-MM-DDT00:00:00.000Z, datetime fields as UTC instants, e-mails lower-case, phones E.164. */
+        Record: {
+            /**
+             * Format: date-time
+             * @description UTC instant of creation.
+             */
+            createdAt: string;
+            /** @description Record id (24 lowercase hex characters). */
+            id: string;
+            /** @description Slug of the record's object. */
+            objectSlug: string;
+            stage: string | null;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;

@@ -11,6 +11,8 @@ import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
+import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export const VERSION = '1.0.0';
 
@@ -44,6 +46,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);
   app.addSchema(Pagination);
+  app.addSchema(Webhook);
+  app.addSchema(WebhookDelivery);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -56,6 +60,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerMeRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
+      registerWebhookRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

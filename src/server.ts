@@ -2,23 +2,36 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeContext, createContext, type AppContext } from './context.js';
+import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
+import { publishCommits } from './modules/webhooks/pg-wakeup.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   ctx: AppContext;
+  /** The in-process webhook dispatcher (DISPATCHER=inline, the default). */
+  dispatcher: WebhookDispatcher | undefined;
   address: string;
   close(): Promise<void>;
 }
 
-/** Builds and listens; SIGTERM/SIGINT stop accepting, finish in-flight requests, then close the database. */
+/**
+ * Builds and listens; SIGTERM/SIGINT stop accepting, finish in-flight requests, let in-flight webhook
+ * attempts finish and record them, then close the database.
+ */
 export async function startServer(config: Config): Promise<RunningServer> {
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });
+  const log = app.log.child({ module: 'webhooks' });
+  const dispatcher = config.dispatcher === 'inline' ? new WebhookDispatcher(ctx, { logger: log }).start() : undefined;
+  // Without an in-process dispatcher, `crm worker` processes deliver: on PostgreSQL, wake them per commit.
+  const unpublish = !dispatcher && ctx.database.dialect === 'postgres' ? publishCommits(ctx, log) : undefined;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       await app.close();
+      unpublish?.();
+      await dispatcher?.stop();
       await closeContext(ctx);
     })());
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -33,5 +46,5 @@ export async function startServer(config: Config): Promise<RunningServer> {
       );
     });
   }
-  return { app, ctx, address, close };
+  return { app, ctx, dispatcher, address, close };
 }

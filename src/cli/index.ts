@@ -4,6 +4,8 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { startServer } from '../server.js';
 import { registerOrgCommands } from './orgs.commands.js';
+import { registerWebhookCommands } from './webhooks.commands.js';
+import { startWorker } from '../worker.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -31,6 +33,14 @@ program
     await startServer(loadConfig(process.env));
   });
 
+program
+  .command('worker')
+  .description('Run only the webhook dispatcher (scale-out: start the API instances with DISPATCHER=off)')
+  .action(async () => {
+    await startWorker(loadConfig(process.env));
+  });
+
 registerOrgCommands(program);
+registerWebhookCommands(program);
 
 await program.parseAsync(process.argv);

@@ -67,6 +67,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
       security: [{ bearer: [] }],
       tags: [
         { name: 'Leads' },
+        { name: 'Webhooks', description: 'Endpoints that receive signed events, their delivery log and re-sends (docs/webhooks.md).' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

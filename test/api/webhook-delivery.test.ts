@@ -147,7 +147,7 @@ describe('isolation between endpoints', () => {
     const dispatcher = await h.restart({ timeoutMs: 10_000, endpointConcurrency: 4 });
     const healthy = await endpoint(h);
     const hanging = await endpoint(h, ['*'], healthy.org);
-    const held: { end(): void }[] = [];
+    const held: { end(body: string): void }[] = [];
     h.receiver.on(hanging.path, (res) => held.push(res));
     for (let i = 0; i < 30; i++) await createLead(h, healthy.org, { name: `L${i}` });
     await h.receiver.waitFor(healthy.path, 30, 8_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg } from '../helpers/seed.js';
-import { crm, databaseEnv, testKey } from '../helpers/processes.js';
+import { crm, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
 import { listWebhooks } from '../../src/modules/webhooks/webhooks.service.js';
 
 let t: TestApp;
@@ -11,7 +11,10 @@ beforeAll(async () => {
   t = await buildTestApp({ env: { ENCRYPTION_KEY: testKey() } });
   env = { ...databaseEnv(t), LOG_LEVEL: 'silent' };
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  killSpawned();
+  await t.close();
+});
 
 async function run(args: string[]) {
   const p = crm([...args, '--json'], env);

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { Receiver, eventually, verifyBoth } from '../helpers/receiver.js';
-import { crm, databaseEnv, serve, testKey } from '../helpers/processes.js';
+import { crm, databaseEnv, killSpawned, serve, testKey } from '../helpers/processes.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
-import { publishCommits } from '../../src/modules/webhooks/pg-wakeup.js';
+import { listenForCommits, publishCommits } from '../../src/modules/webhooks/pg-wakeup.js';
 import { call } from '../helpers/http.js';
 
 let t: TestApp;
@@ -18,6 +18,7 @@ beforeAll(async () => {
   env = { ...databaseEnv(t), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1000' };
 });
 afterAll(async () => {
+  killSpawned();
   await receiver.close();
   await t.close();
 });
@@ -102,14 +103,19 @@ describe('two `crm worker` processes on one database', () => {
     const workerEnv = { ...env, WEBHOOK_TIMEOUT_MS: '10000' };
     const workers = [crm(['worker'], workerEnv), crm(['worker'], workerEnv)];
     await Promise.all(workers.map((w) => w.waitFor(/webhook worker started/)));
-    // On PostgreSQL the API side NOTIFYs the workers after each commit, as `crm serve` does with DISPATCHER=off.
+    // On PostgreSQL the API side NOTIFYs the workers after each commit, as `crm serve` does with DISPATCHER=off;
+    // a third listener here checks that the notifications flow.
+    let notified = 0;
     const unpublish = dialect === 'postgres' ? publishCommits(t.ctx, console) : () => undefined;
+    const listener = dialect === 'postgres' ? await listenForCommits(env.DATABASE_URL!, () => notified++, console) : undefined;
     try {
       for (let i = 0; i < 100; i++) expect((await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: `W${i}` } })).status).toBe(201);
       await receiver.waitFor('/w1', 100, 30_000);
       await receiver.waitFor('/w2', 100, 30_000);
+      if (listener) expect(notified).toBeGreaterThan(1);
     } finally {
       unpublish();
+      await listener?.close();
     }
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     for (const path of ['/w1', '/w2']) {

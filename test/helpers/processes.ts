@@ -26,6 +26,14 @@ export interface Spawned {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+const children = new Set<ChildProcess>();
+
+/** SIGKILLs every process this test file spawned that is still running (afterAll, also after a failure). */
+export function killSpawned(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+}
+
 /** `node --import tsx src/cli/index.ts <args>`: the real CLI from source, in its own process. */
 export function crm(args: string[], env: Record<string, string>): Spawned {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
@@ -33,6 +41,7 @@ export function crm(args: string[], env: Record<string, string>): Spawned {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(proc);
   let out = '';
   const listeners = new Set<() => void>();
   const collect = (chunk: Buffer) => {

@@ -62,13 +62,14 @@ export async function saveCursor(trx: Transaction<DB>, cursor: Cursor, now: stri
 
 export interface DispatchEndpoint extends FanOutEndpoint, SealedSecrets {
   url: string;
+  failingSince: string | null;
 }
 
 export async function enabledEndpointsOf(trx: Executor, organizationIds: string[]): Promise<DispatchEndpoint[]> {
   if (organizationIds.length === 0) return [];
   const rows = await trx
     .selectFrom('webhook_endpoints')
-    .select(['id', 'organization_id', 'url', 'events', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at'])
+    .select(['id', 'organization_id', 'url', 'events', 'failing_since', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at'])
     .where('enabled', '=', 1)
     .where('organization_id', 'in', organizationIds)
     .execute();
@@ -77,6 +78,7 @@ export async function enabledEndpointsOf(trx: Executor, organizationIds: string[
     organizationId: r.organization_id,
     url: r.url,
     events: JSON.parse(r.events) as string[],
+    failingSince: r.failing_since,
     secretEnc: r.secret_enc,
     previousSecretEnc: r.previous_secret_enc,
     previousSecretExpiresAt: r.previous_secret_expires_at,
@@ -119,6 +121,8 @@ export interface Job {
   url: string;
   /** False when the endpoint was disabled after the delivery was queued: it is given up, not sent. */
   enabled: boolean;
+  /** The endpoint was in a run of failures when this was claimed: a success must clear the flag. */
+  endpointFailing: boolean;
   body: string;
   secrets: SealedSecrets;
 }
@@ -158,7 +162,7 @@ export async function claimDeliveries(db: Db, dialect: Dialect, endpointId: stri
       .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
       .innerJoin('events as ev', 'ev.id', 'd.event_id')
       .select([
-        'd.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.attempts', 'e.url', 'e.enabled', 'e.secret_enc',
+        'd.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.attempts', 'e.url', 'e.enabled', 'e.failing_since', 'e.secret_enc',
         'e.previous_secret_enc', 'e.previous_secret_expires_at', 'ev.payload',
       ])
       .where('d.id', 'in', claimed.map((r) => r.id))
@@ -174,6 +178,7 @@ export async function claimDeliveries(db: Db, dialect: Dialect, endpointId: stri
       leaseUntil: lease.until,
       url: r.url,
       enabled: Number(r.enabled) === 1,
+      endpointFailing: r.failing_since !== null,
       body: r.payload,
       secrets: { id: r.endpoint_id, secretEnc: r.secret_enc, previousSecretEnc: r.previous_secret_enc, previousSecretExpiresAt: r.previous_secret_expires_at },
     }));

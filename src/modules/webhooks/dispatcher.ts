@@ -11,12 +11,11 @@ import type dns from 'node:dns';
 import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { decide } from './dispatcher.outcome.js';
-import { sendAttempt } from './dispatcher.send.js';
+import { runAttempt, type AttemptDeps } from './dispatcher.attempt.js';
 import { claimDeliveries, endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
-import { fanOutBatch, recordOutcomes, type Outcome } from './dispatcher.work.js';
+import { fanOutBatch } from './dispatcher.work.js';
+import { OutcomeWriter } from './dispatcher.writer.js';
 import { createGuardedDispatcher } from './ssrf.js';
-import { signingSecrets } from './webhook-secrets.js';
 import { pruneDeliveryLog } from './webhooks.service.js';
 
 export interface DispatcherLogger {
@@ -67,9 +66,8 @@ export class WebhookDispatcher {
   private readonly running = new Set<Promise<void>>();
   /** Endpoints that may have due rows this process could not take yet (no free slot at the time). */
   private readonly backlog = new Set<string>();
-  private outcomes: Outcome[] = [];
-  private flushing: Promise<void> | null = null;
-  private flushQueued = false;
+  private readonly writer: OutcomeWriter;
+  private readonly attemptDeps: AttemptDeps;
   private pumping = false;
   private again = false;
   private wantFanOut = false;
@@ -97,6 +95,17 @@ export class WebhookDispatcher {
       connectTimeoutMs: this.opts.timeoutMs,
       ...(options.lookup ? { lookup: options.lookup } : {}),
     });
+    this.writer = new OutcomeWriter(ctx.database.db, ctx.clock, this.log);
+    this.attemptDeps = {
+      agent: this.agent,
+      cipher: ctx.cipher,
+      clock: ctx.clock,
+      signingClock: this.opts.signingClock,
+      timeoutMs: this.opts.timeoutMs,
+      random: this.opts.random,
+      secretCache: new Map(),
+      log: this.log,
+    };
   }
 
   /** Starts listening to commits and polling; pending deliveries from before a restart are picked up at once. */
@@ -129,9 +138,9 @@ export class WebhookDispatcher {
 
   /** Resolves once nothing is running or waiting to be written (tests and benchmarks). */
   async settled(): Promise<void> {
-    while (this.pumping || this.running.size > 0 || this.outcomes.length > 0 || this.flushing || this.flushQueued) {
+    while (this.pumping || this.running.size > 0 || this.writer.busy) {
       await Promise.allSettled([...this.running]);
-      await this.flushing;
+      await this.writer.current;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   }
@@ -264,7 +273,8 @@ export class WebhookDispatcher {
 
   /** Runs one attempt in its (already reserved) slot; the slot frees when it ends and the pump refills it. */
   private launch(job: Job): void {
-    const run = this.attempt(job)
+    const run = runAttempt(job, this.attemptDeps)
+      .then((outcome) => this.writer.record(outcome))
       .catch((err: unknown) => this.log.error({ err, deliveryId: job.deliveryId }, 'webhook attempt crashed'))
       .finally(() => {
         this.release(job.endpointId);
@@ -272,85 +282,6 @@ export class WebhookDispatcher {
         this.kick();
       });
     this.running.add(run);
-  }
-
-  private async attempt(job: Job): Promise<void> {
-    const startedAt = this.ctx.clock.now();
-    const base = { deliveryId: job.deliveryId, leaseToken: job.leaseToken, now: startedAt.toISOString() };
-    if (!job.enabled) {
-      this.record({ kind: 'release', ...base, outcome: { failed: 'Endpoint disabled before the attempt' } });
-      return;
-    }
-    // Too little lease left to finish: another worker may take the row over while we send. Hand it back.
-    if (startedAt.getTime() + this.opts.timeoutMs > new Date(job.leaseUntil).getTime()) {
-      this.record({ kind: 'release', ...base, outcome: { dueAt: base.now } });
-      return;
-    }
-    const result = await sendAttempt(
-      this.agent,
-      { deliveryId: job.deliveryId, eventId: job.eventId, eventType: job.eventType, url: job.url, body: job.body, secrets: signingSecrets(this.ctx.cipher, job.secrets, startedAt) },
-      { timeoutMs: this.opts.timeoutMs, timestamp: Math.floor(this.opts.signingClock.now().getTime() / 1000), startedAt },
-    );
-    const finishedAt = this.ctx.clock.now();
-    const { delivery, endpoint } = decide(job.attempt, result, finishedAt, this.opts.random);
-    const logged = { deliveryId: job.deliveryId, webhookId: job.endpointId, eventId: job.eventId, attempt: job.attempt, status: result.responseStatus, durationMs: result.durationMs };
-    if (result.succeeded) this.log.debug(logged, 'webhook delivered');
-    else this.log.info({ ...logged, error: delivery.error, next: delivery.status }, 'webhook attempt failed');
-    this.record({
-      kind: 'attempt',
-      endpointId: job.endpointId,
-      signal: endpoint,
-      record: {
-        deliveryId: job.deliveryId,
-        leaseToken: job.leaseToken,
-        attempt: job.attempt,
-        startedAt: startedAt.toISOString(),
-        durationMs: result.durationMs,
-        responseStatus: result.responseStatus,
-        responseExcerpt: result.responseExcerpt,
-        error: result.error,
-        succeeded: result.succeeded,
-        decision: delivery,
-        now: finishedAt.toISOString(),
-      },
-    });
-  }
-
-  private record(outcome: Outcome): void {
-    this.outcomes.push(outcome);
-    this.scheduleFlush(0);
-  }
-
-  private scheduleFlush(delayMs: number): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    const run = () => void this.flush();
-    if (delayMs > 0) setTimeout(run, delayMs).unref();
-    else setImmediate(run);
-  }
-
-  /** Writes the results gathered so far in one transaction; one write at a time, the next one queued. */
-  private async flush(): Promise<void> {
-    this.flushQueued = false;
-    if (this.flushing || this.outcomes.length === 0) return;
-    const batch = this.outcomes;
-    this.outcomes = [];
-    let failed = false;
-    this.flushing = recordOutcomes(this.ctx.database.db, batch, this.ctx.clock.now())
-      .then((disabled) => {
-        for (const d of disabled) this.log.warn({ webhookId: d.id, reason: d.reason }, 'webhook endpoint disabled');
-      })
-      .catch((err: unknown) => {
-        // Keep the results and try again shortly; meanwhile the leases keep other workers off these rows.
-        failed = true;
-        this.log.error({ err }, 'recording webhook results failed');
-        this.outcomes.unshift(...batch);
-      })
-      .finally(() => {
-        this.flushing = null;
-      });
-    await this.flushing;
-    if (this.outcomes.length > 0) this.scheduleFlush(failed ? 1_000 : 0);
   }
 
   private async maybePrune(): Promise<void> {

@@ -63,7 +63,7 @@ export async function fanOutBatch(db: Db, dialect: Dialect, limit: number, lease
         updated_at: lease.now,
       };
       const job: Job | null = leased
-        ? { deliveryId: row.id, endpointId: endpoint.id, eventId: event.id, eventType: event.type, attempt: 1, leaseToken: lease.token, leaseUntil: lease.until, url: endpoint.url, enabled: true, body: event.payload, secrets: endpoint }
+        ? { deliveryId: row.id, endpointId: endpoint.id, eventId: event.id, eventType: event.type, attempt: 1, leaseToken: lease.token, leaseUntil: lease.until, url: endpoint.url, enabled: true, endpointFailing: endpoint.failingSince !== null, body: event.payload, secrets: endpoint }
         : null;
       return { row, job };
     });
@@ -75,7 +75,7 @@ export async function fanOutBatch(db: Db, dialect: Dialect, limit: number, lease
 }
 
 export type Outcome =
-  | { kind: 'attempt'; endpointId: string; signal: EndpointSignal; record: AttemptRecord }
+  | { kind: 'attempt'; endpointId: string; endpointFailing: boolean; signal: EndpointSignal; record: AttemptRecord }
   | { kind: 'release'; deliveryId: string; leaseToken: string; outcome: { failed: string } | { dueAt: string }; now: string };
 
 const DISABLED_MESSAGES: Record<Exclude<DisabledReason, 'DISABLED_BY_USER'>, string> = {
@@ -96,7 +96,9 @@ export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date): Pr
     const signals = summarizeSignals(
       attempts.filter((a) => applied.has(a.record.deliveryId)).map((a) => ({ endpointId: a.endpointId, signal: a.signal, at: a.record.now })),
     );
-    await clearFailing(trx, signals.recovered);
+    // Only endpoints that were (or just became) failing need the flag cleared: one statement saved per batch.
+    const flagged = new Set(attempts.filter((a) => a.endpointFailing || a.signal !== 'healthy').map((a) => a.endpointId));
+    await clearFailing(trx, signals.recovered.filter((id) => flagged.has(id)));
     const since = await markFailing(trx, new Map([...signals.failing].map(([id, run]) => [id, run.first])));
     const toDisable: { id: string; reason: Exclude<DisabledReason, 'DISABLED_BY_USER'> }[] = signals.gone.map((id) => ({ id, reason: 'ENDPOINT_GONE' }));
     for (const [id, failingSince] of since) {

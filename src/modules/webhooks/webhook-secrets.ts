@@ -21,11 +21,25 @@ export interface SealedSecrets {
   previousSecretExpiresAt: string | null;
 }
 
-/** The secrets a delivery is signed with at `now`: the current one, then the previous one inside its window. */
-export function signingSecrets(cipher: FieldCipher, e: SealedSecrets, now: Date): string[] {
-  const secrets = [openSecret(cipher, e.id, 'secret', e.secretEnc)];
+/**
+ * The secrets a delivery is signed with at `now`: the current one, then the previous one inside its window.
+ * `cache` (ciphertext → secret) spares a decryption per attempt; a rotation writes new ciphertexts, so an
+ * entry never goes stale.
+ */
+export function signingSecrets(cipher: FieldCipher, e: SealedSecrets, now: Date, cache?: Map<string, string>): string[] {
+  const open = (slot: Slot, sealed: string) => {
+    const key = `${e.id}:${slot}:${sealed}`;
+    let secret = cache?.get(key);
+    if (secret === undefined) {
+      secret = openSecret(cipher, e.id, slot, sealed);
+      if (cache && cache.size >= 10_000) cache.clear();
+      cache?.set(key, secret);
+    }
+    return secret;
+  };
+  const secrets = [open('secret', e.secretEnc)];
   if (e.previousSecretEnc !== null && e.previousSecretExpiresAt !== null && now.toISOString() < e.previousSecretExpiresAt) {
-    secrets.push(openSecret(cipher, e.id, 'previous_secret', e.previousSecretEnc));
+    secrets.push(open('previous_secret', e.previousSecretEnc));
   }
   return secrets;
 }

@@ -48,5 +48,5 @@ describe('crm webhook', () => {
     const deleted = await run(['webhook', 'delete', id]);
     expect(JSON.parse(deleted.out.trim().split('\n').at(-1)!)).toEqual({ id, deleted: true });
     expect((await listWebhooks(t.ctx, org.orgId, { page: 1, limit: 10 })).webhooks).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });

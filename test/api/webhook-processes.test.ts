@@ -54,7 +54,7 @@ describe('a server killed with SIGKILL', () => {
     expect(receiver.requests('/crash')).toEqual([]);
 
     const b = await serve({ ...env, DISPATCHER: 'inline' });
-    const first = await receiver.waitFor('/crash', 20, 20_000);
+    const first = await receiver.waitFor('/crash', 20, 60_000);
     for (const r of first) verifyBoth(r, secret);
     expect(new Set(first.map((r) => r.headers['webhook-id'])).size).toBe(20);
 
@@ -63,7 +63,7 @@ describe('a server killed with SIGKILL', () => {
     const writers = Array.from({ length: 8 }, async (_, w) => {
       for (let i = 0; !stop; i++) await postLead(b.base, org, `Load ${w}-${i}`).catch(() => (stop = true));
     });
-    await receiver.waitFor('/crash', 80, 20_000);
+    await receiver.waitFor('/crash', 80, 60_000);
     b.proc.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
@@ -78,7 +78,7 @@ describe('a server killed with SIGKILL', () => {
       const missing = committed.filter((id) => !ids.has(id));
       if (missing.length) throw new Error(`${missing.length} of ${committed.length} events not delivered`);
       return receiver.requests('/crash');
-    }, 30_000, 100);
+    }, 60_000, 100);
     // At-least-once: a repeat can only be an attempt cut short by the kill, and carries the same ids.
     const byEvent = new Map<string, Set<string>>();
     for (const r of received) byEvent.set(String(r.headers['webhook-id']), (byEvent.get(String(r.headers['webhook-id'])) ?? new Set()).add(String(r.headers['x-service-delivery'])));
@@ -90,7 +90,7 @@ describe('a server killed with SIGKILL', () => {
 
     c.proc.kill('SIGTERM');
     expect((await c.exited).code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('two `crm worker` processes on one database', () => {
@@ -133,5 +133,5 @@ describe('two `crm worker` processes on one database', () => {
     expect(attempts.filter((a) => Number(a.attempt) !== 1 || a.status !== 'SUCCEEDED')).toEqual([]);
     for (const w of workers) w.proc.kill('SIGTERM');
     for (const w of workers) expect((await w.exited).code).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });

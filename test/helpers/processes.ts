@@ -55,7 +55,7 @@ export function crm(args: string[], env: Record<string, string>): Spawned {
     proc,
     output: () => out,
     exited,
-    waitFor: (pattern, timeoutMs = 30_000) =>
+    waitFor: (pattern, timeoutMs = 90_000) =>
       new Promise((resolve, reject) => {
         const check = () => {
           const m = out.match(pattern);

@@ -82,35 +82,66 @@ export async function findDelivery(db: Executor, endpointId: string, id: string)
   return row && toStored(row);
 }
 
-/** A page of one endpoint's deliveries, newest first. */
-export async function listDeliveries(
+type AttemptRow = Omit<WebhookAttemptsTable, 'seq'>;
+
+/**
+ * Deliveries of one endpoint (a page, newest first, or one by id) with every attempt, oldest first, read in ONE
+ * statement: a delivery and its attempts always come from the same snapshot, even while the dispatcher writes.
+ */
+async function deliveriesWithAttempts(
   db: Executor,
   endpointId: string,
-  filter: { status?: DeliveryStatus; eventId?: string },
+  filter: { id?: string; status?: DeliveryStatus; eventId?: string },
   page: PageRequest,
-) {
-  let q = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
-  if (filter.status) q = q.where('status', '=', filter.status);
-  if (filter.eventId) q = q.where('event_id', '=', filter.eventId);
-  const [rows, count] = await Promise.all([
-    q.select(COLUMNS).orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { deliveries: rows.map(toStored), total: Number(count.n) };
+): Promise<{ delivery: StoredDelivery; attempts: StoredAttempt[] }[]> {
+  let inner = db.selectFrom('webhook_deliveries').select([...COLUMNS, 'seq']).where('endpoint_id', '=', endpointId);
+  if (filter.id) inner = inner.where('id', '=', filter.id);
+  if (filter.status) inner = inner.where('status', '=', filter.status);
+  if (filter.eventId) inner = inner.where('event_id', '=', filter.eventId);
+  const rows = await db
+    .selectFrom(inner.orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).as('d'))
+    .leftJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
+    .select(COLUMNS.map((c) => `d.${c}` as const))
+    .select(['a.attempt', 'a.started_at', 'a.duration_ms', 'a.response_status', 'a.response_excerpt', 'a.error as attempt_error', 'a.succeeded'])
+    .orderBy('d.seq', 'desc')
+    .orderBy('a.seq', 'asc')
+    .execute();
+  const out = new Map<string, { delivery: StoredDelivery; attempts: StoredAttempt[] }>();
+  for (const r of rows) {
+    let entry = out.get(r.id);
+    if (!entry) out.set(r.id, (entry = { delivery: toStored(r), attempts: [] }));
+    if (r.attempt !== null) {
+      const attempt: AttemptRow = {
+        delivery_id: r.id,
+        attempt: r.attempt,
+        started_at: r.started_at!,
+        duration_ms: r.duration_ms!,
+        response_status: r.response_status,
+        response_excerpt: r.response_excerpt,
+        error: r.attempt_error,
+        succeeded: r.succeeded!,
+      };
+      entry.attempts.push(toStoredAttempt(attempt));
+    }
+  }
+  return [...out.values()];
 }
 
-/** Every attempt of the given deliveries, oldest first, grouped by delivery. */
-export async function attemptsOf(db: Executor, deliveryIds: string[]): Promise<Map<string, StoredAttempt[]>> {
-  const byDelivery = new Map<string, StoredAttempt[]>(deliveryIds.map((id) => [id, []]));
-  if (deliveryIds.length === 0) return byDelivery;
-  const rows = await db
-    .selectFrom('webhook_attempts')
-    .select(['delivery_id', 'attempt', 'started_at', 'duration_ms', 'response_status', 'response_excerpt', 'error', 'succeeded'])
-    .where('delivery_id', 'in', deliveryIds)
-    .orderBy('seq')
-    .execute();
-  for (const row of rows) byDelivery.get(row.delivery_id)?.push(toStoredAttempt(row));
-  return byDelivery;
+/** A page of one endpoint's deliveries with their attempts, newest first, and the filter's total. */
+export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus; eventId?: string }, page: PageRequest) {
+  let count = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
+  if (filter.status) count = count.where('status', '=', filter.status);
+  if (filter.eventId) count = count.where('event_id', '=', filter.eventId);
+  const [deliveries, total] = await Promise.all([
+    deliveriesWithAttempts(db, endpointId, filter, page),
+    count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { deliveries, total: Number(total.n) };
+}
+
+/** One delivery of an endpoint with its attempts. */
+export async function findDeliveryWithAttempts(db: Executor, endpointId: string, id: string) {
+  return (await deliveriesWithAttempts(db, endpointId, { id }, { page: 1, limit: 1 }))[0];
 }
 
 /**

@@ -7,9 +7,9 @@ import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
 import {
-  attemptsOf,
   cancelPendingDeliveries,
   findDelivery,
+  findDeliveryWithAttempts,
   insertDelivery,
   listDeliveries,
   pruneDeliveries,
@@ -194,9 +194,9 @@ function toDelivery(d: StoredDelivery, attempts: StoredAttempt[]): WebhookDelive
 }
 
 async function loadDelivery(db: Executor, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
-  const delivery = await findDelivery(db, endpointId, deliveryId);
-  if (!delivery) throw notFound('Delivery', deliveryId);
-  return toDelivery(delivery, (await attemptsOf(db, [deliveryId])).get(deliveryId) ?? []);
+  const found = await findDeliveryWithAttempts(db, endpointId, deliveryId);
+  if (!found) throw notFound('Delivery', deliveryId);
+  return toDelivery(found.delivery, found.attempts);
 }
 
 /**
@@ -229,8 +229,7 @@ export async function listWebhookDeliveries(ctx: Ctx, organizationId: string, id
   await requireEndpoint(db, organizationId, id);
   const page = { page: query.page, limit: query.limit };
   const { deliveries, total } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, page);
-  const attempts = await attemptsOf(db, deliveries.map((d) => d.id));
-  return { deliveries: deliveries.map((d) => toDelivery(d, attempts.get(d.id) ?? [])), pagination: paginate(page, total) };
+  return { deliveries: deliveries.map((d) => toDelivery(d.delivery, d.attempts)), pagination: paginate(page, total) };
 }
 
 /** Re-sends a delivery: same delivery id, same event id and body, a new attempt with a fresh signature. */

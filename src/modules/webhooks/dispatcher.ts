@@ -257,7 +257,10 @@ export class WebhookDispatcher {
     for (const endpointId of [...this.backlog]) {
       if (this.stopped || this.total >= this.opts.maxInFlight) return;
       const n = this.free(endpointId);
-      if (n <= 0) continue;
+      // While some of its attempts are in flight, wait until a quarter of an endpoint's slots are free and claim
+      // them together: one claim transaction per several deliveries instead of one per delivery.
+      const busy = this.inFlight.get(endpointId) ?? 0;
+      if (n <= 0 || (busy > 0 && n < Math.ceil(this.opts.endpointConcurrency / 4))) continue;
       this.reserve(endpointId, n);
       let jobs: Job[];
       try {

@@ -22,6 +22,8 @@ import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
+import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export const VERSION = '1.0.0';
 
@@ -65,6 +67,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(DealStage);
   app.addSchema(CustomObject);
   app.addSchema(ObjectRecord);
+  app.addSchema(Webhook);
+  app.addSchema(WebhookDelivery);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -82,6 +86,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerDealRoutes(api, ctx);
       registerObjectRoutes(api, ctx);
       registerRecordRoutes(api, ctx);
+      registerWebhookRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
  * Projects: unit tests and the SDK package's own tests once; the black-box API suite (with the examples) on
  * SQLite always and on PostgreSQL (+ Redis) when TEST_DATABASE_URL is set — the same files, so both databases
- * answer to the same contract. Every project `extends` the root config (the @crm/sdk alias).
+ * answer to the same contract; the browser tests where Chromium is. Every project `extends` the root config
+ * (the @crm/sdk alias).
  */
 const api = (dialect: 'sqlite' | 'postgres') => ({
   extends: true as const,
@@ -17,6 +19,17 @@ const api = (dialect: 'sqlite' | 'postgres') => ({
     hookTimeout: 60_000,
   },
 });
+
+/** The admin console in a real Chromium (playwright-core), on SQLite; where Chromium is installed, and always in CI. */
+const browser = {
+  test: {
+    name: 'browser',
+    include: ['test/browser/**/*.test.ts'],
+    env: { TEST_DIALECT: 'sqlite' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+};
 
 export default defineConfig({
   // Tests and the example import the SDK by its package name, resolved to its source (no build, no install link needed).
@@ -31,6 +44,7 @@ export default defineConfig({
       { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], testTimeout: 30_000 } },
       api('sqlite'),
       ...(process.env.TEST_DATABASE_URL ? [api('postgres')] : []),
+      ...(existsSync('/usr/bin/chromium') || process.env.CI ? [browser] : []),
     ],
   },
 });

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -22,6 +23,8 @@ import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
+import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export const VERSION = '1.0.0';
 
@@ -65,6 +68,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(DealStage);
   app.addSchema(CustomObject);
   app.addSchema(ObjectRecord);
+  app.addSchema(Webhook);
+  app.addSchema(WebhookDelivery);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -83,9 +88,11 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerDealRoutes(api, ctx);
       registerObjectRoutes(api, ctx);
       registerRecordRoutes(api, ctx);
+      registerWebhookRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerAdmin(app, ctx);
   return app;
 }

@@ -180,6 +180,89 @@ export interface RecordRemindersTable {
   fired_at: string | null;
 }
 
+export interface AdminSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  organization_id: string;
+  csrf_token: string;
+  ip: string;
+  user_agent: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  absolute_expires_at: string;
+}
+
+export interface AdminSignInThrottleTable {
+  key: string;
+  failures: number;
+  last_failure_at: string;
+  locked_until: string | null;
+}
+
+export interface AdminSetupTokensTable {
+  token_hash: string;
+  organization_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface WebhookEndpointsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  due_at: string | null;
+  lease_token: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  seq: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  succeeded: number;
+}
+
+export interface WebhookDispatchStateTable {
+  name: string;
+  last_seq: number;
+  /** PostgreSQL: the xid8 (as text) of the last fanned-out event's transaction; '0' on SQLite. */
+  last_txid: string;
+  updated_at: string;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -196,4 +279,11 @@ export interface DB {
   custom_objects: CustomObjectsTable;
   records: RecordsTable;
   record_reminders: RecordRemindersTable;
+  admin_sessions: AdminSessionsTable;
+  admin_sign_in_throttle: AdminSignInThrottleTable;
+  admin_setup_tokens: AdminSetupTokensTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_dispatch_state: WebhookDispatchStateTable;
 }

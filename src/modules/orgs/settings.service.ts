@@ -14,7 +14,7 @@ export async function updateOrganizationSettings(ctx: Ctx, organizationId: strin
   const name = input.name?.trim();
   const timezone = input.timezone?.trim();
   const errors: FieldError[] = [];
-  if (name !== undefined && name === '') errors.push({ field: 'name', code: 'required', message: 'must not be blank' });
+  if (name !== undefined && name === '') errors.push({ field: 'name', code: 'required', message: 'is required' });
   if (name !== undefined && name.length > 200) errors.push({ field: 'name', code: 'too_long', message: 'must be at most 200 characters' });
   if (timezone !== undefined && !isValidTimeZone(timezone)) errors.push({ field: 'timezone', code: 'invalid_value', message: 'must be an IANA time zone such as Europe/Paris' });
   if (errors.length) throw validationFailed(errors);

@@ -7,7 +7,9 @@ import { generateWebhookSecret, signDelivery } from '../../src/modules/webhooks/
 import { buildTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../../test/helpers/seed.js';
 import { call } from '../../test/helpers/http.js';
+import { eventually } from '../../test/helpers/receiver.js';
 import { listen } from '../../test/helpers/mcp.js';
+import { startHarness, type Harness } from '../../test/helpers/webhooks.js';
 import { createSubscriber, enrichLead } from './subscriber.js';
 
 type Processed = { eventId: string; outcome: string; error?: Error };
@@ -152,5 +154,42 @@ describe('example webhook subscriber', () => {
     subscriber.events.off('processed', count);
     expect(processed).toBe(0);
     expect(handled).not.toContain(event!.id);
+  });
+});
+
+describe('example webhook subscriber fed by the real dispatcher', () => {
+  let h: Harness;
+  let subscriber: ReturnType<typeof createSubscriber>;
+  const outcomes: Processed[] = [];
+
+  afterAll(async () => {
+    subscriber?.server.close();
+    await h?.close();
+  });
+
+  it('enriches a new lead from its delivery, then recognises the delivery of its own change as an echo', async () => {
+    h = await startHarness();
+    const origin = await listen(h.t);
+    const website = await seedOrg(h.t.ctx, { rateLimitPerMinute: 100_000 });
+    const own = await addKey(h.t.ctx, website.orgId, ['leads:read', 'leads:write']);
+    // The endpoint's secret is needed to start the subscriber, whose port is needed for the endpoint's URL.
+    const created = await call(h.t.app, 'POST', '/webhooks', { auth: website.auth, body: { url: 'http://127.0.0.1:9/placeholder', events: ['lead.created', 'lead.updated'] } });
+    const { id: webhookId, secret } = created.body.data.webhook;
+    subscriber = createSubscriber({ client: createClient({ baseUrl: origin, apiKey: own.key }), secret, self: { keyId: own.keyId }, handle: enrichLead });
+    subscriber.events.on('processed', (p: Processed) => outcomes.push(p));
+    subscriber.server.listen(0, '127.0.0.1');
+    await once(subscriber.server, 'listening');
+    const url = `http://127.0.0.1:${(subscriber.server.address() as AddressInfo).port}/webhooks/crm`;
+    expect((await call(h.t.app, 'PATCH', `/webhooks/${webhookId}`, { auth: website.auth, body: { url } })).status).toBe(200);
+
+    const lead = await call(h.t.app, 'POST', '/leads', { auth: website.auth, body: { name: 'Grace Hopper', email: 'grace@cobol.example' } });
+    await eventually(() => expect(outcomes.map((o) => o.outcome)).toEqual(['handled', 'echo']), 10_000);
+    const current = await call(h.t.app, 'GET', `/leads/${lead.body.data.lead.id}`, { auth: website.auth });
+    expect(current.body.data.lead.company).toBe('Cobol');
+    const log = await call(h.t.app, 'GET', `/webhooks/${webhookId}/deliveries`, { auth: website.auth });
+    expect(log.body.data.deliveries.map((d: { eventType: string; status: string; responseStatus: number }) => [d.eventType, d.status, d.responseStatus])).toEqual([
+      ['lead.updated', 'SUCCEEDED', 204],
+      ['lead.created', 'SUCCEEDED', 204],
+    ]);
   });
 });

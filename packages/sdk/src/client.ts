@@ -5,6 +5,7 @@ import { leadsResource } from './resources/leads.js';
 import { meResource } from './resources/me.js';
 import { objectsResource } from './resources/objects.js';
 import { recordsResource } from './resources/records.js';
+import { webhooksResource } from './resources/webhooks.js';
 
 export type { ClientOptions } from './core.js';
 
@@ -19,6 +20,7 @@ export function createClient(options: ClientOptions) {
     objects: objectsResource(core),
     /** The records of one custom object, by slug. */
     records: recordsResource(core),
+    webhooks: webhooksResource(core),
   };
 }
 

@@ -50,8 +50,13 @@ export class Core {
 
   /** A creating POST: sends an Idempotency-Key (random unless given), the same on every retry. */
   create<P extends Path>(path: P, body: RequestBody<P, 'post' & MethodOf<P>>, opts: CreateOptions & { params?: Record<string, string> } = {}) {
+    return this.keyedPost(path, { params: opts.params, body }, opts);
+  }
+
+  /** Any POST the server makes idempotent (creates, secret rotation, test sends): retries replay instead of repeating. */
+  keyedPost<P extends Path>(path: P, input: Omit<CallInput<P, 'post' & MethodOf<P>>, 'idempotencyKey'>, opts: CreateOptions = {}) {
     const idempotencyKey = opts.idempotencyKey ?? crypto.randomUUID();
-    return this.call(path, 'post' as 'post' & MethodOf<P>, { params: opts.params, body, idempotencyKey }, opts);
+    return this.call(path, 'post' as 'post' & MethodOf<P>, { ...input, idempotencyKey }, opts);
   }
 
   async call<P extends Path, M extends MethodOf<P>>(path: P, method: M, input: CallInput<P, M> = {}, opts: CallOptions = {}): Promise<ResponseData<P, M>> {

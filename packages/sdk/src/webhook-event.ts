@@ -1,17 +1,7 @@
-/** The event types a webhook endpoint can subscribe to (contract §5). */
-export type WebhookEventType =
-  | 'lead.created'
-  | 'lead.updated'
-  | 'account.created'
-  | 'account.updated'
-  | 'deal.created'
-  | 'deal.updated'
-  | 'deal.stage_changed'
-  | 'record.created'
-  | 'record.updated'
-  | 'record.stage_changed'
-  | 'record.due'
-  | 'webhook.test';
+import type { RequestBody } from './types.js';
+
+/** The event types a webhook endpoint can subscribe to (contract §5), from the OpenAPI document. */
+export type WebhookEventType = Exclude<RequestBody<'/api/public/v1/webhooks', 'post'>['events'][number], '*'>;
 
 /** Who made the change: `channel` tells an integration whether it is looking at its own write (an "echo"). */
 export interface WebhookActor {

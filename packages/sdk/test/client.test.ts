@@ -62,6 +62,18 @@ describe('requests', () => {
     expect(seen[2]!.headers['idempotency-key']).toBe('form-42');
     expect(seen[0]!.headers['content-type']).toBe('application/json');
   });
+
+  it('sends an Idempotency-Key without a body on the POSTs the server makes idempotent (secret rotation)', async () => {
+    const { crm, seen } = client([apiError(503, 'SERVICE_UNAVAILABLE'), ok({ webhook: { id: 'w1', secret: 'whsec_x' } })]);
+    await settle(crm.webhooks.rotateSecret('w1'));
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', 'https://crm.example.com/api/public/v1/webhooks/w1/rotate-secret', undefined],
+      ['POST', 'https://crm.example.com/api/public/v1/webhooks/w1/rotate-secret', undefined],
+    ]);
+    expect(seen[0]!.headers['idempotency-key']).toMatch(UUID);
+    expect(seen[1]!.headers['idempotency-key']).toBe(seen[0]!.headers['idempotency-key']);
+    expect(seen[0]!.headers['content-type']).toBeUndefined();
+  });
 });
 
 describe('errors', () => {

@@ -2647,6 +2647,1032 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/public/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Page size (max 100). */
+                    limit: number;
+                    /** @description Page number, from 1. */
+                    page: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                pagination: components["schemas"]["Pagination"];
+                                webhooks: components["schemas"]["Webhook"][];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://example.com/hooks/crm",
+                     *       "events": [
+                     *         "lead.created",
+                     *         "lead.updated"
+                     *       ],
+                     *       "description": "Sales sync"
+                     *     }
+                     */
+                    "application/json": {
+                        description?: string | null;
+                        /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
+                        enabled?: boolean;
+                        /** @description Event types to receive, or ["*"] for all of them. */
+                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        /**
+                         * Format: uri
+                         * @description https URL resolving to public addresses only (checked now and again at every connection).
+                         */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                webhook: components["schemas"]["Webhook"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                webhook: components["schemas"]["Webhook"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                webhook: {
+                                    /** @enum {boolean} */
+                                    deleted: true;
+                                    /** @description Identifier (24 lowercase hex characters). */
+                                    id: string;
+                                };
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            /** @description Only the fields sent change. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        description?: string | null;
+                        /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
+                        enabled?: boolean;
+                        /** @description Event types to receive, or ["*"] for all of them. */
+                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        /**
+                         * Format: uri
+                         * @description https URL resolving to public addresses only (checked now and again at every connection).
+                         */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                webhook: components["schemas"]["Webhook"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/public/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery log of an endpoint
+         * @description Newest first; every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Only the delivery of this event. */
+                    eventId?: string;
+                    /** @description Page size (max 100). */
+                    limit: number;
+                    /** @description Page number, from 1. */
+                    page: number;
+                    /** @description Only deliveries in this state. */
+                    status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
+                };
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                deliveries: components["schemas"]["WebhookDelivery"][];
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send a delivery
+         * @description Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Delivery id. */
+                    deliveryId: string;
+                    /** @description Webhook id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                delivery: components["schemas"]["WebhookDelivery"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                webhook: components["schemas"]["Webhook"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Records a `webhook.test` event and queues its delivery to this endpoint only; follow it in the delivery log.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                delivery: components["schemas"]["WebhookDelivery"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2801,6 +3827,72 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        Webhook: {
+            /**
+             * Format: date-time
+             * @description UTC instant of creation.
+             */
+            createdAt: string;
+            description: string | null;
+            disabledReason: ("DISABLED_BY_USER" | "ENDPOINT_GONE" | "FAILING_FOR_3_DAYS") | null;
+            enabled: boolean;
+            events: string[];
+            failingSince: string | null;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            previousSecretExpiresAt: string | null;
+            /** @description The signing secret (whsec_…): only in the answers of create and rotate-secret. */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
+            url: string;
+        };
+        WebhookDelivery: {
+            /** @description Number of the latest attempt (0 before the first). */
+            attempt: number;
+            /** @description Every attempt, oldest first. */
+            attempts: {
+                /** @description 1 for the first attempt. */
+                attempt: number;
+                durationMs: number;
+                error: string | null;
+                responseExcerpt: string | null;
+                responseStatus: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the request was sent.
+                 */
+                startedAt: string;
+                succeeded: boolean;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the event was fanned out to this endpoint.
+             */
+            createdAt: string;
+            durationMs: number | null;
+            error: string | null;
+            /** @description The event id (evt_…): the body `id` and the webhook-id header. */
+            eventId: string;
+            eventType: string;
+            /** @description Delivery id: the X-Service-Delivery header, the same for every attempt of this event to this endpoint. */
+            id: string;
+            nextAttemptAt: string | null;
+            responseExcerpt: string | null;
+            responseStatus: number | null;
+            /** @enum {string} */
+            status: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            webhookId: string;
         };
     };
     responses: never;

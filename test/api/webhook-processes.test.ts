@@ -15,7 +15,9 @@ let env: Record<string, string>;
 beforeAll(async () => {
   t = await buildTestApp({ env: { ENCRYPTION_KEY: testKey(), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   receiver = await Receiver.start();
-  env = { ...databaseEnv(t), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '1000' };
+  // 5 s: long enough that a receiver slowed by a busy machine is not timed out (a retry would be a legitimate
+  // second delivery), short enough that leases cut by a SIGKILL end within 10 s.
+  env = { ...databaseEnv(t), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '5000' };
 });
 afterAll(async () => {
   killSpawned();
@@ -72,7 +74,7 @@ describe('a server killed with SIGKILL', () => {
     const c = await serve({ ...env, DISPATCHER: 'inline' });
     const committed = await eventIdsOf(org);
     expect(committed.length).toBeGreaterThan(80);
-    // Attempts in flight at the kill come back when their lease (timeout + 5 s) ends.
+    // Attempts in flight at the kill come back when their lease (timeout + 5 s = 10 s) ends.
     const received = await eventually(() => {
       const ids = new Set(receiver.requests('/crash').map((r) => String(r.headers['webhook-id'])));
       const missing = committed.filter((id) => !ids.has(id));

@@ -1,10 +1,11 @@
-import { Migrator, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { accountsDeals } from './migrations/0002_accounts_deals.js';
 import { objectsRecords } from './migrations/0003_objects_records.js';
 import { adminConsole } from './migrations/0005_admin_console.js';
+import { webhooks } from './migrations/0004_webhooks.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_accounts_deals': accountsDeals,
   '0003_objects_records': objectsRecords,
   '0005_admin_console': adminConsole,
+  '0004_webhooks': webhooks,
 };
 
 /**
@@ -19,8 +21,13 @@ const MIGRATIONS: Record<string, Migration> = {
  * instances starting together apply each migration once.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
+  // Kysely looks for its bookkeeping tables in ANY schema unless told which one: with several schemas in one
+  // database (one per test file, or per deployment) it would find another schema's and skip creating its own.
+  const schema =
+    database.dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(database.db)).rows[0]?.name : undefined;
   const migrator = new Migrator({
     db: database.db,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
     // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per

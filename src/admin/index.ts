@@ -47,7 +47,8 @@ export async function registerAdmin(app: FastifyInstance, ctx: AppContext, modul
         reply.header('server-timing', `app;dur=${(performance.now() - (started.get(request) ?? performance.now())).toFixed(1)}`);
       });
       registerGuard(admin, ctx);
-      const shell = createShell(modules.flatMap((m) => m.nav), registerAssets(admin));
+      const staticNav = modules.flatMap((m) => m.nav);
+      const shell = createShell(staticNav, registerAssets(admin));
       const objectPages = new Map(modules.flatMap((m) => Object.entries(m.objectPages ?? {})));
       const deps: AdminDeps = {
         ctx,
@@ -55,6 +56,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: AppContext, modul
           const page = objectPages.get(object);
           return typeof page === 'function' ? page(id, objectSlug) : page === undefined ? undefined : `${page}/${id}`;
         },
+        navOf: (request) => (request.orgNav ? [...staticNav, ...request.orgNav] : staticNav),
         render(request, reply, page) {
           const markup = request.viewer ? shell.page(request, request.viewer, page) : shell.bare(page);
           return sendHtml(reply, markup, page.status);

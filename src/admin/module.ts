@@ -39,6 +39,8 @@ export interface NavEntry {
   label: string;
   href: string;
   order: number;
+  /** One line on the section's overview page (Data, Configuration, a group). */
+  description?: string;
 }
 
 export interface PageOptions {
@@ -57,6 +59,8 @@ export interface AdminDeps {
   render(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply;
   /** The console page of a record named by an event (`lead`, `deal`…), when a module shows that kind. */
   objectHref(object: string, id: string, objectSlug?: string): string | undefined;
+  /** Every navigation entry this request's viewer sees: the modules' own and their organization's (custom objects). */
+  navOf(request: FastifyRequest): readonly NavEntry[];
 }
 
 /** Where a module shows one kind of record: a base path (`<path>/<id>`), or a function for kinds that need more. */

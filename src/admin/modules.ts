@@ -9,9 +9,11 @@ import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
 import { objectsModule } from './pages/objects.pages.js';
 import { recordsModule } from './pages/records.pages.js';
+import { sectionsModule } from './pages/sections.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
 import { signInModule } from './pages/sign-in.pages.js';
 import { usersModule } from './pages/users.pages.js';
+import { webhooksModule } from './pages/webhooks.pages.js';
 
 /**
  * Every console feature, in one list. A new feature (accounts, deals, custom objects and records, webhooks
@@ -22,6 +24,7 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   signInModule,
   accountModule,
   dashboardModule,
+  sectionsModule,
   leadsModule,
   accountsModule,
   dealsModule,
@@ -32,4 +35,5 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   objectsModule,
   settingsModule,
   usersModule,
+  webhooksModule,
 ];

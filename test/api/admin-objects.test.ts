@@ -19,10 +19,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** The definition form's fields as the browser would send them: blank rows included. */
-function definition(fields: Record<string, string>[], stages: Record<string, string>[], extra: Record<string, string> = {}) {
+type Row = Partial<Record<'key' | 'label' | 'type' | 'options' | 'required' | 'role', string>>;
+
+function definition(fields: Row[], stages: Row[], extra: Record<string, string> = {}) {
   const body: Record<string, string> = { ...extra };
   [...fields, {}].forEach((f, i) => {
-    for (const k of ['key', 'label', 'options']) body[`fields.${i}.${k}`] = f[k] ?? '';
+    for (const k of ['key', 'label', 'options'] as const) body[`fields.${i}.${k}`] = f[k] ?? '';
     body[`fields.${i}.type`] = f.type ?? 'text';
     if (f.required) body[`fields.${i}.required`] = 'on';
     if (f.role) body[`fields.${i}.role`] = 'due';
@@ -34,7 +36,7 @@ function definition(fields: Record<string, string>[], stages: Record<string, str
   return body;
 }
 
-const PROJECT_FIELDS = [
+const PROJECT_FIELDS: Row[] = [
   { key: 'title', label: 'Title', type: 'text', required: 'on' },
   { key: 'priority', label: 'Priority', type: 'select', options: 'low\nhigh\n' },
   { key: 'due_on', label: 'Due on', type: 'date', role: 'due' },
@@ -42,7 +44,7 @@ const PROJECT_FIELDS = [
   { key: 'kickoff', label: 'Kick-off', type: 'datetime' },
   { key: 'billable', label: 'Billable', type: 'boolean' },
 ];
-const PROJECT_STAGES = [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }];
+const PROJECT_STAGES: Row[] = [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }];
 
 describe('deal stages', () => {
   it('edits the ordered list, moving rows without saving, and refuses to drop a stage still used by deals', async () => {

@@ -53,7 +53,7 @@ async function formPage(
 /** Data › Accounts: the searchable table (same `q` as GET /accounts), detail with deals and history, create and edit forms. */
 export const accountsModule: AdminModule = {
   name: 'accounts',
-  nav: [{ section: 'data', label: 'Accounts', href: ACCOUNTS_PATH, order: 20 }],
+  nav: [{ section: 'data', label: 'Accounts', href: ACCOUNTS_PATH, order: 20, description: 'Companies you sell to, with their deals.' }],
   objectPages: { account: ACCOUNTS_PATH },
   register(app, deps) {
     const { ctx } = deps;

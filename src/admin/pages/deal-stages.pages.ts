@@ -71,7 +71,7 @@ ${viewer.user.isAdmin ? editor(request, rows, opts.problem) : html`<p class="mut
 /** Configuration › Deal stages: the ordered list, edited row by row and saved with setDealStages. */
 export const dealStagesModule: AdminModule = {
   name: 'deal-stages',
-  nav: [{ section: 'configuration', label: 'Deal stages', href: PATH, order: 22 }],
+  nav: [{ section: 'configuration', label: 'Deal stages', href: PATH, order: 22, description: 'The pipeline deals move through, in order.' }],
   register(app, deps) {
     app.get('/config/deal-stages', async (request, reply) => renderPage(deps, request, reply));
 

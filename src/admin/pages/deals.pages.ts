@@ -135,7 +135,7 @@ function withNotice(back: string, params: Record<string, string>): string {
 /** Data › Deals: the filtered table, the board by stage, detail with history, create and edit forms. */
 export const dealsModule: AdminModule = {
   name: 'deals',
-  nav: [{ section: 'data', label: 'Deals', href: DEALS_PATH, order: 30 }],
+  nav: [{ section: 'data', label: 'Deals', href: DEALS_PATH, order: 30, description: 'Opportunities by stage, as a table or a board.' }],
   objectPages: { deal: DEALS_PATH },
   register(app, deps) {
     const { ctx } = deps;

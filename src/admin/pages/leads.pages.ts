@@ -54,7 +54,7 @@ async function formPage(
 /** Data › Leads: the searchable table (same `q` as GET /leads), detail with history, create and edit forms. */
 export const leadsModule: AdminModule = {
   name: 'leads',
-  nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10 }],
+  nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10, description: 'People who may become customers.' }],
   objectPages: { lead: LEADS_PATH },
   register(app, deps) {
     const { ctx } = deps;

@@ -79,7 +79,7 @@ const blankDraft = (): ObjectDraft => ({ slug: '', name: '', fields: withBlankRo
 /** Configuration › Custom objects: list, define (slug, name, fields, stages), and later add fields and stages. */
 export const objectsModule: AdminModule = {
   name: 'objects',
-  nav: [{ section: 'configuration', label: 'Custom objects', href: OBJECTS_PATH, order: 24 }],
+  nav: [{ section: 'configuration', label: 'Custom objects', href: OBJECTS_PATH, order: 24, description: 'Your own kinds of records: fields, due dates and stages.' }],
   register(app, deps) {
     const { ctx } = deps;
 

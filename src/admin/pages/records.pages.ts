@@ -65,7 +65,7 @@ export const recordsModule: AdminModule = {
   objectPages: { record: (id, slug) => (slug ? `${recordsPath(slug)}/${id}` : undefined) },
   async navFor(deps, viewer) {
     const objects = await objectNames(deps.ctx.database.db, viewer.organization.id, NAV_OBJECTS);
-    return objects.map((o, i) => ({ section: 'data' as const, label: o.name, href: `${RECORDS_PATH}/${o.slug}`, order: 100 + i }));
+    return objects.map((o, i) => ({ section: 'data' as const, label: o.name, href: `${RECORDS_PATH}/${o.slug}`, order: 100 + i, description: `Records of the custom object ${o.name}.` }));
   },
   register(app, deps) {
     const { ctx } = deps;

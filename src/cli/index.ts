@@ -2,8 +2,8 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { startServer } from '../server.js';
 import { registerOrgCommands } from './orgs.commands.js';
+import { registerOpsCommands } from './ops.commands.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -28,9 +28,12 @@ program
   .command('serve')
   .description('Start the API server (dispatcher and scheduler in-process unless DISPATCHER=off)')
   .action(async () => {
+    // Loaded on demand: the HTTP stack is most of the import time, and other commands never need it.
+    const { startServer } = await import('../server.js');
     await startServer(loadConfig(process.env));
   });
 
 registerOrgCommands(program);
+registerOpsCommands(program);
 
 await program.parseAsync(process.argv);

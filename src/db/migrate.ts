@@ -1,4 +1,4 @@
-import { Migrator, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
@@ -9,19 +9,49 @@ const MIGRATIONS: Record<string, Migration> = {
 };
 
 /**
+ * Names of migrations already applied to this database (none before the first run). Read outside the
+ * migrator so that migrations unknown to this release can be recognized (see below).
+ */
+async function appliedMigrations(database: Database): Promise<string[]> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(database.db);
+    return rows.rows.map((r) => r.name);
+  } catch {
+    return [];
+  }
+}
+
+async function currentSchema(database: Database): Promise<string> {
+  const row = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
+  return row.rows[0]!.schema;
+}
+
+/**
  * Applies pending migrations. Kysely's migrator takes a lock (an advisory lock on PostgreSQL), so several
  * instances starting together apply each migration once.
+ *
+ * During a rolling upgrade an instance of the previous release may restart after a newer one has migrated
+ * the database. Migrations are expand-only within a release (docs/operations.md), so the older code still
+ * works on the newer schema; it only has to accept that migrations it does not know were applied. Kysely
+ * would refuse ("previously executed migration is missing"), so those are listed here as applied no-ops.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
+  const applied = await appliedMigrations(database);
+  const newer = applied.filter((name) => !(name in MIGRATIONS));
   const migrator = new Migrator({
     db: database.db,
+    // Kysely looks for its bookkeeping tables in every schema unless told which one: with two deployments
+    // (or test runs) in one PostgreSQL database it would find another schema's and never create its own.
+    ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
     provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
+      getMigrations: async () => ({
+        ...Object.fromEntries(newer.map((name) => [name, { up: async () => undefined }])),
+        ...Object.fromEntries(
           Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db) => m.up({ db, dialect: database.dialect }) }]),
         ),
+      }),
     },
   });
   const result = await migrator.migrateToLatest();

@@ -1,8 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerHealthRoutes } from './http/health.routes.js';
+import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
 import { registerMetrics } from './http/metrics.routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { boundServer, transportOptions } from './http/transport.js';
@@ -39,11 +40,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
+    clientErrorHandler,
+    frameworkErrors,
   }) as unknown as FastifyInstance;
   boundServer(app.server, ctx.config);
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser('text/plain');
+  registerStrictJsonParser(app);
+  registerTextGuard(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Pages a browser renders (the console, the API reference): never framed, against clickjacking. */
 const UNFRAMEABLE = ['/admin', '/docs'];
@@ -17,17 +17,20 @@ const under = (url: string, prefixes: readonly string[]) =>
  * `frame-ancestors 'none'` (see http/openapi.ts).
  */
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
-    if (request.protocol === 'https') reply.header('strict-transport-security', `max-age=${ONE_YEAR}; includeSubDomains`);
-    const url = request.url;
-    if (under(url, UNCACHEABLE)) reply.header('cache-control', 'no-store');
-    if (under(url, UNFRAMEABLE)) {
-      reply.header('x-frame-options', 'DENY');
-      reply.header('content-security-policy', "frame-ancestors 'none'");
-    }
-  });
+  app.addHook('onRequest', async (request, reply) => applySecurityHeaders(request, reply));
+}
+
+/** Also called directly where Fastify answers without running hooks (malformed URLs). */
+export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  if (request.protocol === 'https') reply.header('strict-transport-security', `max-age=${ONE_YEAR}; includeSubDomains`);
+  const url = request.url;
+  if (under(url, UNCACHEABLE)) reply.header('cache-control', 'no-store');
+  if (under(url, UNFRAMEABLE)) {
+    reply.header('x-frame-options', 'DENY');
+    reply.header('content-security-policy', "frame-ancestors 'none'");
+  }
 }
 
 /** For pages that send a fuller CSP of their own: whatever it says about framing becomes 'none'. */

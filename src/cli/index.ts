@@ -4,6 +4,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { registerOrgCommands } from './orgs.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
+import { registerReencryptCommand } from './reencrypt.commands.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -35,5 +36,6 @@ program
 
 registerOrgCommands(program);
 registerOpsCommands(program);
+registerReencryptCommand(program);
 
 await program.parseAsync(process.argv);

@@ -5,6 +5,9 @@ import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, substringMatch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { contactColumns } from '../../crypto/contact-fields.js';
+
+export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
 /** A lead as stored: contact fields still encrypted. */
 export interface StoredLead {

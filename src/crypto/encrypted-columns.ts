@@ -1,0 +1,13 @@
+import { BLIND_INDEX_KEY_COLUMNS } from './blind-index-key.store.js';
+import type { EncryptedColumn } from './encrypted-column.js';
+import { IDEMPOTENCY_ENCRYPTED_COLUMNS } from '../modules/idempotency/idempotency.store.js';
+import { LEAD_ENCRYPTED_COLUMNS } from '../modules/leads/leads.store.js';
+import { USER_ENCRYPTED_COLUMNS } from '../modules/orgs/users.store.js';
+
+/** Every column sealed by the field cipher, as each module declares it: one line per module. */
+export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
+  ...BLIND_INDEX_KEY_COLUMNS,
+  ...USER_ENCRYPTED_COLUMNS,
+  ...LEAD_ENCRYPTED_COLUMNS,
+  ...IDEMPOTENCY_ENCRYPTED_COLUMNS,
+];

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
@@ -11,6 +11,11 @@ import { loggerOptions, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
+import { Account } from './modules/accounts/accounts.schemas.js';
+import { registerAccountRoutes } from './modules/accounts/accounts.routes.js';
+import { Deal } from './modules/deals/deals.schemas.js';
+import { registerDealRoutes } from './modules/deals/deals.routes.js';
+import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
@@ -33,7 +38,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     logger: opts.logger === false ? false : typeof opts.logger === 'object' ? { ...base, stream: opts.logger.stream } : base,
     genReqId: requestId,
     // One line per request (written in onResponse below) instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     onProtoPoisoning: 'error',
@@ -61,6 +66,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);
   app.addSchema(Pagination);
+  app.addSchema(Account);
+  app.addSchema(Deal);
+  app.addSchema(DealStage);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -73,6 +81,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
       registerMeRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
+      registerAccountRoutes(api, ctx);
+      registerDealRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

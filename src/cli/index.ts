@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { registerImportCommands } from './import.commands.js';
+import { registerDealCommands } from './deals.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
@@ -35,6 +37,8 @@ program
   });
 
 registerOrgCommands(program);
+registerImportCommands(program);
+registerDealCommands(program);
 registerOpsCommands(program);
 registerReencryptCommand(program);
 

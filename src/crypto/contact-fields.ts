@@ -59,3 +59,22 @@ export function normalizeContacts(input: { email?: string | null; phoneNumber?: 
   }
   return out;
 }
+
+/** The stored form of a row's e-mail and phone: ciphertexts bound to the row, and their blind indexes. */
+export interface SealedContacts {
+  emailEnc: string | null;
+  emailBidx: string | null;
+  phoneEnc: string | null;
+  phoneBidx: string | null;
+}
+
+/** Seals both contact fields of row `rowId` of `table` (leads, accounts): AAD `<table>:<rowId>:<kind>`. */
+export function sealContacts(
+  c: ContactCrypto,
+  where: { table: string; rowId: string; organizationId: string },
+  contacts: { email?: string | null; phoneNumber?: string | null },
+): SealedContacts {
+  const email = sealContact(c, 'email', where, contacts.email ?? null);
+  const phone = sealContact(c, 'phone', where, contacts.phoneNumber ?? null);
+  return { emailEnc: email.enc, emailBidx: email.bidx, phoneEnc: phone.enc, phoneBidx: phone.bidx };
+}

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { randomBytesPooled } from '../lib/random.js';
 
 /**
  * AES-256-GCM for contact fields and other secrets at rest.
@@ -40,7 +41,7 @@ export function createFieldCipher(keys: readonly string[]): FieldCipher {
   return {
     currentKeyId,
     encrypt(plaintext, aad) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = randomBytesPooled(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', current, iv);
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);

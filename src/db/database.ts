@@ -21,6 +21,8 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export interface Database {
   readonly db: Db;
   readonly dialect: Dialect;
+  /** PostgreSQL only: the schema first on the search_path when one was given (see OpenOptions.schema). */
+  readonly schema?: string;
   close(): Promise<void>;
 }
 
@@ -96,7 +98,7 @@ export function openDatabase(opts: OpenOptions): Database {
     ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', ...(opts.schema ? { schema: opts.schema } : {}), close: () => db.destroy() };
 }
 
 /** True when a unique constraint rejected the write (both dialects). */

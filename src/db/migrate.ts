@@ -2,10 +2,12 @@ import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import type { Database } from './database.js';
 import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
+import { accountsDeals } from './migrations/0002_accounts_deals.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_accounts_deals': accountsDeals,
 };
 
 /**
@@ -19,11 +21,6 @@ async function appliedMigrations(database: Database): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-async function currentSchema(database: Database): Promise<string> {
-  const row = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-  return row.rows[0]!.schema;
 }
 
 /**
@@ -40,11 +37,11 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
   const newer = applied.filter((name) => !(name in MIGRATIONS));
   const migrator = new Migrator({
     db: database.db,
-    // Kysely looks for its bookkeeping tables in every schema unless told which one: with two deployments
-    // (or test runs) in one PostgreSQL database it would find another schema's and never create its own.
-    ...(database.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(database) } : {}),
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
+    // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
+    // test file) it must be told which one is this database's, or it finds another's and never creates its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () => ({
         ...Object.fromEntries(newer.map((name) => [name, { up: async () => undefined }])),

@@ -102,6 +102,48 @@ export interface SystemSecretsTable {
   created_at: string;
 }
 
+export interface AccountsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  name: string;
+  domain: string | null;
+  email_enc: string | null;
+  email_bidx: string | null;
+  phone_enc: string | null;
+  phone_bidx: string | null;
+  industry: string | null;
+  website: string | null;
+  owner_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DealsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  name: string;
+  stage: string;
+  /** Exact decimal text, e.g. '1234.50'. */
+  amount: string | null;
+  currency: string | null;
+  account_id: string | null;
+  lead_id: string | null;
+  owner_id: string | null;
+  /** Calendar day 'YYYY-MM-DD'. */
+  expected_close_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DealStagesTable {
+  organization_id: string;
+  /** JSON array of {key, label, kind}. */
+  stages: string;
+  updated_at: string;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -112,4 +154,7 @@ export interface DB {
   round_robin_cursors: RoundRobinCursorsTable;
   events: EventsTable;
   system_secrets: SystemSecretsTable;
+  accounts: AccountsTable;
+  deals: DealsTable;
+  deal_stages: DealStagesTable;
 }

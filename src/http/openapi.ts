@@ -68,6 +68,12 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
       security: [{ bearer: [] }],
       tags: [
         { name: 'Leads' },
+        { name: 'Accounts', description: 'Companies you sell to. E-mail and phone are encrypted at rest; `q` looks them up exactly through a blind index.' },
+        {
+          name: 'Deals',
+          description:
+            'Opportunities moving through the organization\'s ordered deal stages (GET /deal-stages). Amounts are exact decimal strings with an ISO 4217 currency; expectedCloseDate is date-only.',
+        },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

@@ -20,6 +20,20 @@ export type PhoneResult = { ok: true; e164: string } | { ok: false; message: str
  * across leads depends on one canonical form). Parsed and validated by libphonenumber, returned as E.164.
  */
 export function normalizePhone(input: string): PhoneResult {
+  let result = recent.get(input);
+  if (result === undefined) {
+    result = parsePhone(input);
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(input, result);
+  }
+  return result;
+}
+
+/** Validation and normalization both parse the same input; a small cache makes the second parse free. */
+const recent = new Map<string, PhoneResult>();
+const RECENT_MAX = 4096;
+
+function parsePhone(input: string): PhoneResult {
   const value = input.trim();
   if (!value.startsWith('+') && !value.startsWith('00')) {
     return { ok: false, message: 'must include the country code in international format, e.g. +14155550100' };

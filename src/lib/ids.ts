@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from './random.js';
 
 /**
  * 24 lowercase hex characters, ObjectId-like: 4 bytes of seconds since the epoch, then 8 random bytes.
@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
  */
 export function newId(now: Date = new Date()): string {
   const seconds = Math.floor(now.getTime() / 1000);
-  return seconds.toString(16).padStart(8, '0') + randomBytes(8).toString('hex');
+  return seconds.toString(16).padStart(8, '0') + randomBytesPooled(8).toString('hex');
 }
 
 export const ID_PATTERN = '^[0-9a-f]{24}$';
@@ -17,5 +17,5 @@ export function isId(value: string): boolean {
 
 /** Prefixed random token, e.g. `evt_<hex>`. */
 export function newToken(prefix: string, bytes = 12): string {
-  return `${prefix}_${randomBytes(bytes).toString('hex')}`;
+  return `${prefix}_${randomBytesPooled(bytes).toString('hex')}`;
 }

@@ -39,6 +39,14 @@ const FIXTURES: Record<string, Fixture> = {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Isolated Lead', email: 'isolated@example.com' } }), 'lead') }),
     bodies: { PATCH: { status: 'CONTACTED' } },
   },
+  '/accounts/:id': {
+    create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/accounts', { auth: org.auth, body: { name: 'Isolated Account', email: 'isolated@account.example' } }), 'account') }),
+    bodies: { PATCH: { industry: 'Retail' } },
+  },
+  '/deals/:id': {
+    create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/deals', { auth: org.auth, body: { name: 'Isolated Deal', stage: 'qualification' } }), 'deal') }),
+    bodies: { PATCH: { stage: 'proposal' } },
+  },
 };
 
 function fixtureFor(path: string): Fixture | undefined {

@@ -40,6 +40,11 @@ describe('encryption key rotation, end to end', () => {
       const byPhone = await call(t.app, 'GET', `/leads?q=${encodeURIComponent(lead.phone)}`, { auth: s.auth });
       expect(byPhone.body.data.leads.map((l: { id: string }) => l.id)).toContain(lead.id);
     }
+    for (const account of scenario.accounts) {
+      expect((await call(t.app, 'GET', `/accounts/${account.id}`, { auth: s.auth })).body.data.account).toMatchObject({ email: account.email, phoneNumber: account.phone });
+      const byEmail = await call(t.app, 'GET', `/accounts?q=${encodeURIComponent(account.email)}`, { auth: s.auth });
+      expect(byEmail.body.data.accounts.map((a: { id: string }) => a.id)).toEqual([account.id]);
+    }
     const replay = await call(t.app, 'POST', '/leads', { auth: s.auth, body: scenario.idempotent.body, headers: { 'idempotency-key': scenario.idempotent.key } });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.lead.id).toBe(scenario.idempotent.leadId);

@@ -14,6 +14,8 @@ export interface Scenario {
   /** Every error answer's body text. */
   errorBodies: string[];
   leads: { id: string; email: string; phone: string }[];
+  accounts: { id: string; email: string; phone: string }[];
+  deals: string[];
   idempotent: { key: string; body: unknown; leadId: string };
 }
 
@@ -68,5 +70,28 @@ export async function runScenario(app: FastifyInstance, org: Seeded, tag: string
   expect((await send('PATCH', `/leads/${leads[0]!.id}`, { body: { phoneNumber: '+999 123' } })).status).toBe(400);
   expect((await send('GET', '/leads/ffffffffffffffffffffffff')).status).toBe(404);
   expect((await send('GET', '/me', { auth: { authorization: `Bearer ${org.key.slice(0, -1)}A` } })).status).toBe(401);
-  return { secrets, errorBodies, leads, idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
+
+  // Accounts carry contact details too; deals reference both and move through stages.
+  const accounts: Scenario['accounts'] = [];
+  for (const i of [0, 1]) {
+    const email = `Office.${tag}.${i}@Company.example`;
+    const phoneSent = `+44 20 7946 0${block}${i}`;
+    const res = await send('POST', '/accounts', { body: { name: `Company ${tag} ${i}`, email, phoneNumber: phoneSent, industry: 'Computing' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    accounts.push({ id: res.body.data.account.id, email: email.toLowerCase(), phone: res.body.data.account.phoneNumber });
+    secrets.push(email, email.toLowerCase(), phoneSent, res.body.data.account.phoneNumber);
+  }
+  const movedOffice = `front.desk.${tag}@company.example`;
+  secrets.push(movedOffice);
+  expect((await send('PATCH', `/accounts/${accounts[1]!.id}`, { body: { email: movedOffice } })).status).toBe(200);
+  accounts[1]!.email = movedOffice;
+  expect((await send('GET', `/accounts?q=${encodeURIComponent(accounts[0]!.phone)}`)).body.data.accounts).toHaveLength(1);
+  expect((await send('POST', '/accounts', { body: { name: 'Bad Account', email: `nope.${tag}@` } })).status).toBe(400);
+  const deals: string[] = [];
+  const deal = await send('POST', '/deals', { body: { name: `Deal ${tag}`, accountId: accounts[0]!.id, leadId: leads[0]!.id, amount: '1200.50', currency: 'EUR' } });
+  expect(deal.status, JSON.stringify(deal.body)).toBe(201);
+  deals.push(deal.body.data.deal.id);
+  for (const stage of ['proposal', 'negotiation', 'won']) expect((await send('PATCH', `/deals/${deals[0]}`, { body: { stage } })).status).toBe(200);
+  expect((await send('PATCH', `/deals/${deals[0]}`, { body: { stage: 'no-such-stage' } })).status).toBe(400);
+  return { secrets, errorBodies, leads, accounts, deals, idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
 }

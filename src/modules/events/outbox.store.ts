@@ -1,20 +1,26 @@
 import type { Executor } from '../../db/database.js';
 import type { CrmEvent } from './events.js';
 
+const toRow = (event: CrmEvent) => ({
+  id: event.id,
+  organization_id: event.organization,
+  type: event.type,
+  object: event.data.object,
+  object_id: event.data.id,
+  payload: JSON.stringify(event),
+  created_at: event.createdAt,
+});
+
 /** Written in the caller's transaction, next to the change it describes: committed together or not at all. */
 export async function recordEvent(db: Executor, event: CrmEvent): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      id: event.id,
-      organization_id: event.organization,
-      type: event.type,
-      object: event.data.object,
-      object_id: event.data.id,
-      payload: JSON.stringify(event),
-      created_at: event.createdAt,
-    })
-    .execute();
+  await db.insertInto('events').values(toRow(event)).execute();
+}
+
+/** Many events in the caller's transaction (bulk imports), a few hundred per statement. */
+export async function recordEvents(db: Executor, events: readonly CrmEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 500) {
+    await db.insertInto('events').values(events.slice(i, i + 500).map(toRow)).execute();
+  }
 }
 
 export async function listEvents(db: Executor, organizationId: string, opts: { objectId?: string; afterSeq?: number; limit?: number } = {}): Promise<CrmEvent[]> {

@@ -2,22 +2,21 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { isEmail, normalizeEmail, phoneQuery } from '../../lib/contact.js';
 import { paginate } from '../../lib/pagination.js';
-import { normalizeContacts, openContact, sealContact } from '../../crypto/contact-fields.js';
+import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
-import { recordEvent } from '../events/outbox.store.js';
-import { assignOwner } from '../orgs/rules.service.js';
+import { recordEvent, recordEvents } from '../events/outbox.store.js';
+import { assignOwners } from '../orgs/rules.service.js';
 import { existingUserIds } from '../orgs/users.store.js';
-import type { Actor } from '../orgs/principal.js';
-import { findLead, findOldestDuplicate, insertLead, listLeads as listStored, updateLead as updateStored, type LeadFilter, type StoredLead } from './leads.store.js';
+import type { Caller } from '../shared/caller.js';
+import { existingAccountIds } from '../accounts/accounts.store.js';
+import { contactFilter } from '../shared/contact-query.js';
+import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
-export interface Caller {
-  organizationId: string;
-  actor: Actor;
-}
+// Re-exported for modules written against the leads service before Caller moved to shared/.
+export type { Caller };
 
 const TABLE = 'leads';
 const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf'] as const;
@@ -25,11 +24,16 @@ const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
 function toLead(ctx: Ctx, s: StoredLead): Lead {
   const where = { table: TABLE, rowId: s.id };
+  return present(s, openContact(ctx, 'email', where, s.emailEnc), openContact(ctx, 'phone', where, s.phoneEnc));
+}
+
+/** The API shape of a stored lead whose contact fields are already known in clear. */
+function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: string | null): Lead {
   return {
     id: s.id,
     name: s.name,
-    email: openContact(ctx, 'email', where, s.emailEnc),
-    phoneNumber: openContact(ctx, 'phone', where, s.phoneEnc),
+    email,
+    phoneNumber,
     source: s.source,
     sourceCampaign: s.sourceCampaign,
     status: s.status,
@@ -45,74 +49,104 @@ function toLead(ctx: Ctx, s: StoredLead): Lead {
 }
 
 /**
- * Checks that referenced records belong to the caller's organization; the account reference is checked
- * once accounts exist in the schema (see accounts module), the owner always.
+ * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
+ * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
  */
-async function checkReferences(db: Executor, organizationId: string, refs: { ownerId?: string | null }): Promise<void> {
-  const errors: FieldError[] = [];
-  if (refs.ownerId) {
-    const known = await existingUserIds(db, organizationId, [refs.ownerId]);
-    if (!known.has(refs.ownerId)) errors.push({ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' });
-  }
+async function checkReferences(db: Executor, organizationId: string, refs: readonly { ownerId?: string | null; accountId?: string | null }[], rows = false): Promise<void> {
+  const wanted = (key: 'ownerId' | 'accountId') => [...new Set(refs.map((r) => r[key]).filter((id): id is string => Boolean(id)))];
+  const [owners, accounts] = await Promise.all([
+    existingUserIds(db, organizationId, wanted('ownerId')),
+    existingAccountIds(db, organizationId, wanted('accountId')),
+  ]);
+  const field = (i: number, name: string) => (rows ? `${i}.${name}` : name);
+  const errors: FieldError[] = refs.flatMap((r, i) => [
+    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: field(i, 'ownerId'), code: 'not_found', message: 'is not a user of this organization' }] : []),
+    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: field(i, 'accountId'), code: 'not_found', message: 'is not an account of this organization' }] : []),
+  ]);
   if (errors.length) throw validationFailed(errors);
 }
 
 function seal(ctx: Ctx, id: string, organizationId: string, contacts: { email?: string | null; phoneNumber?: string | null }) {
-  const where = { table: TABLE, rowId: id, organizationId };
-  const email = sealContact(ctx, 'email', where, contacts.email ?? null);
-  const phone = sealContact(ctx, 'phone', where, contacts.phoneNumber ?? null);
-  return { emailEnc: email.enc, emailBidx: email.bidx, phoneEnc: phone.enc, phoneBidx: phone.bidx };
+  return sealContacts(ctx, { table: TABLE, rowId: id, organizationId }, contacts);
 }
 
 /**
- * Stores the lead, runs the organization's assignment rules (unless an owner was given), then records
- * lead.created — all in the caller's transaction, so the event always carries the assigned owner.
+ * For each new lead, the oldest lead sharing its e-mail or phone: an existing one if any, else an earlier
+ * lead of the same batch.
  */
-export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
-  const contacts = normalizeContacts(input);
-  await checkReferences(trx, caller.organizationId, { ownerId: input.ownerId });
-  const now = ctx.clock.now();
-  const id = newId(now);
-  const sealed = seal(ctx, id, caller.organizationId, contacts);
-  const source = input.source ?? null;
-  const sourceCampaign = input.sourceCampaign ?? null;
-  const stored: Omit<StoredLead, 'seq'> = {
-    id,
-    organizationId: caller.organizationId,
-    name: input.name.trim(),
-    ...sealed,
-    source,
-    sourceCampaign,
-    status: input.status ?? 'NEW',
-    company: input.company ?? null,
-    title: input.title ?? null,
-    notes: input.notes ?? null,
-    ownerId: input.ownerId ?? null,
-    accountId: input.accountId ?? null,
-    duplicateOf: await findOldestDuplicate(trx, caller.organizationId, sealed),
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-  };
-  await insertLead(trx, stored);
-  if (stored.ownerId === null) {
-    stored.ownerId = await assignOwner(trx, caller.organizationId, { source, sourceCampaign });
-    if (stored.ownerId !== null) await updateStored(trx, { ...stored, seq: 0 });
+async function duplicatesOf(db: Executor, organizationId: string, rows: { id: string; emailBidx: string | null; phoneBidx: string | null }[]): Promise<(string | null)[]> {
+  const existing = await findContactMatches(db, organizationId, rows.flatMap((r) => [r.emailBidx, r.phoneBidx]));
+  const first = new Map<string, string>();
+  for (const m of existing) {
+    for (const bidx of [m.emailBidx, m.phoneBidx]) if (bidx !== null && !first.has(bidx)) first.set(bidx, m.id);
   }
-  const lead = toLead(ctx, { ...stored, seq: 0 });
-  await recordEvent(
-    trx,
-    buildEvent({
-      type: 'lead.created',
+  const seqOf = new Map(existing.map((m) => [m.id, m.seq]));
+  return rows.map((row) => {
+    const candidates = [row.emailBidx, row.phoneBidx].flatMap((b) => (b !== null && first.has(b) ? [first.get(b)!] : []));
+    const oldest = candidates.sort((x, y) => (seqOf.get(x) ?? Infinity) - (seqOf.get(y) ?? Infinity))[0] ?? null;
+    for (const bidx of [row.emailBidx, row.phoneBidx]) if (bidx !== null && !first.has(bidx)) first.set(bidx, row.id);
+    return oldest;
+  });
+}
+
+/**
+ * Stores the leads, runs the organization's assignment rules (for leads without an explicit owner), and
+ * records one lead.created per lead — all in the caller's transaction, so every event carries the assigned
+ * owner. The API creates a batch of one; `crm import` creates thousands per transaction.
+ */
+export async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: readonly CreateLeadBody[]): Promise<Lead[]> {
+  const contacts = inputs.map((input) => normalizeContacts(input));
+  await checkReferences(trx, caller.organizationId, inputs, inputs.length > 1);
+  const now = ctx.clock.now();
+  const at = now.toISOString();
+  const rows: Omit<StoredLead, 'seq'>[] = inputs.map((input, i) => {
+    const id = newId(now);
+    return {
+      id,
       organizationId: caller.organizationId,
-      object: 'lead',
-      objectId: id,
-      description: 'Lead created',
-      changes: diffChanges(null, lead, EVENT_FIELDS, CONTACT_FIELDS),
-      actor: caller.actor,
-      now,
-    }),
+      name: input.name.trim(),
+      ...seal(ctx, id, caller.organizationId, contacts[i]!),
+      source: input.source ?? null,
+      sourceCampaign: input.sourceCampaign ?? null,
+      status: input.status ?? 'NEW',
+      company: input.company ?? null,
+      title: input.title ?? null,
+      notes: input.notes ?? null,
+      ownerId: input.ownerId ?? null,
+      accountId: input.accountId ?? null,
+      duplicateOf: null,
+      createdAt: at,
+      updatedAt: at,
+    };
+  });
+  const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
+  const unowned = rows.filter((r) => r.ownerId === null);
+  const owners = await assignOwners(trx, caller.organizationId, unowned);
+  unowned.forEach((row, i) => (row.ownerId = owners[i]!));
+  rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
+  await insertLeads(trx, rows);
+  const leads = rows.map((row, i) => present(row, contacts[i]!.email ?? null, contacts[i]!.phoneNumber ?? null));
+  await recordEvents(
+    trx,
+    leads.map((lead) =>
+      buildEvent({
+        type: 'lead.created',
+        organizationId: caller.organizationId,
+        object: 'lead',
+        objectId: lead.id,
+        description: 'Lead created',
+        changes: diffChanges(null, lead, EVENT_FIELDS, CONTACT_FIELDS),
+        actor: caller.actor,
+        now,
+      }),
+    ),
   );
-  return lead;
+  return leads;
+}
+
+export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
+  const [lead] = await createLeads(ctx, trx, caller, [input]);
+  return lead!;
 }
 
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
@@ -121,18 +155,9 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
   return toLead(ctx, stored);
 }
 
-/** `q` (contract §4): an e-mail → exact lookup; a phone with country code → exact on E.164; else name substring. */
-export function leadFilter(ctx: Pick<Ctx, 'blindIndex'>, organizationId: string, q: string | undefined): LeadFilter {
-  if (q === undefined || q.trim() === '') return { kind: 'all' };
-  if (isEmail(q)) return { kind: 'email', bidx: ctx.blindIndex.compute('email', organizationId, normalizeEmail(q)) };
-  const phone = phoneQuery(q);
-  if (phone !== null) return { kind: 'phone', bidx: ctx.blindIndex.compute('phone', organizationId, phone) };
-  return { kind: 'name', contains: q.trim() };
-}
-
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
   const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, leadFilter(ctx, organizationId, query.q), page);
+  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page);
   return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
 }
 
@@ -141,7 +166,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const current = await findLead(trx, caller.organizationId, id);
   if (!current) throw notFound('Lead', id);
   const contacts = normalizeContacts(patch);
-  await checkReferences(trx, caller.organizationId, { ownerId: patch.ownerId });
+  await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const before = toLead(ctx, current);
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;

@@ -3,8 +3,9 @@ import type { Executor } from '../../db/database.js';
 import { precompile } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
-import { sqliteFtsSearch, substringMatch, usesFtsIndex } from '../../db/search.js';
+import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
@@ -79,11 +80,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
   };
 }
 
-export async function insertLead(db: Executor, lead: Omit<StoredLead, 'seq'>): Promise<void> {
-  await db.insertInto('leads').values(toRow(lead)).execute();
-}
-
-/** Bulk insert for imports and benchmark seeding: one statement per chunk. */
+/** Inserts new leads, a few hundred rows per statement (one for an API create, thousands for an import). */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
   const CHUNK = 500;
   for (let i = 0; i < leads.length; i += CHUNK) {
@@ -105,14 +102,8 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute();
 }
 
-export type LeadFilter =
-  | { kind: 'all' }
-  | { kind: 'email'; bidx: string }
-  | { kind: 'phone'; bidx: string }
-  | { kind: 'name'; contains: string };
-
 /** A page of leads, newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: LeadFilter, page: PageRequest) {
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest) {
   if (filter.kind === 'name' && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
@@ -124,10 +115,9 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     });
     return { leads: rows.map(toStored), total };
   }
+  const condition = contactFilterCondition(dialect, 'leads', filter);
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId);
-  if (filter.kind === 'email') q = q.where('leads.email_bidx', '=', filter.bidx);
-  if (filter.kind === 'phone') q = q.where('leads.phone_bidx', '=', filter.bidx);
-  if (filter.kind === 'name') q = q.where(substringMatch(dialect, 'leads', 'name', filter.contains));
+  if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('leads.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -137,7 +127,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
 
 /**
  * The oldest lead of the organization sharing the e-mail or phone index (duplicate detection), among
- * leads created before `olderThanSeq` (all existing leads when omitted, i.e. before an insert).
+ * leads created before `olderThanSeq` (all existing leads when omitted).
  */
 export async function findOldestDuplicate(
   db: Executor,
@@ -145,26 +135,40 @@ export async function findOldestDuplicate(
   contacts: { emailBidx: string | null; phoneBidx: string | null },
   olderThanSeq?: number,
 ): Promise<string | null> {
-  const candidates = await Promise.all(
-    (
-      [
-        ['email_bidx', contacts.emailBidx],
-        ['phone_bidx', contacts.phoneBidx],
-      ] as const
-    )
-      .filter(([, value]) => value !== null)
-      .map(([column, value]) =>
+  const [oldest] = await findContactMatches(db, organizationId, [contacts.emailBidx, contacts.phoneBidx], olderThanSeq);
+  return oldest?.id ?? null;
+}
+
+/** Leads holding any of the given e-mail or phone indexes, oldest first (two index range scans). */
+export async function findContactMatches(
+  db: Executor,
+  organizationId: string,
+  bidxs: readonly (string | null)[],
+  olderThanSeq?: number,
+): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
+  const wanted = [...new Set(bidxs.filter((b): b is string => b !== null))];
+  if (wanted.length === 0) return [];
+  const rows = (
+    await Promise.all(
+      (['email_bidx', 'phone_bidx'] as const).map((column) =>
         db
           .selectFrom('leads')
-          .select(['id', 'seq'])
-          .where(column, '=', value)
+          .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
+          .where(column, 'in', wanted)
           .where('organization_id', '=', organizationId)
           .$if(olderThanSeq !== undefined, (qb) => qb.where('seq', '<', olderThanSeq!))
-          .orderBy('seq', 'asc')
-          .limit(1)
-          .executeTakeFirst(),
+          .execute(),
       ),
-  );
-  const oldest = candidates.filter((c) => c !== undefined).sort((a, b) => a!.seq - b!.seq)[0];
-  return oldest?.id ?? null;
+    )
+  ).flat();
+  return rows
+    .sort((a, b) => a.seq - b.seq)
+    .map((r) => ({ id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx }));
+}
+
+/** Which of `ids` are leads of the organization (for validating references in one query). */
+export async function existingLeadIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
 }

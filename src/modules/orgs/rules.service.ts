@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { AssignmentRules, type AssignmentRule } from './rules.schemas.js';
-import { loadRules, nextRoundRobinPosition, saveRules } from './rules.store.js';
+import { advanceRoundRobin, loadRules, saveRules } from './rules.store.js';
 import { existingUserIds } from './users.store.js';
 
 /** Validates a rules document (shape, unique ids, users of this organization) and replaces the current rules. */
@@ -36,11 +36,27 @@ function matches(rule: AssignmentRule, lead: { source: string | null; sourceCamp
     && (rule.match.sourceCampaign === undefined || rule.match.sourceCampaign === lead.sourceCampaign);
 }
 
-/** The owner the first matching rule gives a new lead, or null. Runs inside the lead's transaction. */
-export async function assignOwner(db: Executor, organizationId: string, lead: { source: string | null; sourceCampaign: string | null }): Promise<string | null> {
-  const rule = (await loadRules(db, organizationId)).find((r) => matches(r, lead));
-  if (!rule) return null;
-  if (rule.assign.type === 'user') return rule.assign.userId;
-  const position = await nextRoundRobinPosition(db, organizationId, rule.id);
-  return rule.assign.userIds[(position - 1) % rule.assign.userIds.length]!;
+type LeadRouting = { source: string | null; sourceCampaign: string | null };
+
+/**
+ * The owners the first matching rule gives each new lead (null where none matches), in input order.
+ * Runs inside the leads' transaction; a round-robin rule advances its cursor once for all the leads it
+ * takes, so a batch and concurrent single creates share the rotation fairly.
+ */
+export async function assignOwners(db: Executor, organizationId: string, leads: readonly LeadRouting[]): Promise<(string | null)[]> {
+  const rules = await loadRules(db, organizationId);
+  if (rules.length === 0) return leads.map(() => null);
+  const matched = leads.map((lead) => rules.find((r) => matches(r, lead)) ?? null);
+  const owners: (string | null)[] = matched.map((rule) => (rule?.assign.type === 'user' ? rule.assign.userId : null));
+  for (const rule of rules) {
+    if (rule.assign.type !== 'round_robin') continue;
+    const indexes = matched.flatMap((m, i) => (m === rule ? [i] : []));
+    if (indexes.length === 0) continue;
+    const last = await advanceRoundRobin(db, organizationId, rule.id, indexes.length);
+    const users = rule.assign.userIds;
+    indexes.forEach((leadIndex, k) => {
+      owners[leadIndex] = users[(last - indexes.length + k) % users.length]!;
+    });
+  }
+  return owners;
 }

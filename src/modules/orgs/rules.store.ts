@@ -15,10 +15,10 @@ export async function saveRules(db: Executor, organizationId: string, rules: Ass
 }
 
 /**
- * Advances a round-robin rule's cursor and returns the new position. The increment is a single UPDATE …
+ * Advances a round-robin rule's cursor by `count` turns and returns the new (last taken) position. The increment is a single UPDATE …
  * RETURNING inside the lead's transaction, so concurrent creates serialize on the row and each gets its own turn.
  */
-export async function nextRoundRobinPosition(db: Executor, organizationId: string, ruleId: string): Promise<number> {
+export async function advanceRoundRobin(db: Executor, organizationId: string, ruleId: string, count: number): Promise<number> {
   await db
     .insertInto('round_robin_cursors')
     .values({ organization_id: organizationId, rule_id: ruleId, position: 0 })
@@ -26,7 +26,7 @@ export async function nextRoundRobinPosition(db: Executor, organizationId: strin
     .execute();
   const row = await db
     .updateTable('round_robin_cursors')
-    .set((eb) => ({ position: eb('position', '+', 1) }))
+    .set((eb) => ({ position: eb('position', '+', count) }))
     .where('organization_id', '=', organizationId)
     .where('rule_id', '=', ruleId)
     .returning('position')

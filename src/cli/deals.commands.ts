@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { AppError, notFound } from '../errors.js';
+import { findOrganization } from '../modules/orgs/orgs.store.js';
+import { getDealStages, setDealStages } from '../modules/deals/stages.service.js';
+import type { DealStage } from '../modules/deals/stages.schemas.js';
+import { action } from './run.js';
+
+const describe = (stages: DealStage[]) => stages.map((s, i) => `${i + 1}. ${s.key}  ${s.label}  (${s.kind})`).join('\n');
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new AppError('VALIDATION_FAILED', `${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export function registerDealCommands(program: Command): void {
+  const stages = program.command('stages').description('Deal stages of an organization');
+  stages
+    .command('set')
+    .description('Replace the deal stages of an organization from a JSON file (refused while a removed stage still has deals)')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--file <path>', 'stages.json: {"stages": [{"key": "qualification", "label": "Qualification", "kind": "open"}, …]} in pipeline order')
+    .action(action(async (ctx, out, opts: { org: string; file: string }) => {
+      const saved = await setDealStages(ctx, opts.org, readJson(opts.file));
+      out.print({ stages: saved }, `Saved ${saved.length} deal stage(s):\n${describe(saved)}`);
+    }));
+  stages
+    .command('list')
+    .description('Show the deal stages of an organization (the defaults until set)')
+    .requiredOption('--org <id>', 'organization id')
+    .action(action(async (ctx, out, opts: { org: string }) => {
+      if (!(await findOrganization(ctx.database.db, opts.org))) throw notFound('Organization', opts.org);
+      const current = await getDealStages(ctx.database.db, opts.org);
+      out.print({ stages: current }, describe(current));
+    }));
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { IdParams, ok } from '../../http/schemas.js';
+import { AccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
+import { createAccount, getAccount, listAccounts, updateAccount } from './accounts.service.js';
+
+const tags = ['Accounts'];
+
+export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/accounts', {
+    config: { auth: { anyOf: ['accounts:read'] } },
+    schema: {
+      tags,
+      summary: 'List accounts',
+      description: 'Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name.',
+      querystring: ListAccountsQuery,
+      response: { 200: AccountListEnvelope },
+    },
+    handler: async (request) => ok(await listAccounts(ctx, requirePrincipal(request).organization.id, request.query)),
+  });
+
+  app.post('/accounts', {
+    config: { auth: { anyOf: ['accounts:write'] }, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Create an account',
+      description: 'Stores the account and records account.created atomically. Send Idempotency-Key to make retries safe.',
+      headers: IdempotencyHeaders,
+      body: CreateAccountBody,
+      response: { 201: AccountEnvelope },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ account: await createAccount(ctx, trx, caller, request.body) }));
+    },
+  });
+
+  app.get('/accounts/:id', {
+    config: { auth: { anyOf: ['accounts:read'] } },
+    schema: { tags, summary: 'Get an account', params: IdParams, response: { 200: AccountEnvelope } },
+    handler: async (request) => ok({ account: await getAccount(ctx, requirePrincipal(request).organization.id, request.params.id) }),
+  });
+
+  app.patch('/accounts/:id', {
+    config: { auth: { anyOf: ['accounts:write'] } },
+    schema: {
+      tags,
+      summary: 'Update an account',
+      description: 'Only the fields sent change; null clears an optional field. Records account.updated with the changed fields.',
+      params: IdParams,
+      body: UpdateAccountBody,
+      response: { 200: AccountEnvelope },
+    },
+    handler: async (request) => {
+      const caller = callerOf(request);
+      const account = await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, request.params.id, request.body));
+      return ok({ account });
+    },
+  });
+}

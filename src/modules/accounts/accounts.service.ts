@@ -1,0 +1,133 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { notFound, validationFailed } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { paginate } from '../../lib/pagination.js';
+import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
+import { buildEvent, diffChanges } from '../events/events.js';
+import { recordEvent } from '../events/outbox.store.js';
+import { existingUserIds } from '../orgs/users.store.js';
+import type { Caller } from '../shared/caller.js';
+import { contactFilter } from '../shared/contact-query.js';
+import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
+import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
+
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
+
+const TABLE = 'accounts';
+const EVENT_FIELDS = ['name', 'domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId'] as const;
+const CONTACT_FIELDS = ['email', 'phoneNumber'];
+
+function toAccount(ctx: Ctx, s: StoredAccount): Account {
+  const where = { table: TABLE, rowId: s.id };
+  return {
+    id: s.id,
+    name: s.name,
+    domain: s.domain,
+    email: openContact(ctx, 'email', where, s.emailEnc),
+    phoneNumber: openContact(ctx, 'phone', where, s.phoneEnc),
+    industry: s.industry,
+    website: s.website,
+    ownerId: s.ownerId,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+async function checkOwner(db: Executor, organizationId: string, ownerId: string | null | undefined): Promise<void> {
+  if (!ownerId) return;
+  const known = await existingUserIds(db, organizationId, [ownerId]);
+  if (!known.has(ownerId)) throw validationFailed([{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }]);
+}
+
+const normalizeDomain = (domain: string | null | undefined) => (domain == null ? domain : domain.toLowerCase());
+
+/** Stores the account and records account.created in the caller's transaction. */
+export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, input: CreateAccountBody): Promise<Account> {
+  const contacts = normalizeContacts(input);
+  await checkOwner(trx, caller.organizationId, input.ownerId);
+  const now = ctx.clock.now();
+  const id = newId(now);
+  const stored: StoredAccount = {
+    seq: 0,
+    id,
+    organizationId: caller.organizationId,
+    name: input.name.trim(),
+    domain: normalizeDomain(input.domain) ?? null,
+    ...sealContacts(ctx, { table: TABLE, rowId: id, organizationId: caller.organizationId }, contacts),
+    industry: input.industry ?? null,
+    website: input.website ?? null,
+    ownerId: input.ownerId ?? null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+  await insertAccount(trx, stored);
+  const account = toAccount(ctx, stored);
+  await recordEvent(
+    trx,
+    buildEvent({
+      type: 'account.created',
+      organizationId: caller.organizationId,
+      object: 'account',
+      objectId: id,
+      description: 'Account created',
+      changes: diffChanges(null, account, EVENT_FIELDS, CONTACT_FIELDS),
+      actor: caller.actor,
+      now,
+    }),
+  );
+  return account;
+}
+
+export async function getAccount(ctx: Ctx, organizationId: string, id: string): Promise<Account> {
+  const stored = await findAccount(ctx.database.db, organizationId, id);
+  if (!stored) throw notFound('Account', id);
+  return toAccount(ctx, stored);
+}
+
+export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
+  const page = { page: query.page, limit: query.limit };
+  const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
+  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page);
+  return { accounts: accounts.map((a) => toAccount(ctx, a)), pagination: paginate(page, total) };
+}
+
+/** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */
+export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateAccountBody): Promise<Account> {
+  const current = await findAccount(trx, caller.organizationId, id);
+  if (!current) throw notFound('Account', id);
+  const contacts = normalizeContacts(patch);
+  await checkOwner(trx, caller.organizationId, patch.ownerId);
+  const before = toAccount(ctx, current);
+  const merged: Account = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
+  if (patch.domain !== undefined) merged.domain = normalizeDomain(patch.domain) ?? null;
+  const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
+  const changes = diffChanges(before, merged, EVENT_FIELDS, CONTACT_FIELDS);
+  if (Object.keys(changes.after).length === 0) return before;
+  const now = ctx.clock.now();
+  const next: StoredAccount = {
+    ...current,
+    ...(contactChanged ? sealContacts(ctx, { table: TABLE, rowId: id, organizationId: caller.organizationId }, merged) : {}),
+    name: merged.name,
+    domain: merged.domain,
+    industry: merged.industry,
+    website: merged.website,
+    ownerId: merged.ownerId,
+    updatedAt: now.toISOString(),
+  };
+  await updateStored(trx, next);
+  await recordEvent(
+    trx,
+    buildEvent({
+      type: 'account.updated',
+      organizationId: caller.organizationId,
+      object: 'account',
+      objectId: id,
+      description: `Account updated: ${Object.keys(changes.after).join(', ')}`,
+      changes,
+      actor: caller.actor,
+      now,
+    }),
+  );
+  return { ...merged, updatedAt: next.updatedAt };
+}

@@ -1,0 +1,14 @@
+import type { AppContext } from '../../context.js';
+import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
+import { CreateDealBody } from './deals.schemas.js';
+import { createDeal } from './deals.service.js';
+
+/** `crm import deals`: CSV columns are the API's field names; `amount` stays a decimal string (exact). */
+export function dealImportAdapter(ctx: AppContext): ImportAdapter {
+  return {
+    resource: 'deals',
+    schema: CreateDealBody,
+    fromCsv: (cells) => cells,
+    createMany: oneByOne((trx, caller, input: CreateDealBody) => createDeal(ctx, trx, caller, input)),
+  };
+}

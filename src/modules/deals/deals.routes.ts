@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { IdParams, ok } from '../../http/schemas.js';
+import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
+import { createDeal, getDeal, listDeals, updateDeal } from './deals.service.js';
+import { DealStagesEnvelope } from './stages.schemas.js';
+import { getDealStages } from './stages.service.js';
+
+const tags = ['Deals'];
+
+export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/deal-stages', {
+    config: { auth: { anyOf: ['deals:read'] } },
+    schema: {
+      tags,
+      summary: 'List the deal stages',
+      description: "The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set by an operator with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.",
+      response: { 200: DealStagesEnvelope },
+    },
+    handler: async (request) => ok({ stages: await getDealStages(ctx.database.db, requirePrincipal(request).organization.id) }),
+  });
+
+  app.get('/deals', {
+    config: { auth: { anyOf: ['deals:read'] } },
+    schema: {
+      tags,
+      summary: 'List deals',
+      description: 'Newest first, filtered by `stage`, `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine.',
+      querystring: ListDealsQuery,
+      response: { 200: DealListEnvelope },
+    },
+    handler: async (request) => ok(await listDeals(ctx, requirePrincipal(request).organization.id, request.query)),
+  });
+
+  app.post('/deals', {
+    config: { auth: { anyOf: ['deals:write'] }, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Create a deal',
+      description: "Stage defaults to the organization's first stage. `accountId`, `leadId` and `ownerId` must be records of your organization (every bad one is listed). Records deal.created. Send Idempotency-Key to make retries safe.",
+      headers: IdempotencyHeaders,
+      body: CreateDealBody,
+      response: { 201: DealEnvelope },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ deal: await createDeal(ctx, trx, caller, request.body) }));
+    },
+  });
+
+  app.get('/deals/:id', {
+    config: { auth: { anyOf: ['deals:read'] } },
+    schema: { tags, summary: 'Get a deal', description: 'The full current record.', params: IdParams, response: { 200: DealEnvelope } },
+    handler: async (request) => ok({ deal: await getDeal(ctx, requirePrincipal(request).organization.id, request.params.id) }),
+  });
+
+  app.patch('/deals/:id', {
+    config: { auth: { anyOf: ['deals:write'] } },
+    schema: {
+      tags,
+      summary: 'Update a deal',
+      description: 'Only the fields sent change; null clears an optional field. Any move between defined stages is allowed and records deal.stage_changed; other changed fields record deal.updated.',
+      params: IdParams,
+      body: UpdateDealBody,
+      response: { 200: DealEnvelope },
+    },
+    handler: async (request) => {
+      const caller = callerOf(request);
+      const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body));
+      return ok({ deal });
+    },
+  });
+}

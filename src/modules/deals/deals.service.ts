@@ -1,0 +1,174 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { notFound, validationFailed, type FieldError } from '../../errors.js';
+import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
+import { newId } from '../../lib/ids.js';
+import { normalizeCurrency, parseAmount } from '../../lib/money.js';
+import { paginate } from '../../lib/pagination.js';
+import { existingAccountIds } from '../accounts/accounts.store.js';
+import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
+import { recordEvent } from '../events/outbox.store.js';
+import { existingLeadIds } from '../leads/leads.store.js';
+import { existingUserIds } from '../orgs/users.store.js';
+import type { Caller } from '../shared/caller.js';
+import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
+import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
+import type { DealStage } from './stages.schemas.js';
+import { getDealStages, unknownStage } from './stages.service.js';
+import { lockStages } from './stages.store.js';
+
+type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate'>;
+
+// A stage change is its own event (deal.stage_changed); every other field goes to deal.updated.
+const OTHER_FIELDS = ['name', 'amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate'] as const;
+const CREATED_FIELDS = ['name', 'stage', ...OTHER_FIELDS] as const;
+
+function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
+  return {
+    id: s.id,
+    name: s.name,
+    stage: s.stage,
+    amount: s.amount,
+    currency: s.currency,
+    accountId: s.accountId,
+    leadId: s.leadId,
+    ownerId: s.ownerId,
+    expectedCloseDate: s.expectedCloseDate === null ? null : formatDateOnly(s.expectedCloseDate),
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+/** The sent fields in their stored form; every value that can't be stored adds a field error. */
+function readInput(input: UpdateDealBody, stages: readonly DealStage[], errors: FieldError[]): Partial<DealValues> {
+  const out: Partial<DealValues> = {};
+  if (input.name !== undefined) out.name = input.name.trim();
+  if (input.stage !== undefined) {
+    if (stages.some((s) => s.key === input.stage)) out.stage = input.stage;
+    else errors.push(unknownStage('stage', stages));
+  }
+  if (input.amount !== undefined) {
+    const amount = input.amount === null ? null : parseAmount(input.amount);
+    if (amount === null || amount.ok) out.amount = amount?.value ?? null;
+    else errors.push({ field: 'amount', code: amount.code, message: amount.reason });
+  }
+  if (input.currency !== undefined) {
+    const currency = input.currency === null ? null : normalizeCurrency(input.currency);
+    if (input.currency === null || currency !== null) out.currency = currency;
+    else errors.push({ field: 'currency', code: 'invalid_value', message: 'is not an ISO 4217 currency code' });
+  }
+  if (input.expectedCloseDate !== undefined) {
+    const day = input.expectedCloseDate === null ? null : parseDateOnly(input.expectedCloseDate);
+    if (day === null || day.ok) out.expectedCloseDate = day?.value ?? null;
+    else errors.push({ field: 'expectedCloseDate', code: 'invalid_date', message: day.reason });
+  }
+  for (const ref of ['accountId', 'leadId', 'ownerId'] as const) if (input[ref] !== undefined) out[ref] = input[ref];
+  return out;
+}
+
+/** Adds an error for each sent reference that is not a record of the caller's organization (one query per kind). */
+async function checkReferences(db: Executor, organizationId: string, refs: Partial<DealValues>, errors: FieldError[]): Promise<void> {
+  const checks = [
+    ['accountId', existingAccountIds, 'an account'],
+    ['leadId', existingLeadIds, 'a lead'],
+    ['ownerId', existingUserIds, 'a user'],
+  ] as const;
+  for (const [field, existing, what] of checks) {
+    const id = refs[field];
+    if (!id) continue;
+    if (!(await existing(db, organizationId, [id])).has(id)) errors.push({ field, code: 'not_found', message: `is not ${what} of this organization` });
+  }
+}
+
+function checkCurrency(values: DealValues, errors: FieldError[]): void {
+  if (values.amount !== null && values.currency === null && !errors.some((e) => e.field === 'currency')) {
+    errors.push({ field: 'currency', code: 'required', message: 'is required when amount is set' });
+  }
+}
+
+async function event(trx: Executor, caller: Caller, type: EventType, deal: Deal, description: string, changes: Changes, now: Date) {
+  await recordEvent(trx, buildEvent({ type, organizationId: caller.organizationId, object: 'deal', objectId: deal.id, description, changes, actor: caller.actor, now }));
+}
+
+/** Stores the deal (stage defaulting to the organization's first) and records deal.created, in the caller's transaction. */
+export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input: CreateDealBody): Promise<Deal> {
+  const organizationId = caller.organizationId;
+  await lockStages(trx, ctx.database.dialect, organizationId, 'read');
+  const stages = await getDealStages(trx, organizationId);
+  const errors: FieldError[] = [];
+  const sent = readInput(input, stages, errors);
+  await checkReferences(trx, organizationId, sent, errors);
+  const values: DealValues = {
+    name: input.name.trim(),
+    stage: sent.stage ?? stages[0]!.key,
+    amount: sent.amount ?? null,
+    currency: sent.currency ?? null,
+    accountId: sent.accountId ?? null,
+    leadId: sent.leadId ?? null,
+    ownerId: sent.ownerId ?? null,
+    expectedCloseDate: sent.expectedCloseDate ?? null,
+  };
+  checkCurrency(values, errors);
+  if (errors.length) throw validationFailed(errors);
+  const now = ctx.clock.now();
+  const stored = { id: newId(now), organizationId, ...values, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+  await insertDeal(trx, stored);
+  const deal = toDeal(stored);
+  await event(trx, caller, 'deal.created', deal, 'Deal created', diffChanges(null, deal, CREATED_FIELDS), now);
+  return deal;
+}
+
+export async function getDeal(ctx: Ctx, organizationId: string, id: string): Promise<Deal> {
+  const stored = await findDeal(ctx.database.db, organizationId, id);
+  if (!stored) throw notFound('Deal', id);
+  return toDeal(stored);
+}
+
+export async function listDeals(ctx: Ctx, organizationId: string, query: ListDealsQuery) {
+  const { db, dialect } = ctx.database;
+  if (query.stage !== undefined) {
+    const stages = await getDealStages(db, organizationId);
+    if (!stages.some((s) => s.key === query.stage)) throw validationFailed([unknownStage('stage', stages)]);
+  }
+  const page = { page: query.page, limit: query.limit };
+  const q = query.q?.trim();
+  const filter = { stage: query.stage, accountId: query.accountId, ownerId: query.ownerId, nameContains: q === '' ? undefined : q };
+  const { deals, total } = await listStored(db, dialect, organizationId, filter, page);
+  return { deals: deals.map(toDeal), pagination: paginate(page, total) };
+}
+
+/**
+ * Applies the sent fields. A stage change records deal.stage_changed (stage only); any other changed fields
+ * record one deal.updated with just those; nothing changed records nothing and keeps updatedAt.
+ */
+export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody): Promise<Deal> {
+  const organizationId = caller.organizationId;
+  const { dialect } = ctx.database;
+  await lockStages(trx, dialect, organizationId, 'read');
+  const current = await findDeal(trx, organizationId, id, { dialect });
+  if (!current) throw notFound('Deal', id);
+  const stages = await getDealStages(trx, organizationId);
+  const errors: FieldError[] = [];
+  const sent = readInput(patch, stages, errors);
+  await checkReferences(trx, organizationId, sent, errors);
+  const next: StoredDeal = { ...current, ...sent };
+  checkCurrency(next, errors);
+  if (errors.length) throw validationFailed(errors);
+
+  const before = toDeal(current);
+  const after = toDeal(next);
+  const stageChange = diffChanges(before, after, ['stage']);
+  const otherChanges = diffChanges(before, after, OTHER_FIELDS);
+  const stageChanged = 'stage' in stageChange.after;
+  const othersChanged = Object.keys(otherChanges.after).length > 0;
+  if (!stageChanged && !othersChanged) return before;
+
+  const now = ctx.clock.now();
+  next.updatedAt = now.toISOString();
+  await updateStored(trx, next);
+  const deal = { ...after, updatedAt: next.updatedAt };
+  if (stageChanged) await event(trx, caller, 'deal.stage_changed', deal, `Deal moved from ${before.stage} to ${after.stage}`, stageChange, now);
+  if (othersChanged) await event(trx, caller, 'deal.updated', deal, `Deal updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
+  return deal;
+}

@@ -1,0 +1,107 @@
+import type { Dialect } from '../../config.js';
+import type { Executor } from '../../db/database.js';
+import type { DealsTable } from '../../db/schema.js';
+import { substringMatch } from '../../db/search.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+
+/** A deal as stored: amount as exact decimal text, expectedCloseDate as 'YYYY-MM-DD'. */
+export interface StoredDeal {
+  seq: number;
+  id: string;
+  organizationId: string;
+  name: string;
+  stage: string;
+  amount: string | null;
+  currency: string | null;
+  accountId: string | null;
+  leadId: string | null;
+  ownerId: string | null;
+  expectedCloseDate: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Omit<DealsTable, 'seq'> & { seq: number };
+
+const toStored = (r: Row): StoredDeal => ({
+  seq: r.seq,
+  id: r.id,
+  organizationId: r.organization_id,
+  name: r.name,
+  stage: r.stage,
+  amount: r.amount,
+  currency: r.currency,
+  accountId: r.account_id,
+  leadId: r.lead_id,
+  ownerId: r.owner_id,
+  expectedCloseDate: r.expected_close_date,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+function toRow(d: Omit<StoredDeal, 'seq'>): Omit<DealsTable, 'seq'> {
+  return {
+    id: d.id,
+    organization_id: d.organizationId,
+    name: d.name,
+    stage: d.stage,
+    amount: d.amount,
+    currency: d.currency,
+    account_id: d.accountId,
+    lead_id: d.leadId,
+    owner_id: d.ownerId,
+    expected_close_date: d.expectedCloseDate,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+export async function insertDeal(db: Executor, deal: Omit<StoredDeal, 'seq'>): Promise<void> {
+  await db.insertInto('deals').values(toRow(deal)).execute();
+}
+
+/** `forUpdate` (PostgreSQL) locks the row until the transaction ends, so concurrent PATCHes see each other's result. */
+export async function findDeal(db: Executor, organizationId: string, id: string, lock?: { dialect: Dialect }): Promise<StoredDeal | undefined> {
+  const q = db.selectFrom('deals').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  const row = await (lock?.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  return row && toStored(row);
+}
+
+export async function updateDeal(db: Executor, deal: StoredDeal): Promise<void> {
+  const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(deal);
+  await db.updateTable('deals').set(changes).where('organization_id', '=', deal.organizationId).where('id', '=', deal.id).execute();
+}
+
+export interface DealFilter {
+  stage?: string;
+  accountId?: string;
+  ownerId?: string;
+  nameContains?: string;
+}
+
+/** A page of deals, newest first, with the total count of the filter. */
+export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, page: PageRequest) {
+  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId);
+  if (filter.stage !== undefined) q = q.where('deals.stage', '=', filter.stage);
+  if (filter.accountId !== undefined) q = q.where('deals.account_id', '=', filter.accountId);
+  if (filter.ownerId !== undefined) q = q.where('deals.owner_id', '=', filter.ownerId);
+  if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('deals.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { deals: rows.map(toStored), total: Number(count.n) };
+}
+
+/** How many deals of the organization are in each of `stages` (stages without deals are left out). */
+export async function countDealsByStage(db: Executor, organizationId: string, stages: readonly string[]): Promise<Map<string, number>> {
+  if (stages.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('deals')
+    .select(['stage', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('organization_id', '=', organizationId)
+    .where('stage', 'in', [...stages])
+    .groupBy('stage')
+    .execute();
+  return new Map(rows.map((r) => [r.stage, Number(r.n)]));
+}

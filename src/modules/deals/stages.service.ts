@@ -1,0 +1,68 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import { findOrganization } from '../orgs/orgs.store.js';
+import { countDealsByStage } from './deals.store.js';
+import { DealStagesDocument, type DealStage } from './stages.schemas.js';
+import { loadStages, lockStages, saveStages } from './stages.store.js';
+
+/** Used by every organization until it sets its own list. */
+export const DEFAULT_DEAL_STAGES: readonly DealStage[] = Object.freeze([
+  { key: 'qualification', label: 'Qualification', kind: 'open' },
+  { key: 'proposal', label: 'Proposal', kind: 'open' },
+  { key: 'negotiation', label: 'Negotiation', kind: 'open' },
+  { key: 'won', label: 'Won', kind: 'won' },
+  { key: 'lost', label: 'Lost', kind: 'lost' },
+]);
+
+/** The stages in force for the organization (not checked to exist: callers are authenticated into it). */
+export async function getDealStages(db: Executor, organizationId: string): Promise<DealStage[]> {
+  return (await loadStages(db, organizationId)) ?? DEFAULT_DEAL_STAGES.map((s) => ({ ...s }));
+}
+
+/** The field error for a stage that is not one of the organization's; the message names the allowed keys. */
+export function unknownStage(field: string, stages: readonly DealStage[]): FieldError {
+  return { field, code: 'invalid_value', message: `must be one of this organization's stages: ${stages.map((s) => s.key).join(', ')}` };
+}
+
+function checkDocument(input: unknown): DealStage[] {
+  const shapeErrors = validateValue(DealStagesDocument, input, 'stages');
+  if (shapeErrors.length) throw validationFailed(shapeErrors);
+  const { stages } = input as DealStagesDocument;
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const [i, stage] of stages.entries()) {
+    if (seen.has(stage.key)) errors.push({ field: `stages.${i}.key`, code: 'duplicate', message: `stage key ${stage.key} is used twice` });
+    seen.add(stage.key);
+  }
+  if (!stages.some((s) => s.kind === 'open')) {
+    errors.push({ field: 'stages', code: 'no_open_stage', message: 'must contain at least one stage of kind open' });
+  }
+  if (errors.length) throw validationFailed(errors);
+  return stages.map((s) => ({ key: s.key, label: s.label.trim(), kind: s.kind }));
+}
+
+/**
+ * Replaces an organization's deal stages (order matters: the first is a new deal's default). Refuses, with
+ * CONFLICT naming each stage and its deal count, to drop a stage that deals are still in.
+ */
+export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown): Promise<DealStage[]> {
+  const stages = checkDocument(input);
+  const { db, dialect } = ctx.database;
+  if (!(await findOrganization(db, organizationId))) throw notFound('Organization', organizationId);
+  return db.transaction().execute(async (trx) => {
+    await lockStages(trx, dialect, organizationId, 'change');
+    const kept = new Set(stages.map((s) => s.key));
+    const removed = (await getDealStages(trx, organizationId)).map((s) => s.key).filter((key) => !kept.has(key));
+    const inUse = [...(await countDealsByStage(trx, organizationId, removed))].filter(([, n]) => n > 0);
+    if (inUse.length) {
+      const deals = (n: number) => `${n} deal${n === 1 ? '' : 's'}`;
+      const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${deals(n)}` }));
+      const list = inUse.map(([key, n]) => `${key} (${deals(n)})`).join(', ');
+      throw new AppError('CONFLICT', `Can't remove stages still used by deals: ${list}. Move those deals to another stage first.`, { errors });
+    }
+    await saveStages(trx, organizationId, stages, ctx.clock.now().toISOString());
+    return stages;
+  });
+}

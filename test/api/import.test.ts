@@ -1,0 +1,129 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
+import { importCsv } from '../../src/modules/import/csv-import.js';
+import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { setAssignmentRules } from '../../src/modules/orgs/rules.service.js';
+
+let t: TestApp;
+const dir = mkdtempSync(join(tmpdir(), 'crm-import-'));
+let n = 0;
+const csv = (text: string) => {
+  const file = join(dir, `f${++n}.csv`);
+  writeFileSync(file, text);
+  return file;
+};
+
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t.close());
+
+const run = (org: Seeded, file: string, allOrNothing = false) =>
+  importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(t.ctx), allOrNothing, batchSize: 3 });
+
+const names = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=100', { auth: org.auth })).body.data.leads.map((l: { name: string }) => l.name).sort();
+
+describe('crm import leads', () => {
+  it('imports the good rows and reports every bad one by line with all its reasons', async () => {
+    const o = await seedOrg(t.ctx);
+    const file = csv([
+      '\uFEFFname,email,phoneNumber,source,company',
+      'Ada Lovelace,ADA@example.com,+44 20 7946 0958,WEBSITE,"Engines, Ltd"',
+      ',not-an-email,4155550100,TV,',
+      'Grace Hopper,grace@example.com,,REFERRAL,"Navy',
+      'Reserve"',
+      'Too,many,cells,here,x,y',
+      'Alan Turing,,,,',
+      '',
+    ].join('\n'));
+    const report = await run(o, file);
+    expect(report).toMatchObject({ rows: 5, imported: 3 });
+    expect(report.failed.map((f) => f.line)).toEqual([3, 6]);
+    expect(report.failed[0]!.errors.map((e) => e.field).sort()).toEqual(['email', 'name', 'phoneNumber', 'source']);
+    expect(report.failed[1]!.errors[0]!.field).toBe('row');
+    expect(await names(o)).toEqual(['Ada Lovelace', 'Alan Turing', 'Grace Hopper']);
+    const ada = (await call(t.app, 'GET', '/leads?q=ada@example.com', { auth: o.auth })).body.data.leads[0];
+    expect(ada).toMatchObject({ email: 'ada@example.com', phoneNumber: '+442079460958', company: 'Engines, Ltd' });
+    const grace = (await call(t.app, 'GET', '/leads?q=Grace', { auth: o.auth })).body.data.leads[0];
+    expect(grace.company).toBe('Navy\nReserve');
+  });
+
+  it('refuses unknown columns (a typo in the header is not silently dropped)', async () => {
+    const o = await seedOrg(t.ctx);
+    const report = await run(o, csv('name,emial\nAda,ada@example.com\n'));
+    expect(report.imported).toBe(0);
+    expect(report.failed[0]!.errors[0]).toMatchObject({ field: 'emial', code: 'unknown_field' });
+  });
+
+  it('--all-or-nothing writes nothing when any row is bad, and everything when all are good', async () => {
+    const o = await seedOrg(t.ctx);
+    const bad = await run(o, csv('name,email\nOne,one@example.com\nTwo,two@example.com\nThree,three@example.com\nFour,four@example.com\n,broken\n'), true);
+    expect(bad).toMatchObject({ rows: 5, imported: 0 });
+    expect(bad.failed.map((f) => f.line)).toEqual([6]);
+    expect(await names(o)).toEqual([]);
+    expect(await listEvents(t.ctx.database.db, o.orgId)).toEqual([]);
+    const good = await run(o, csv('name,email\nOne,one@example.com\nTwo,two@example.com\nThree,three@example.com\nFour,four@example.com\n'), true);
+    expect(good).toMatchObject({ rows: 4, imported: 4, failed: [] });
+    expect(await names(o)).toEqual(['Four', 'One', 'Three', 'Two']);
+  });
+
+  it('applies the same rules as the API: assignment, duplicates within and across batches, events', async () => {
+    const o = await seedOrg(t.ctx);
+    const reps = [await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId)];
+    await setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'rr', match: { source: 'EVENT' }, assign: { type: 'round_robin', userIds: reps } }] }, new Date());
+    await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Existing', email: 'dup@example.com' } });
+    const file = csv('name,email,source\nA,a@example.com,EVENT\nB,dup@example.com,EVENT\nC,c@example.com,EVENT\nD,a@example.com,EVENT\nE,e@example.com,WEBSITE\n');
+    const report = await run(o, file);
+    expect(report.imported).toBe(5);
+    const leads = (await call(t.app, 'GET', '/leads?limit=100', { auth: o.auth })).body.data.leads as { name: string; ownerId: string | null; duplicateOf: string | null; id: string }[];
+    const by = Object.fromEntries(leads.map((l) => [l.name, l]));
+    expect(['A', 'B', 'C', 'D'].map((x) => by[x]!.ownerId)).toEqual([reps[0], reps[1], reps[0], reps[1]]);
+    expect(by.E!.ownerId).toBeNull();
+    expect(by.B!.duplicateOf).toBe(by.Existing!.id);
+    expect(by.D!.duplicateOf).toBe(by.A!.id);
+    expect(by.A!.duplicateOf).toBeNull();
+    const events = await listEvents(t.ctx.database.db, o.orgId);
+    expect(events.filter((e) => e.type === 'lead.created')).toHaveLength(6);
+    const importEvent = events.find((e) => e.data.id === by.A!.id)!;
+    expect(importEvent.data.actor).toEqual({ type: 'SYSTEM', id: 'import', channel: 'API' });
+    expect(importEvent.data.changes.after.ownerId).toBe(reps[0]);
+  });
+
+  it('reports rows the service refuses (an owner of another organization) and still lands the rest', async () => {
+    const o = await seedOrg(t.ctx);
+    const other = await seedOrg(t.ctx);
+    const report = await run(o, csv(`name,ownerId\nMine,${o.userId}\nTheirs,${other.userId}\nAlso mine,\n`));
+    expect(report.imported).toBe(2);
+    expect(report.failed).toEqual([{ line: 3, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
+  });
+});
+
+describe('crm import accounts and deals', () => {
+  it('imports accounts and deals with the API validation, reporting refused rows by line', async () => {
+    const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
+    const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
+    const o = await seedOrg(t.ctx);
+    const accounts = await importCsv(t.ctx, { file: csv('name,domain,email\nAcme,acme.test,INFO@acme.test\n,bad,not-mail\nGlobex,globex.test,\n'), organizationId: o.orgId, adapter: accountImportAdapter(t.ctx), allOrNothing: false });
+    expect(accounts).toMatchObject({ rows: 3, imported: 2 });
+    expect(accounts.failed.map((f) => f.line)).toEqual([3]);
+    const acme = (await call(t.app, 'GET', '/accounts?q=info@acme.test', { auth: o.auth })).body.data.accounts[0];
+    expect(acme.name).toBe('Acme');
+    const deals = await importCsv(t.ctx, {
+      file: csv(`name,amount,currency,stage,accountId,expectedCloseDate\nBig,1234.50,EUR,proposal,${acme.id},2026-03-01T15:00:00Z\nOdd,1,EUR,nowhere,,\nSmall,0.1,USD,,,2026-02-30\n`),
+      organizationId: o.orgId,
+      adapter: dealImportAdapter(t.ctx),
+      allOrNothing: false,
+      batchSize: 10,
+    });
+    expect(deals).toMatchObject({ rows: 3, imported: 1 });
+    expect(deals.failed.map((f) => [f.line, f.errors.map((e) => e.field)])).toEqual([[3, ['stage']], [4, ['expectedCloseDate']]]);
+    const big = (await call(t.app, 'GET', '/deals', { auth: o.auth })).body.data.deals[0];
+    expect(big).toMatchObject({ name: 'Big', amount: '1234.50', currency: 'EUR', stage: 'proposal', accountId: acme.id, expectedCloseDate: '2026-03-02T00:00:00.000Z' });
+  });
+});

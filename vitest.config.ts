@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Three projects: unit tests once; the black-box API suite on SQLite always and on PostgreSQL (+ Redis)
+ * Four projects: unit tests once; the black-box API suite on SQLite always and on PostgreSQL (+ Redis)
  * when TEST_DATABASE_URL is set — the same files, so both databases answer to the same contract.
  */
 const api = (dialect: 'sqlite' | 'postgres') => ({
@@ -15,6 +16,17 @@ const api = (dialect: 'sqlite' | 'postgres') => ({
   },
 });
 
+/** The admin console in a real Chromium (playwright-core), on SQLite; where Chromium is installed, and always in CI. */
+const browser = {
+  test: {
+    name: 'browser',
+    include: ['test/browser/**/*.test.ts'],
+    env: { TEST_DIALECT: 'sqlite' },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+};
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -25,6 +37,7 @@ export default defineConfig({
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
       api('sqlite'),
       ...(process.env.TEST_DATABASE_URL ? [api('postgres')] : []),
+      ...(existsSync('/usr/bin/chromium') || process.env.CI ? [browser] : []),
     ],
   },
 });

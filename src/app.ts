@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
@@ -19,6 +20,11 @@ import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
+import { CustomObject } from './modules/objects/objects.schemas.js';
+import { openApiDocumentHandler } from './modules/objects/objects.openapi.js';
+import { registerObjectRoutes } from './modules/objects/objects.routes.js';
+import { ObjectRecord } from './modules/objects/records.schemas.js';
+import { registerRecordRoutes } from './modules/objects/records.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
 
 export const VERSION = '1.0.0';
@@ -69,6 +75,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(Account);
   app.addSchema(Deal);
   app.addSchema(DealStage);
+  app.addSchema(CustomObject);
+  app.addSchema(ObjectRecord);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -78,14 +86,18 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
 
   await app.register(
     async (api) => {
-      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+      // With a key, the document also types that organization's custom objects.
+      api.get('/openapi.json', { schema: { hide: true } }, openApiDocumentHandler(app, ctx));
       registerMeRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
       registerAccountRoutes(api, ctx);
       registerDealRoutes(api, ctx);
+      registerObjectRoutes(api, ctx);
+      registerRecordRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerAdmin(app, ctx);
   return app;
 }

@@ -1,7 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { closeContext, createContext, type AppContext } from './context.js';
+import { closeContext, createContext, type AppContext, type ContextOverrides } from './context.js';
+import { startReminderScheduler } from './modules/objects/reminders.service.js';
+
+/** How often the in-process scheduler looks for due reminders. */
+const REMINDER_INTERVAL_MS = 30_000;
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -11,13 +15,18 @@ export interface RunningServer {
 }
 
 /** Builds and listens; SIGTERM/SIGINT stop accepting, finish in-flight requests, then close the database. */
-export async function startServer(config: Config): Promise<RunningServer> {
-  const ctx = await createContext(config);
+export async function startServer(config: Config, overrides: ContextOverrides = {}): Promise<RunningServer> {
+  const ctx = await createContext(config, overrides);
   const app = await buildApp(ctx);
   const address = await app.listen({ port: config.port, host: config.host });
+  const reminders =
+    ctx.config.dispatcher === 'inline'
+      ? startReminderScheduler(ctx, { intervalMs: REMINDER_INTERVAL_MS, onError: (err) => app.log.error({ err }, 'reminder tick failed') })
+      : undefined;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      await reminders?.stop();
       await app.close();
       await closeContext(ctx);
     })());

@@ -6,6 +6,7 @@ import { importCsv, type ImportAdapter } from '../modules/import/csv-import.js';
 import { accountImportAdapter } from '../modules/accounts/accounts.import.js';
 import { dealImportAdapter } from '../modules/deals/deals.import.js';
 import { leadImportAdapter } from '../modules/leads/leads.import.js';
+import { recordImportAdapter } from '../modules/objects/records.import.js';
 import { requireOrganization } from '../modules/orgs/orgs.service.js';
 import { action } from './run.js';
 
@@ -14,6 +15,7 @@ const ADAPTERS: Record<string, (ctx: AppContext, opts: { org: string; object?: s
   leads: async (ctx) => leadImportAdapter(ctx),
   accounts: async (ctx) => accountImportAdapter(ctx),
   deals: async (ctx) => dealImportAdapter(ctx),
+  records: (ctx, opts) => recordImportAdapter(ctx, opts.org, opts.object),
 };
 
 export function registerImportCommands(program: Command): void {

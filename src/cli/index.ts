@@ -4,6 +4,8 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { registerImportCommands } from './import.commands.js';
 import { registerDealCommands } from './deals.commands.js';
+import { registerObjectCommands } from './objects.commands.js';
+import { registerAdminCommands } from './admin.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
@@ -39,6 +41,8 @@ program
 registerOrgCommands(program);
 registerImportCommands(program);
 registerDealCommands(program);
+registerObjectCommands(program);
+registerAdminCommands(program);
 registerOpsCommands(program);
 registerReencryptCommand(program);
 

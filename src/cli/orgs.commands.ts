@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createApiKey, createOrganization, createUser, revokeApiKey } from '../modules/orgs/orgs.service.js';
 import { listKeys } from '../modules/orgs/keys.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
+import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
 import { action, parseExpiresIn } from './run.js';
 
 export function registerOrgCommands(program: Command): void {
@@ -15,6 +16,16 @@ export function registerOrgCommands(program: Command): void {
     .action(action(async (ctx, out, opts: { name: string; timezone: string }) => {
       const created = await createOrganization(ctx, { name: opts.name, timezone: opts.timezone });
       out.print({ id: created.id }, `Created organization ${created.id} (${created.name}, ${created.timezone})`);
+    }));
+  org
+    .command('update')
+    .description('Rename an organization or change its time zone (re-plans pending reminders)')
+    .requiredOption('--org <id>', 'organization id')
+    .option('--name <name>', 'new display name')
+    .option('--timezone <zone>', 'new IANA time zone')
+    .action(action(async (ctx, out, opts: { org: string; name?: string; timezone?: string }) => {
+      const updated = await updateOrganizationSettings(ctx, opts.org, { name: opts.name, timezone: opts.timezone });
+      out.print(updated, `Updated organization ${updated.id} (${updated.name}, ${updated.timezone})`);
     }));
 
   program

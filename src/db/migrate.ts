@@ -3,11 +3,15 @@ import type { Database } from './database.js';
 import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { accountsDeals } from './migrations/0002_accounts_deals.js';
+import { objectsRecords } from './migrations/0003_objects_records.js';
+import { adminConsole } from './migrations/0005_admin_console.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_accounts_deals': accountsDeals,
+  '0003_objects_records': objectsRecords,
+  '0005_admin_console': adminConsole,
 };
 
 /**

@@ -144,6 +144,71 @@ export interface DealStagesTable {
   updated_at: string;
 }
 
+export interface CustomObjectsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  /** JSON: {fields: [...], stages: [...]}. */
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecordsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  object_id: string;
+  stage: string | null;
+  /** JSON of the field values in stored form (dates YYYY-MM-DD, e-mails and phones encrypted). */
+  data: string;
+  /** Lower-cased text and long_text values, for substring search. */
+  search_text: string;
+  /** The value of the object's due-role date field, for the overdue filter. */
+  due_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RecordRemindersTable {
+  record_id: string;
+  organization_id: string;
+  due_date: string;
+  fire_at: string;
+  fired_at: string | null;
+}
+
+export interface AdminSessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  organization_id: string;
+  csrf_token: string;
+  ip: string;
+  user_agent: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  absolute_expires_at: string;
+}
+
+export interface AdminSignInThrottleTable {
+  key: string;
+  failures: number;
+  last_failure_at: string;
+  locked_until: string | null;
+}
+
+export interface AdminSetupTokensTable {
+  token_hash: string;
+  organization_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -157,4 +222,10 @@ export interface DB {
   accounts: AccountsTable;
   deals: DealsTable;
   deal_stages: DealStagesTable;
+  custom_objects: CustomObjectsTable;
+  records: RecordsTable;
+  record_reminders: RecordRemindersTable;
+  admin_sessions: AdminSessionsTable;
+  admin_sign_in_throttle: AdminSignInThrottleTable;
+  admin_setup_tokens: AdminSetupTokensTable;
 }

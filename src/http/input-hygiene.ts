@@ -3,10 +3,27 @@ import { AppError, validationFailed, type FieldError } from '../errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Far beyond any body of this API (records are flat; the deepest schema is a few levels). */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when `value` nests objects or arrays more than `max` levels deep (walked iteratively). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * JSON bodies must be UTF-8 (RFC 8259). Fastify's parser decodes leniently, turning invalid bytes (say, a
  * Latin-1 "é") into U+FFFD that would be stored as if the client had sent it; here they are refused.
- * Parsing itself stays Fastify's (prototype-poisoning checks included).
+ * Parsing itself stays Fastify's (prototype-poisoning checks included). Bodies nested deeper than
+ * MAX_JSON_DEPTH are refused too: recursive code further on (hashing for idempotency, validation,
+ * serialization) would otherwise overflow the stack on a few kilobytes of brackets.
  */
 export function registerStrictJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -19,7 +36,10 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       done(new AppError('INVALID_JSON', 'The body is not valid UTF-8'), undefined);
       return;
     }
-    parse(request, text, done);
+    parse(request, text, (err, value) => {
+      if (!err && nestedDeeperThan(value, MAX_JSON_DEPTH)) done(new AppError('INVALID_JSON', `The body is nested more than ${MAX_JSON_DEPTH} levels deep`), undefined);
+      else done(err, value);
+    });
   });
 }
 

@@ -74,6 +74,8 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
           description:
             'Opportunities moving through the organization\'s ordered deal stages (GET /deal-stages). Amounts are exact decimal strings with an ISO 4217 currency; expectedCloseDate is date-only.',
         },
+        { name: 'Custom objects', description: 'Definitions of your own record types: fields, stages, a due date.' },
+        { name: 'Records', description: 'Records of custom objects. Fetch this document with your API key to get typed schemas of your objects.' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

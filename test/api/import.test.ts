@@ -127,3 +127,43 @@ describe('crm import accounts and deals', () => {
     expect(big).toMatchObject({ name: 'Big', amount: '1234.50', currency: 'EUR', stage: 'proposal', accountId: acme.id, expectedCloseDate: '2026-03-02T00:00:00.000Z' });
   });
 });
+
+describe('crm import records', () => {
+  it('converts cells to the field types and validates against the object definition', async () => {
+    const { recordImportAdapter } = await import('../../src/modules/objects/records.import.js');
+    const o = await seedOrg(t.ctx);
+    const created = await call(t.app, 'POST', '/objects', {
+      auth: o.auth,
+      body: {
+        slug: 'visits',
+        name: 'Visits',
+        fields: [
+          { key: 'title', label: 'Title', type: 'text', required: true },
+          { key: 'rooms', label: 'Rooms', type: 'number' },
+          { key: 'paid', label: 'Paid', type: 'boolean' },
+          { key: 'due', label: 'Due', type: 'date', role: 'due' },
+          { key: 'kind', label: 'Kind', type: 'select', options: ['home', 'office'] },
+        ],
+        stages: [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const adapter = await recordImportAdapter(t.ctx, o.orgId, 'visits');
+    const report = await importCsv(t.ctx, {
+      file: csv('title,rooms,paid,due,kind,stage\nFlat,3,yes,2026-03-01,home,done\nBad,three,maybe,2026-02-30,castle,\n,1,no,,office,\nOffice,2.5,false,2026-03-01T15:00:00Z,office,planned\n'),
+      organizationId: o.orgId,
+      adapter,
+      allOrNothing: false,
+    });
+    expect(report).toMatchObject({ rows: 4, imported: 2 });
+    expect(report.failed.map((f) => f.line)).toEqual([3, 4]);
+    expect(report.failed[0]!.errors.map((e) => e.field).sort()).toEqual(['due', 'kind', 'paid', 'rooms']);
+    expect(report.failed[1]!.errors.map((e) => e.field)).toEqual(['title']);
+    const records = (await call(t.app, 'GET', '/objects/visits/records', { auth: o.auth })).body.data.records;
+    expect(records.map((r: Record<string, unknown>) => [r.title, r.rooms, r.paid, r.due, r.stage])).toEqual([
+      ['Office', 2.5, false, '2026-03-02T00:00:00.000Z', 'planned'],
+      ['Flat', 3, true, '2026-03-01T00:00:00.000Z', 'done'],
+    ]);
+    await expect(recordImportAdapter(t.ctx, o.orgId, 'nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

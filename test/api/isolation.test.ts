@@ -22,8 +22,11 @@ interface ApiRoute {
 }
 
 interface Fixture {
-  /** Creates one resource in `org` through the API; returns the path parameters that address it. */
-  create(t: TestApp, org: Seeded): Promise<Record<string, string>>;
+  /**
+   * Creates one resource of `owner` through the API and returns the path parameters that address it; may
+   * give `intruder` lookalikes (an object with the same slug) so that only the id can make the difference.
+   */
+  create(t: TestApp, owner: Seeded, intruder: Seeded): Promise<Record<string, string>>;
   /** A valid body per method for the routes under this prefix, so that a 404 is never masked by a 400. */
   bodies?: Partial<Record<Method, unknown>>;
 }
@@ -43,11 +46,37 @@ const FIXTURES: Record<string, Fixture> = {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/accounts', { auth: org.auth, body: { name: 'Isolated Account', email: 'isolated@account.example' } }), 'account') }),
     bodies: { PATCH: { industry: 'Retail' } },
   },
+  '/objects/:slug': {
+    create: async (t, owner) => ({ slug: await createObject(t, owner, 'isolated_object') }),
+    bodies: { PATCH: { name: 'Renamed' } },
+  },
+  '/objects/:object': {
+    create: async (t, owner) => ({ object: await createObject(t, owner, 'isolated_parent') }),
+    bodies: { POST: { title: 'Owner only' } },
+  },
+  '/objects/:object/records/:id': {
+    create: async (t, owner, intruder) => {
+      const object = await createObject(t, owner, 'isolated_records');
+      await createObject(t, intruder, 'isolated_records');
+      const id = await created(await call(t.app, 'POST', `/objects/${object}/records`, { auth: owner.auth, body: { title: 'Isolated record', contact: 'record@example.com' } }), 'record');
+      return { object, id };
+    },
+    bodies: { PATCH: { title: 'Changed' } },
+  },
   '/deals/:id': {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/deals', { auth: org.auth, body: { name: 'Isolated Deal', stage: 'qualification' } }), 'deal') }),
     bodies: { PATCH: { stage: 'proposal' } },
   },
 };
+
+async function createObject(t: TestApp, org: Seeded, slug: string): Promise<string> {
+  const res = await call(t.app, 'POST', '/objects', {
+    auth: org.auth,
+    body: { slug, name: slug, fields: [{ key: 'title', label: 'Title', type: 'text' }, { key: 'contact', label: 'Contact', type: 'email' }] },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return slug;
+}
 
 function fixtureFor(path: string): Fixture | undefined {
   const key = Object.keys(FIXTURES)
@@ -123,7 +152,7 @@ describe("another organization's ids", () => {
     const paramsOf = new Map<Fixture, Record<string, string>>();
     for (const route of addressed) {
       const fixture = fixtureFor(route.path)!;
-      if (!paramsOf.has(fixture)) paramsOf.set(fixture, await fixture.create(t, b));
+      if (!paramsOf.has(fixture)) paramsOf.set(fixture, await fixture.create(t, b, a));
     }
     const bodyFor = (route: ApiRoute) => (route.method === 'GET' || route.method === 'DELETE' ? undefined : fixtureFor(route.path)!.bodies?.[route.method] ?? route.example ?? {});
     const fingerprint = await fingerprinter(t);

@@ -45,6 +45,10 @@ describe('encryption key rotation, end to end', () => {
       const byEmail = await call(t.app, 'GET', `/accounts?q=${encodeURIComponent(account.email)}`, { auth: s.auth });
       expect(byEmail.body.data.accounts.map((a: { id: string }) => a.id)).toEqual([account.id]);
     }
+    for (const record of scenario.records) {
+      const res = await call(t.app, 'GET', `/objects/${record.object}/records/${record.id}`, { auth: s.auth });
+      expect(res.body.data.record).toMatchObject({ guest_email: record.email, guest_phone: record.phone });
+    }
     const replay = await call(t.app, 'POST', '/leads', { auth: s.auth, body: scenario.idempotent.body, headers: { 'idempotency-key': scenario.idempotent.key } });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.data.lead.id).toBe(scenario.idempotent.leadId);
@@ -70,6 +74,7 @@ describe('encryption key rotation, end to end', () => {
       expect(stale).toMatchObject({ 'system_secrets.value_enc': 1, 'leads.email_enc': expect.any(Number), 'idempotency_keys.response_body': 1 });
       expect(stale['leads.email_enc']).toBeGreaterThanOrEqual(4);
       expect(stale['users.email_enc']).toBeGreaterThanOrEqual(1);
+      expect(stale['records.data']).toBe(4);
 
       // 2. crm reencrypt, in small batches, while the service keeps writing.
       let writing = true;
@@ -109,7 +114,16 @@ describe('encryption key rotation, end to end', () => {
       await expectReadable(k2Only, during!);
       for (const c of ENCRYPTED_COLUMNS) {
         const rows = await sql<Record<string, unknown>>`select * from ${sql.table(c.table)} where ${sql.ref(c.column)} is not null`.execute(k2Only.ctx.database.db);
-        for (const row of rows.rows) expect(() => k2Only.ctx.cipher.decrypt(String(row[c.column]), c.aad(row)), c.column).not.toThrow();
+        const sealed = c.sealedProperties ? await c.sealedProperties(k2Only.ctx.database.db, rows.rows) : null;
+        for (const row of rows.rows) {
+          const values: [string, string][] = sealed
+            ? sealed(row).flatMap((p) => {
+                const v = (JSON.parse(String(row[c.column])) as Record<string, unknown>)[p];
+                return typeof v === 'string' ? [[v, c.aad(row, p)] as [string, string]] : [];
+              })
+            : [[String(row[c.column]), c.aad(row)]];
+          for (const [value, aad] of values) expect(() => k2Only.ctx.cipher.decrypt(value, aad), c.column).not.toThrow();
+        }
       }
     } finally {
       await k2Only.close();

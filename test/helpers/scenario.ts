@@ -16,6 +16,8 @@ export interface Scenario {
   leads: { id: string; email: string; phone: string }[];
   accounts: { id: string; email: string; phone: string }[];
   deals: string[];
+  /** Records of a custom object with an e-mail and a phone field. */
+  records: { object: string; id: string; email: string; phone: string }[];
   idempotent: { key: string; body: unknown; leadId: string };
 }
 
@@ -93,5 +95,24 @@ export async function runScenario(app: FastifyInstance, org: Seeded, tag: string
   deals.push(deal.body.data.deal.id);
   for (const stage of ['proposal', 'negotiation', 'won']) expect((await send('PATCH', `/deals/${deals[0]}`, { body: { stage } })).status).toBe(200);
   expect((await send('PATCH', `/deals/${deals[0]}`, { body: { stage: 'no-such-stage' } })).status).toBe(400);
-  return { secrets, errorBodies, leads, accounts, deals, idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
+
+  // A custom object whose records carry contact details of their own.
+  const object = `visits_${tag}`;
+  const defined = await send('POST', '/objects', {
+    body: { slug: object, name: 'Visits', fields: [{ key: 'title', label: 'Title', type: 'text' }, { key: 'guest_email', label: 'Guest e-mail', type: 'email' }, { key: 'guest_phone', label: 'Guest phone', type: 'phone' }], stages: [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }] },
+  });
+  expect(defined.status, JSON.stringify(defined.body)).toBe(201);
+  const records: Scenario['records'] = [];
+  for (const i of [0, 1]) {
+    const email = `Guest.${tag}.${i}@Visitors.example`;
+    const phoneSent = `+33 1 42 68 ${block} 0${i}`;
+    const res = await send('POST', `/objects/${object}/records`, { body: { title: `Visit ${tag} ${i}`, guest_email: email, guest_phone: phoneSent } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    records.push({ object, id: res.body.data.record.id, email: res.body.data.record.guest_email, phone: res.body.data.record.guest_phone });
+    secrets.push(email, email.toLowerCase(), phoneSent, res.body.data.record.guest_phone);
+  }
+  expect((await send('PATCH', `/objects/${object}/records/${records[0]!.id}`, { body: { stage: 'done', title: `Visit ${tag} done` } })).status).toBe(200);
+  expect((await send('GET', `/objects/${object}/records?q=${encodeURIComponent(tag)}`)).status).toBe(200);
+  expect((await send('POST', `/objects/${object}/records`, { body: { title: 'Bad', guest_email: `bad.guest.${tag}@` } })).status).toBe(400);
+  return { secrets, errorBodies, leads, accounts, deals, records, idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
 }

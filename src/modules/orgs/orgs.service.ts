@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { AppError, notFound, validationFailed } from '../../errors.js';
+import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { isEmail, normalizeEmail } from '../../lib/contact.js';
 import { isValidTimeZone } from '../../lib/dates.js';
@@ -41,10 +41,12 @@ export async function createUser(
   input: { organizationId: string; email: string; name: string; password?: string; admin?: boolean },
 ): Promise<{ id: string }> {
   await requireOrganization(ctx, input.organizationId);
-  if (!isEmail(input.email)) throw validationFailed([{ field: 'email', code: 'invalid_format', message: 'must be a valid e-mail address' }]);
-  if (input.password !== undefined && input.password.length < 10) {
-    throw validationFailed([{ field: 'password', code: 'too_short', message: 'must be at least 10 characters' }]);
-  }
+  const errors: FieldError[] = [];
+  if (!input.name.trim()) errors.push({ field: 'name', code: 'required', message: 'is required' });
+  if (input.name.trim().length > 200) errors.push({ field: 'name', code: 'too_long', message: 'must be at most 200 characters' });
+  if (!isEmail(input.email)) errors.push({ field: 'email', code: 'invalid_format', message: 'must be a valid e-mail address' });
+  if (input.password !== undefined && input.password.length < 10) errors.push({ field: 'password', code: 'too_short', message: 'must be at least 10 characters' });
+  if (errors.length) throw validationFailed(errors);
   const emailBidx = userEmailIndex(ctx, input.email);
   if (await findUserByEmailIndex(ctx.database.db, emailBidx)) {
     throw new AppError('CONFLICT', 'A user with this e-mail already exists');

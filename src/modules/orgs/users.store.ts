@@ -68,3 +68,23 @@ export async function existingUserIds(db: Executor, organizationId: string, ids:
   const rows = await db.selectFrom('users').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
   return new Set(rows.map((r) => r.id));
 }
+
+export async function countAdmins(db: Executor, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('is_admin', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function setUserAdmin(db: Executor, organizationId: string, id: string, isAdmin: boolean, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ is_admin: isAdmin ? 1 : 0, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,43 @@
+import { html, type SafeHtml } from './html.js';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string, withTime: boolean): Intl.DateTimeFormat {
+  const key = `${timeZone}|${withTime}`;
+  let f = formatters.get(key);
+  if (!f) {
+    const time = withTime ? ({ hour: '2-digit', minute: '2-digit' } as const) : {};
+    f = new Intl.DateTimeFormat('en-GB', { timeZone, day: 'numeric', month: 'short', year: 'numeric', ...time });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+/** An instant as the organization reads it ("21 Nov 2026, 10:00" in its time zone), machine-readable too. */
+export function timeTag(iso: string | null, timeZone: string, empty = '—'): SafeHtml {
+  if (!iso) return html`<span class="muted">${empty}</span>`;
+  return html`<time datetime="${iso}">${formatter(timeZone, true).format(new Date(iso))}</time>`;
+}
+
+/** The day only ("21 Nov 2026"), for table columns; the full instant is in the title. */
+export function dayTag(iso: string | null, timeZone: string, empty = '—'): SafeHtml {
+  if (!iso) return html`<span class="muted">${empty}</span>`;
+  const at = new Date(iso);
+  return html`<time datetime="${iso}" title="${formatter(timeZone, true).format(at)}">${formatter(timeZone, false).format(at)}</time>`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+/** "3 minutes", "2 hours": how long a lockout still lasts. */
+export function duration(ms: number): string {
+  const minutes = Math.max(1, Math.ceil(ms / 60_000));
+  return minutes < 60 ? plural(minutes, 'minute') : plural(Math.ceil(minutes / 60), 'hour');
+}
+
+/** Enum values (QUALIFIED, round_robin) as words. */
+export function humanize(value: string): string {
+  const words = value.replace(/[_-]+/g, ' ').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

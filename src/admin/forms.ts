@@ -1,0 +1,70 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+/** A urlencoded form as @fastify/formbody parses it: repeated names (checkboxes) become arrays. */
+export type FormBody = Record<string, string | string[] | undefined>;
+
+export function formBody(request: FastifyRequest): FormBody {
+  return request.body && typeof request.body === 'object' ? (request.body as FormBody) : {};
+}
+
+/** The field's value as text ('' when absent; the first value when repeated). */
+export function text(body: FormBody, name: string): string {
+  const v = body[name];
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : '';
+}
+
+export function list(body: FormBody, name: string): string[] {
+  const v = body[name];
+  return typeof v === 'string' ? [v] : Array.isArray(v) ? v : [];
+}
+
+/** Blank optional inputs mean "not given" on create… */
+export function orUndefined(value: string): string | undefined {
+  return value.trim() === '' ? undefined : value;
+}
+
+/** …and "clear it" on edit. */
+export function orNull(value: string): string | null {
+  return value.trim() === '' ? null : value;
+}
+
+export function queryText(request: FastifyRequest, name: string): string {
+  const v = (request.query as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : '';
+}
+
+/** A positive page number from the query; anything else is page 1. */
+export function queryPage(request: FastifyRequest): number {
+  const n = Number(queryText(request, 'page'));
+  return Number.isInteger(n) && n >= 1 && n <= 100_000 ? n : 1;
+}
+
+/** Field → message, shown next to each input and in the summary at the top of the form. */
+export type FieldMessages = Record<string, string>;
+
+export interface FormProblem {
+  fields: FieldMessages;
+  /** A failure that belongs to no single field (a conflict, a vanished record). */
+  message?: string;
+}
+
+/**
+ * The API's own validation messages, reused: a service's AppError becomes per-field messages. `fieldOf`
+ * maps service field paths onto form inputs; `conflict` places a CONFLICT (e.g. an e-mail already used) on
+ * the input it is about. Anything that isn't an AppError is a bug and goes to the error page.
+ */
+export function problemOf(
+  err: unknown,
+  opts: { fieldOf?: (field: string) => string; conflict?: { field: string; message: string } } = {},
+): FormProblem {
+  if (!(err instanceof AppError) || err.status >= 500) throw err;
+  if (err.code === 'CONFLICT' && opts.conflict) return { fields: { [opts.conflict.field]: opts.conflict.message } };
+  if (err.code !== 'VALIDATION_FAILED' || !err.errors?.length) return { fields: {}, message: err.message };
+  const fields: FieldMessages = {};
+  for (const e of err.errors) {
+    const field = opts.fieldOf ? opts.fieldOf(e.field) : e.field;
+    fields[field] = fields[field] ? `${fields[field]}; ${e.message}` : e.message;
+  }
+  return { fields };
+}

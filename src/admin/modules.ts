@@ -1,0 +1,25 @@
+import type { AdminModule } from './module.js';
+import { accountModule } from './pages/account.pages.js';
+import { apiKeysModule } from './pages/api-keys.pages.js';
+import { assignmentRulesModule } from './pages/assignment-rules.pages.js';
+import { dashboardModule } from './pages/dashboard.pages.js';
+import { leadsModule } from './pages/leads.pages.js';
+import { settingsModule } from './pages/settings.pages.js';
+import { signInModule } from './pages/sign-in.pages.js';
+import { usersModule } from './pages/users.pages.js';
+
+/**
+ * Every console feature, in one list. A new feature (accounts, deals, custom objects and records, webhooks
+ * under Configuration › Marketplace › API and Webhooks) adds its module here; its navigation entries appear
+ * with it, so the console never links to pages that don't exist. See docs/console.md.
+ */
+export const ADMIN_MODULES: readonly AdminModule[] = [
+  signInModule,
+  accountModule,
+  dashboardModule,
+  leadsModule,
+  apiKeysModule,
+  assignmentRulesModule,
+  settingsModule,
+  usersModule,
+];

@@ -1,0 +1,141 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { validationFailed } from '../../errors.js';
+import { inTransaction } from '../../db/transaction.js';
+import { validateValue } from '../../http/validation.js';
+import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
+import { createLead, getLead, listLeads, updateLead } from '../../modules/leads/leads.service.js';
+import { listUsers } from '../../modules/orgs/users.store.js';
+import { formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { html } from '../html.js';
+import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { listRecentEvents } from './activity.store.js';
+import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, searchForm, type LeadFormValues } from './leads.views.js';
+
+const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
+
+function readForm(body: FormBody): LeadFormValues {
+  const values = emptyLeadForm();
+  for (const key of Object.keys(LEAD_LABELS) as (keyof LeadFormValues)[]) values[key] = text(body, key);
+  return values;
+}
+
+/** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
+function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
+  const blank = creating ? orUndefined : orNull;
+  const body: Record<string, unknown> = { name: v.name, status: v.status };
+  for (const key of ['email', 'phoneNumber', 'company', 'title', 'source', 'sourceCampaign', 'ownerId', 'notes'] as const) body[key] = blank(v[key]);
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+/** Schema checks first (the API's messages for every bad field), then the service's own rules. */
+function checked<T>(schema: object, body: Record<string, unknown>): T {
+  const errors = validateValue(schema, body, 'body');
+  if (errors.length) throw validationFailed(errors);
+  return body as T;
+}
+
+async function owners(deps: AdminDeps, organizationId: string) {
+  const users = await listUsers(deps.ctx.database.db, organizationId);
+  return users.map((u) => ({ id: u.id, name: u.name }));
+}
+
+async function formPage(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: { leadId?: string; leadName?: string; values: LeadFormValues; problem?: FormProblem; status?: number },
+) {
+  const viewer = viewerOf(request);
+  const creating = opts.leadId === undefined;
+  return deps.render(request, reply, {
+    title: creating ? 'New lead' : `Edit ${opts.leadName}`,
+    crumbs: ['Data', 'Leads'],
+    status: opts.status,
+    body: leadForm(request, {
+      action: creating ? LEADS_PATH : `${LEADS_PATH}/${opts.leadId}`,
+      values: opts.values,
+      problem: opts.problem,
+      users: await owners(deps, viewer.organization.id),
+      creating,
+    }),
+  });
+}
+
+/** Data › Leads: the searchable table (same `q` as GET /leads), detail with history, create and edit forms. */
+export const leadsModule: AdminModule = {
+  name: 'leads',
+  nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10 }],
+  objectPages: { lead: LEADS_PATH },
+  register(app, deps) {
+    const { ctx } = deps;
+
+    app.get('/data/leads', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const q = queryText(request, 'q').trim();
+      const query = { ...(q ? { q } : {}), page: queryPage(request), limit: DEFAULT_LIMIT };
+      const errors = validateValue(ListLeadsQuery, query, 'query');
+      const [result, users] = await Promise.all([
+        errors.length ? undefined : listLeads(ctx, viewer.organization.id, query),
+        owners(deps, viewer.organization.id),
+      ]);
+      const qError = errors.find((e) => e.field === 'q')?.message;
+      return deps.render(request, reply, {
+        title: 'Leads',
+        crumbs: ['Data'],
+        status: errors.length ? 400 : 200,
+        body: html`<div class="toolbar">${searchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a></div>
+${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination)}` : ''}`,
+      });
+    });
+
+    app.get('/data/leads/new', async (request, reply) => formPage(deps, request, reply, { values: emptyLeadForm() }));
+
+    app.post('/data/leads', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const values = readForm(formBody(request));
+      try {
+        const input = checked<CreateLeadBody>(CreateLeadBody, toBody(values, true));
+        const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
+        return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+      }
+    });
+
+    app.get<{ Params: { id: string } }>('/data/leads/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const org = viewer.organization.id;
+      const lead = await getLead(ctx, org, request.params.id);
+      const [users, history, duplicate] = await Promise.all([
+        owners(deps, org),
+        listRecentEvents(ctx.database.db, org, { objectId: lead.id, limit: 20 }),
+        lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
+      ]);
+      return deps.render(request, reply, {
+        title: lead.name,
+        crumbs: ['Data', 'Leads'],
+        notice: NOTICES[queryText(request, 'notice')],
+        body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone),
+      });
+    });
+
+    app.get<{ Params: { id: string } }>('/data/leads/:id/edit', async (request, reply) => {
+      const lead = await getLead(ctx, viewerOf(request).organization.id, request.params.id);
+      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values: leadFormValues(lead) });
+    });
+
+    app.post<{ Params: { id: string } }>('/data/leads/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const lead = await getLead(ctx, viewer.organization.id, request.params.id);
+      const values = readForm(formBody(request));
+      try {
+        const patch = checked<UpdateLeadBody>(UpdateLeadBody, toBody(values, false));
+        await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
+        return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values, problem: problemOf(err), status: 400 });
+      }
+    });
+  },
+};

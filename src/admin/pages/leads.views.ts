@@ -1,0 +1,123 @@
+import type { FastifyRequest } from 'fastify';
+import type { Pagination } from '../../lib/pagination.js';
+import type { CrmEvent } from '../../modules/events/events.js';
+import { LEAD_STATUSES, type Lead } from '../../modules/leads/leads.schemas.js';
+import { LEAD_SOURCES } from '../../modules/orgs/rules.schemas.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, textArea, textField } from '../components.js';
+import { dayTag, humanize, timeTag } from '../format.js';
+import type { FormProblem } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+
+export const LEADS_PATH = '/admin/data/leads';
+
+/** The lead form's inputs, named as the API's fields so its validation messages land next to them. */
+export const LEAD_LABELS = {
+  name: 'Name',
+  email: 'E-mail',
+  phoneNumber: 'Phone number',
+  company: 'Company',
+  title: 'Job title',
+  status: 'Status',
+  source: 'Source',
+  sourceCampaign: 'Campaign',
+  ownerId: 'Owner',
+  notes: 'Notes',
+} as const;
+export type LeadFormValues = Record<keyof typeof LEAD_LABELS, string>;
+
+export const emptyLeadForm = (): LeadFormValues => ({
+  name: '', email: '', phoneNumber: '', company: '', title: '', status: 'NEW', source: '', sourceCampaign: '', ownerId: '', notes: '',
+});
+
+export function leadFormValues(lead: Lead): LeadFormValues {
+  return {
+    name: lead.name,
+    email: lead.email ?? '',
+    phoneNumber: lead.phoneNumber ?? '',
+    company: lead.company ?? '',
+    title: lead.title ?? '',
+    status: lead.status,
+    source: lead.source ?? '',
+    sourceCampaign: lead.sourceCampaign ?? '',
+    ownerId: lead.ownerId ?? '',
+    notes: lead.notes ?? '',
+  };
+}
+
+const options = (values: readonly string[]) => values.map((v) => ({ value: v, label: humanize(v) }));
+
+export function leadForm(
+  request: FastifyRequest,
+  opts: { action: string; values: LeadFormValues; problem?: FormProblem | undefined; users: { id: string; name: string }[]; creating: boolean },
+): SafeHtml {
+  const f = opts.problem?.fields ?? {};
+  const v = opts.values;
+  const L = LEAD_LABELS;
+  return html`${errorSummary(opts.problem, L)}
+<form method="post" action="${opts.action}" class="form form--grid" novalidate>
+  ${csrfField(request)}
+  ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
+  ${textField({ name: 'email', label: L.email, type: 'email', value: v.email, error: f.email, autocomplete: 'off' })}
+  ${textField({ name: 'phoneNumber', label: L.phoneNumber, type: 'tel', value: v.phoneNumber, error: f.phoneNumber, hint: 'International format with the country code, e.g. +14155550100.', autocomplete: 'off' })}
+  ${textField({ name: 'company', label: L.company, value: v.company, error: f.company, maxLength: 200 })}
+  ${textField({ name: 'title', label: L.title, value: v.title, error: f.title, maxLength: 200 })}
+  ${selectField({ name: 'status', label: L.status, value: v.status, error: f.status, options: options(LEAD_STATUSES), required: true })}
+  ${selectField({ name: 'source', label: L.source, value: v.source, error: f.source, options: options(LEAD_SOURCES), blank: 'Not set' })}
+  ${textField({ name: 'sourceCampaign', label: L.sourceCampaign, value: v.sourceCampaign, error: f.sourceCampaign, maxLength: 200 })}
+  ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: opts.users.map((u) => ({ value: u.id, label: u.name })), blank: opts.creating ? 'Set by assignment rules' : 'Unassigned' })}
+  ${textArea({ name: 'notes', label: L.notes, value: v.notes, error: f.notes, rows: 5 })}
+  <div class="form-actions">${button(opts.creating ? 'Create lead' : 'Save changes')} <a href="${opts.creating ? LEADS_PATH : opts.action}">Cancel</a></div>
+</form>`;
+}
+
+export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone: string): SafeHtml {
+  const rows = leads.map(
+    (l) => html`<tr>
+  <td><a href="${LEADS_PATH}/${l.id}">${l.name}</a></td>
+  <td>${l.company ?? ''}</td>
+  <td>${l.email ?? ''}</td>
+  <td>${l.phoneNumber ?? ''}</td>
+  <td>${badge(humanize(l.status))}</td>
+  <td>${l.ownerId ? (owners.get(l.ownerId) ?? l.ownerId) : html`<span class="muted">Unassigned</span>`}</td>
+  <td>${dayTag(l.createdAt, timeZone)}</td>
+</tr>`,
+  );
+  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created'], rows, 'No leads match.');
+}
+
+export function searchForm(q: string, error: string | undefined): SafeHtml {
+  return html`<form method="get" action="${LEADS_PATH}" class="search" role="search">
+  ${textField({ name: 'q', label: 'Search leads', type: 'search', value: q, error, markOptional: false, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' })}
+  ${button('Search', 'secondary')}
+  ${q ? html`<a href="${LEADS_PATH}">Clear</a>` : ''}
+</form>`;
+}
+
+export function leadsPager(q: string, pagination: Pagination): SafeHtml | '' {
+  return pager(LEADS_PATH, { q: q || undefined }, pagination);
+}
+
+const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
+
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: CrmEvent[], timeZone: string): SafeHtml {
+  const row = (label: string, value: SafeHtml | string | null) => html`<dt>${label}</dt><dd>${value === null || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
+  return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
+<dl class="details">
+  ${row(LEAD_LABELS.email, lead.email)}
+  ${row(LEAD_LABELS.phoneNumber, lead.phoneNumber)}
+  ${row(LEAD_LABELS.company, lead.company)}
+  ${row(LEAD_LABELS.title, lead.title)}
+  ${row(LEAD_LABELS.status, humanize(lead.status))}
+  ${row(LEAD_LABELS.source, lead.source && humanize(lead.source))}
+  ${row(LEAD_LABELS.sourceCampaign, lead.sourceCampaign)}
+  ${row(LEAD_LABELS.ownerId, lead.ownerId ? (owner ?? lead.ownerId) : null)}
+  ${row('Duplicate of', lead.duplicateOf ? html`<a href="${LEADS_PATH}/${lead.duplicateOf}">${duplicateName ?? lead.duplicateOf}</a>` : null)}
+  ${row(LEAD_LABELS.notes, lead.notes)}
+  ${row('Created', timeTag(lead.createdAt, timeZone))}
+  ${row('Updated', timeTag(lead.updatedAt, timeZone))}
+  ${row('Id', html`<code>${lead.id}</code>`)}
+</dl>
+<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
+${history.length ? html`<ul class="activity">${history.map((e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">${CHANNELS[e.data.actor.channel]} · ${timeTag(e.createdAt, timeZone)}</span></li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+</section>`;
+}

@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createUser } from '../../modules/orgs/orgs.service.js';
+import { listUserSummaries, setAdministrator, type UserSummary } from '../../modules/orgs/users.service.js';
+import { liveSessionCounts, revokeUserSessions } from '../auth/sessions.service.js';
+import { actionForm, badge, button, checkbox, csrfField, dataTable, errorSummary, textField } from '../components.js';
+import { dayTag } from '../format.js';
+import { formBody, orUndefined, problemOf, queryText, text, type FormProblem } from '../forms.js';
+import { html } from '../html.js';
+import { viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
+
+const PATH = '/admin/config/users';
+const ADMIN = { console: { access: 'admin' as const } };
+const LABELS = { name: 'Name', email: 'E-mail', password: 'Password' };
+
+const NOTICES: Record<string, string> = {
+  created: 'User created.',
+  'made-admin': 'The user is now an administrator.',
+  'removed-admin': 'The user is no longer an administrator.',
+  'sessions-revoked': 'The user’s console sessions were signed out.',
+};
+
+interface UserForm {
+  name: string;
+  email: string;
+  admin: boolean;
+}
+
+function actions(request: FastifyRequest, viewer: Viewer, u: UserSummary, sessions: number) {
+  const self = u.id === viewer.user.id;
+  const role = u.isAdmin
+    ? self
+      ? ''
+      : actionForm(request, `${PATH}/${u.id}/remove-admin`, 'Remove admin', { accessibleName: `Remove administrator role from ${u.name}`, confirm: `Remove ${u.name}'s administrator role?` })
+    : actionForm(request, `${PATH}/${u.id}/make-admin`, 'Make admin', { accessibleName: `Make ${u.name} an administrator` });
+  const signOut = sessions > 0 && !self
+    ? actionForm(request, `${PATH}/${u.id}/revoke-sessions`, 'Sign out', { variant: 'danger', accessibleName: `Sign ${u.name} out of every console session`, confirm: `Sign ${u.name} out of every console session?` })
+    : '';
+  return html`<td class="actions">${role}${signOut}</td>`;
+}
+
+function createForm(request: FastifyRequest, form: UserForm, problem?: FormProblem) {
+  const f = problem?.fields ?? {};
+  return html`<section class="panel" aria-labelledby="new-user"><h2 id="new-user">Add a user</h2>
+${errorSummary(problem, LABELS)}
+<form method="post" action="${PATH}" class="form" novalidate>
+  ${csrfField(request)}
+  ${textField({ name: 'name', label: LABELS.name, value: form.name, error: f.name, required: true, autocomplete: 'off', maxLength: 200 })}
+  ${textField({ name: 'email', label: LABELS.email, type: 'email', value: form.email, error: f.email, required: true, autocomplete: 'off' })}
+  ${textField({ name: 'password', label: LABELS.password, type: 'password', error: f.password, autocomplete: 'new-password', hint: 'At least 10 characters. Without one, the user owns leads but cannot sign in to the console.' })}
+  ${checkbox({ name: 'admin', label: 'Administrator', checked: form.admin, hint: 'Administrators change configuration: keys, rules, settings and users.' })}
+  ${button('Add user')}
+</form></section>`;
+}
+
+async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { form?: UserForm; problem?: FormProblem; status?: number } = {}) {
+  const viewer = viewerOf(request);
+  const [users, sessions] = await Promise.all([listUserSummaries(deps.ctx, viewer.organization.id), liveSessionCounts(deps.ctx, viewer.organization.id)]);
+  const tz = viewer.organization.timezone;
+  const rows = users.map((u) => {
+    const n = sessions.get(u.id) ?? 0;
+    return html`<tr>
+  <td>${u.name}${u.id === viewer.user.id ? html` <span class="muted">(you)</span>` : ''}</td>
+  <td>${u.email}</td>
+  <td>${u.isAdmin ? badge('Administrator', 'good') : badge('Member')}${u.canSignIn ? '' : html` <span class="muted">no sign-in</span>`}</td>
+  <td>${n}</td>
+  <td>${dayTag(u.createdAt, tz)}</td>
+  ${viewer.user.isAdmin ? actions(request, viewer, u, n) : ''}
+</tr>`;
+  });
+  const head = ['Name', 'E-mail', 'Role', 'Sessions', 'Added', ...(viewer.user.isAdmin ? ['Actions'] : [])];
+  return deps.render(request, reply, {
+    title: 'Users',
+    crumbs: ['Configuration'],
+    status: opts.status,
+    notice: NOTICES[queryText(request, 'notice')],
+    body: html`${dataTable('Users', head, rows, 'No users.')}
+${viewer.user.isAdmin ? createForm(request, opts.form ?? { name: '', email: '', admin: false }, opts.problem) : html`<p class="muted">Only administrators can add users or change roles.</p>`}`,
+  });
+}
+
+/** Configuration › Users: list, add, grant or withdraw the administrator role, sign a user out everywhere. */
+export const usersModule: AdminModule = {
+  name: 'users',
+  nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40 }],
+  register(app, deps) {
+    const { ctx } = deps;
+    app.get('/config/users', async (request, reply) => renderPage(deps, request, reply));
+
+    app.post('/config/users', { config: ADMIN }, async (request, reply) => {
+      const body = formBody(request);
+      const form: UserForm = { name: text(body, 'name'), email: text(body, 'email'), admin: text(body, 'admin') === 'on' };
+      try {
+        await createUser(ctx, { organizationId: viewerOf(request).organization.id, ...form, password: orUndefined(text(body, 'password')) });
+        return reply.redirect(`${PATH}?notice=created`, 303);
+      } catch (err) {
+        const problem = problemOf(err, { conflict: { field: 'email', message: 'is already used by another user' } });
+        return renderPage(deps, request, reply, { form, problem, status: 400 });
+      }
+    });
+
+    for (const [action, isAdmin] of [['make-admin', true], ['remove-admin', false]] as const) {
+      app.post<{ Params: { id: string } }>(`/config/users/:id/${action}`, { config: ADMIN }, async (request, reply) => {
+        const viewer = viewerOf(request);
+        await setAdministrator(ctx, viewer.organization.id, request.params.id, isAdmin, viewer.user.id);
+        return reply.redirect(`${PATH}?notice=${isAdmin ? 'made-admin' : 'removed-admin'}`, 303);
+      });
+    }
+
+    app.post<{ Params: { id: string } }>('/config/users/:id/revoke-sessions', { config: ADMIN }, async (request, reply) => {
+      const viewer = viewerOf(request);
+      const keep = request.params.id === viewer.user.id ? viewer.session.id : undefined;
+      await revokeUserSessions(ctx, viewer.organization.id, request.params.id, keep);
+      return reply.redirect(`${PATH}?notice=sessions-revoked`, 303);
+    });
+  },
+};

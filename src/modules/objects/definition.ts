@@ -1,0 +1,107 @@
+import type { FieldError } from '../../errors.js';
+import { RESERVED_KEYS, type FieldDefinition, type FieldType, type StageDefinition } from './objects.schemas.js';
+
+/** A field as kept in a definition: `required` always present, `options` only on select, `role` only when set. */
+export interface Field {
+  key: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  options?: string[];
+  role?: 'due';
+}
+
+export interface Definition {
+  fields: Field[];
+  stages: StageDefinition[];
+}
+
+export function normalizeField(f: FieldDefinition): Field {
+  return {
+    key: f.key,
+    label: f.label.trim(),
+    type: f.type,
+    required: f.required === true,
+    ...(f.options !== undefined ? { options: [...f.options] } : {}),
+    ...(f.role !== undefined ? { role: f.role } : {}),
+  };
+}
+
+export const dueField = (d: Definition): Field | undefined => d.fields.find((f) => f.role === 'due');
+
+/**
+ * The rules of a definition that JSON Schema can't express: unique and non-reserved keys, options exactly
+ * on select fields, `role: due` only on a date field and at most once, unique stage keys. Every problem is
+ * reported, with the path of the offending entry (e.g. `fields.2.key`).
+ */
+export function definitionErrors(d: Definition): FieldError[] {
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  let dueAt: number | undefined;
+  d.fields.forEach((f, i) => {
+    const at = `fields.${i}`;
+    if ((RESERVED_KEYS as readonly string[]).includes(f.key)) {
+      errors.push({ field: `${at}.key`, code: 'reserved', message: `"${f.key}" is reserved (${RESERVED_KEYS.join(', ')} are record properties)` });
+    } else if (seen.has(f.key)) {
+      errors.push({ field: `${at}.key`, code: 'duplicate', message: `"${f.key}" is used by another field` });
+    }
+    seen.add(f.key);
+    if (f.type === 'select' && (f.options === undefined || f.options.length === 0)) {
+      errors.push({ field: `${at}.options`, code: 'required', message: 'a select field needs a non-empty list of options' });
+    }
+    if (f.type !== 'select' && f.options !== undefined) {
+      errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'only select fields have options' });
+    }
+    if (f.role === 'due') {
+      if (f.type !== 'date') errors.push({ field: `${at}.role`, code: 'not_allowed', message: 'role "due" is only allowed on a date field' });
+      else if (dueAt !== undefined) errors.push({ field: `${at}.role`, code: 'duplicate', message: `only one field can have role "due" (fields.${dueAt} has it)` });
+      else dueAt = i;
+    }
+  });
+  const stageKeys = new Set<string>();
+  d.stages.forEach((s, i) => {
+    if (stageKeys.has(s.key)) errors.push({ field: `stages.${i}.key`, code: 'duplicate', message: `"${s.key}" is used by another stage` });
+    stageKeys.add(s.key);
+  });
+  return errors;
+}
+
+/** What a definition change does to existing data; each entry must be checked against the records. */
+export interface DefinitionChange {
+  removedFields: Field[];
+  retypedFields: { before: Field; after: Field; index: number }[];
+  removedOptions: { field: Field; index: number; options: string[] }[];
+  newlyRequired: { field: Field; index: number }[];
+  roleChanged: { field: Field; index: number }[];
+  removedStages: StageDefinition[];
+}
+
+/** Compares two definitions field by field (by key) and stage by stage. */
+export function diffDefinitions(before: Definition, after: Definition): DefinitionChange {
+  const change: DefinitionChange = { removedFields: [], retypedFields: [], removedOptions: [], newlyRequired: [], roleChanged: [], removedStages: [] };
+  const next = new Map(after.fields.map((f, index) => [f.key, { f, index }]));
+  for (const old of before.fields) {
+    const found = next.get(old.key);
+    if (!found) {
+      change.removedFields.push(old);
+      continue;
+    }
+    const { f, index } = found;
+    if (f.type !== old.type) {
+      change.retypedFields.push({ before: old, after: f, index });
+      continue;
+    }
+    const dropped = (old.options ?? []).filter((o) => !(f.options ?? []).includes(o));
+    if (dropped.length) change.removedOptions.push({ field: f, index, options: dropped });
+    if (f.required && !old.required) change.newlyRequired.push({ field: f, index });
+    if (f.role !== old.role) change.roleChanged.push({ field: f, index });
+  }
+  const oldKeys = new Set(before.fields.map((f) => f.key));
+  after.fields.forEach((f, index) => {
+    if (oldKeys.has(f.key)) return;
+    if (f.required) change.newlyRequired.push({ field: f, index });
+  });
+  const stageKeys = new Set(after.stages.map((s) => s.key));
+  change.removedStages = before.stages.filter((s) => !stageKeys.has(s.key));
+  return change;
+}

@@ -1,0 +1,105 @@
+import { isEmail, normalizeEmail, normalizePhone } from '../../lib/contact.js';
+import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
+import type { Field } from './definition.js';
+
+/** A value as stored in a record's data (e-mails and phones still in clear here; the service encrypts them). */
+export type StoredValue = string | number | boolean;
+export type ParseResult = { ok: true; value: StoredValue } | { ok: false; code: string; message: string };
+
+export const MAX_TEXT = 1_000;
+export const MAX_LONG_TEXT = 65_535;
+const MAX_URL = 2_048;
+
+const fail = (code: string, message: string): ParseResult => ({ ok: false, code, message });
+const typeName: Record<Field['type'], string> = {
+  text: 'a string',
+  long_text: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  date: 'a date string (YYYY-MM-DD)',
+  datetime: 'an ISO 8601 timestamp string',
+  select: 'a string',
+  email: 'a string',
+  phone: 'a string',
+  url: 'a string',
+};
+
+// Calendar date, time (seconds and fraction optional), then Z or an offset (±hh:mm, ±hhmm or ±hh).
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+
+/**
+ * An ISO 8601 instant that names its offset → the UTC form `YYYY-MM-DDTHH:mm:ss.sssZ` (fractions beyond the
+ * millisecond are cut). Without an offset the instant is unknowable, so it is refused.
+ */
+export function parseInstant(input: string): string | null {
+  const m = input.length <= 64 ? INSTANT.exec(input) : null;
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const offsetMinutes = m[8] ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0));
+  if (Number(m[10] ?? 0) > 23 || Number(m[11] ?? 0) > 59) return null;
+  const local = new Date(0);
+  local.setUTCFullYear(year, month - 1, day);
+  if (local.getUTCMonth() !== month - 1 || local.getUTCDate() !== day) return null;
+  local.setUTCHours(hour, minute, second, ms);
+  const utc = new Date(local.getTime() - offsetMinutes * 60_000);
+  const y = utc.getUTCFullYear();
+  return y >= 1 && y <= 9999 ? utc.toISOString() : null;
+}
+
+function parseUrl(value: string): boolean {
+  if (value.length > MAX_URL) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks one incoming value against its field and returns its stored form: dates as 'YYYY-MM-DD' (contract
+ * rounding rules), datetimes in UTC, e-mails lower-cased, phones E.164. Never echoes the value in a message.
+ */
+export function parseFieldValue(field: Field, value: unknown): ParseResult {
+  const wrongType = fail('invalid_type', `must be ${typeName[field.type]}`);
+  if (field.type === 'number') return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : wrongType;
+  if (field.type === 'boolean') return typeof value === 'boolean' ? { ok: true, value } : wrongType;
+  if (typeof value !== 'string') return wrongType;
+  switch (field.type) {
+    case 'text':
+    case 'long_text': {
+      const max = field.type === 'text' ? MAX_TEXT : MAX_LONG_TEXT;
+      if (value.length > max) return fail('too_long', `must be at most ${max} characters`);
+      if (field.required && value.trim() === '') return fail('required', 'is required and must not be blank');
+      return { ok: true, value };
+    }
+    case 'date': {
+      const parsed = parseDateOnly(value);
+      return parsed.ok ? { ok: true, value: parsed.value } : fail('invalid_date', parsed.reason);
+    }
+    case 'datetime': {
+      const instant = parseInstant(value);
+      return instant ? { ok: true, value: instant } : fail('invalid_format', 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2026-11-21T10:00:00+01:00');
+    }
+    case 'select':
+      return field.options?.includes(value) ? { ok: true, value } : fail('invalid_value', `must be one of: ${(field.options ?? []).join(', ')}`);
+    case 'email':
+      return isEmail(value) ? { ok: true, value: normalizeEmail(value) } : fail('invalid_format', 'must be a valid e-mail address');
+    case 'phone': {
+      const phone = normalizePhone(value);
+      return phone.ok ? { ok: true, value: phone.e164 } : fail('invalid_format', phone.message);
+    }
+    case 'url':
+      return parseUrl(value) ? { ok: true, value } : fail('invalid_format', 'must be an absolute http(s) URL');
+  }
+}
+
+/** The API form of a stored value: date-only fields read back as midnight UTC (contract §4). */
+export function presentFieldValue(field: Field, stored: StoredValue): StoredValue {
+  return field.type === 'date' ? formatDateOnly(String(stored)) : stored;
+}
+
+export const isContactField = (field: Field): boolean => field.type === 'email' || field.type === 'phone';
+export const isSearchableField = (field: Field): boolean => field.type === 'text' || field.type === 'long_text';

@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { API_PREFIX } from '../../http/openapi.js';
+import { createAuthenticator } from '../orgs/orgs.service.js';
+import type { Field } from './definition.js';
+import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
+import { allObjects, type StoredObject } from './objects.store.js';
+
+type Schema = Record<string, unknown>;
+interface Document {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
+
+/** The JSON Schema of a field's value as records return it ('read') or as bodies send it ('write'). */
+function valueSchema(field: Field, mode: 'read' | 'write'): Schema {
+  const described = (s: Schema) => ({ ...s, title: field.label });
+  switch (field.type) {
+    case 'text': return described({ type: 'string', maxLength: MAX_TEXT });
+    case 'long_text': return described({ type: 'string', maxLength: MAX_LONG_TEXT });
+    case 'number': return described({ type: 'number' });
+    case 'boolean': return described({ type: 'boolean' });
+    case 'date':
+      return mode === 'read'
+        ? described({ type: 'string', format: 'date-time', description: 'Date-only: YYYY-MM-DDT00:00:00.000Z.' })
+        : described({ type: 'string', description: 'YYYY-MM-DD; a timestamp with an offset is kept as its nearest UTC day.', examples: ['2026-11-21'] });
+    case 'datetime': return described({ type: 'string', format: 'date-time', description: mode === 'read' ? 'UTC instant.' : 'ISO 8601 instant with Z or an offset.' });
+    case 'select': return described({ type: 'string', enum: field.options ?? [] });
+    case 'email': return described({ type: 'string', format: 'email' });
+    case 'phone': return described({ type: 'string', description: 'International format with the country code; returned as E.164.' });
+    case 'url': return described({ type: 'string', format: 'uri' });
+  }
+}
+
+function stageSchema(o: StoredObject): Schema {
+  const keys = o.definition.stages.map((s) => s.key);
+  return keys.length ? { type: 'string', enum: keys } : { type: 'null' };
+}
+
+/** Record_<slug>, RecordCreate_<slug>, RecordUpdate_<slug> for one object. */
+function objectSchemas(o: StoredObject): Record<string, Schema> {
+  const fields = o.definition.fields;
+  const read = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'read') : nullable(valueSchema(f, 'read'))]));
+  const write = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'))]));
+  const stage = stageSchema(o);
+  const system = {
+    id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+    objectSlug: { type: 'string', const: o.slug },
+    stage,
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  };
+  const required = fields.filter((f) => f.required).map((f) => f.key);
+  return {
+    [`Record_${o.slug}`]: {
+      type: 'object',
+      title: o.name,
+      properties: { ...system, ...read },
+      required: [...Object.keys(system), ...fields.map((f) => f.key)],
+      additionalProperties: false,
+    },
+    [`RecordCreate_${o.slug}`]: {
+      type: 'object',
+      properties: { stage: { ...stage, description: 'Defaults to the first stage.' }, ...write },
+      ...(required.length ? { required } : {}),
+      additionalProperties: false,
+    },
+    [`RecordUpdate_${o.slug}`]: {
+      type: 'object',
+      description: 'Only the keys sent change; null clears a field that is not required.',
+      properties: { stage, ...write },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+  };
+}
+
+const envelope = (data: Schema) => ({
+  type: 'object',
+  properties: { status: { const: true }, code: { const: 'SUCCESS' }, data: { type: 'object', properties: data, required: Object.keys(data) } },
+  required: ['status', 'code', 'data'],
+});
+const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/** One typed operation, derived from the generic one (its error responses, headers and security kept). */
+function typedOperation(generic: Schema | undefined, o: StoredObject, changes: { summary: string; success: [string, Schema]; body?: string; stage?: boolean }): Schema {
+  const base = structuredClone(generic ?? {}) as { parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
+  const parameters = (base.parameters ?? [])
+    .filter((p) => !(p.in === 'path' && p.name === 'object'))
+    .map((p) => (changes.stage && p.in === 'query' && p.name === 'stage' ? { ...p, schema: stageSchema(o) } : p));
+  const errors = Object.fromEntries(Object.entries(base.responses ?? {}).filter(([status]) => !status.startsWith('2')));
+  return {
+    ...base,
+    tags: ['Records'],
+    summary: changes.summary,
+    parameters,
+    ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(changes.body) } } } } : {}),
+    responses: { [changes.success[0]]: changes.success[1], ...errors },
+  };
+}
+
+/**
+ * The served document plus, per custom object of the organization, typed record schemas and typed paths
+ * `/objects/<slug>/records…`: a client generated from it knows *their* objects' fields.
+ */
+export function withOrganizationObjects(document: unknown, objects: readonly StoredObject[]): unknown {
+  const doc = structuredClone(document) as Document;
+  const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
+  const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
+  for (const o of objects) {
+    Object.assign(doc.components.schemas, objectSchemas(o));
+    const record = ref(`Record_${o.slug}`);
+    const single = envelope({ record });
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records`] = {
+      get: typedOperation(list.get, o, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records')] }),
+      post: typedOperation(list.post, o, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record')] }),
+    };
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
+      get: typedOperation(one.get, o, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record')] }),
+      patch: typedOperation(one.patch, o, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record')] }),
+    };
+  }
+  return doc;
+}
+
+/**
+ * GET /openapi.json: public; with a Bearer key that may read records (records:read or objects:admin) the
+ * document also describes that organization's objects. A key that is sent but invalid answers 401 rather
+ * than silently serving the generic document.
+ */
+export function openApiDocumentHandler(app: FastifyInstance, ctx: AppContext) {
+  const authenticate = createAuthenticator(ctx);
+  return async (request: FastifyRequest): Promise<unknown> => {
+    const document = app.swagger();
+    const header = request.headers.authorization;
+    if (header === undefined) return document;
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
+    const principal = token ? await authenticate(token) : null;
+    if (!principal) throw new AppError('UNAUTHORIZED', 'The API key is invalid, revoked or expired', { headers: { 'www-authenticate': 'Bearer realm="crm"' } });
+    if (!principal.key.scopes.some((s) => s === 'records:read' || s === 'objects:admin')) return document;
+    return withOrganizationObjects(document, await allObjects(ctx.database.db, principal.organization.id));
+  };
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
+import { requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { ok } from '../../http/schemas.js';
+import { CreateObjectBody, ListObjectsQuery, ObjectEnvelope, ObjectListEnvelope, SlugParams, UpdateObjectBody } from './objects.schemas.js';
+import { createObject, getObject, listObjects, updateObject } from './objects.service.js';
+
+const tags = ['Custom objects'];
+
+export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const orgOf = (request: Parameters<typeof requirePrincipal>[0]) => requirePrincipal(request).organization.id;
+
+  app.get('/objects', {
+    config: { auth: { anyOf: ['records:read', 'objects:admin'] } },
+    schema: { tags, summary: 'List custom objects', description: 'Newest first. Needs records:read or objects:admin.', querystring: ListObjectsQuery, response: { 200: ObjectListEnvelope } },
+    handler: async (request) => ok(await listObjects(ctx, orgOf(request), request.query)),
+  });
+
+  app.post('/objects', {
+    config: { auth: { anyOf: ['objects:admin'] }, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Define a custom object',
+      description: 'Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.',
+      headers: IdempotencyHeaders,
+      body: CreateObjectBody,
+      response: { 201: ObjectEnvelope },
+    },
+    handler: async (request, reply) => {
+      const organizationId = orgOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ object: await createObject(ctx, trx, organizationId, request.body) }));
+    },
+  });
+
+  app.get('/objects/:slug', {
+    config: { auth: { anyOf: ['records:read', 'objects:admin'] } },
+    schema: { tags, summary: 'Get a custom object', params: SlugParams, response: { 200: ObjectEnvelope } },
+    handler: async (request) => ok({ object: await getObject(ctx, orgOf(request), request.params.slug) }),
+  });
+
+  app.patch('/objects/:slug', {
+    config: { auth: { anyOf: ['objects:admin'] } },
+    schema: { tags, summary: 'Change a custom object', description: UpdateObjectBody.description, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
+    handler: async (request) => {
+      const organizationId = orgOf(request);
+      const object = await inTransaction(ctx, (trx) => updateObject(ctx, trx, organizationId, request.params.slug, request.body));
+      return ok({ object });
+    },
+  });
+}

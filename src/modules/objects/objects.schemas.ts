@@ -1,0 +1,115 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, StringEnum, Timestamp } from '../../http/schemas.js';
+import { PageQuery, Pagination } from '../../lib/pagination.js';
+
+export const FIELD_TYPES = ['text', 'long_text', 'number', 'boolean', 'date', 'datetime', 'select', 'email', 'phone', 'url'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** Keys every record has; a field can't take one of them (the record shape is flat). */
+export const RESERVED_KEYS = ['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt'] as const;
+
+export const FIELD_KEY_PATTERN = '^[a-z][a-z0-9_]{0,49}$';
+export const SLUG_PATTERN = '^[a-z][a-z0-9_-]{0,49}$';
+export const MAX_FIELDS = 100;
+export const MAX_STAGES = 50;
+export const MAX_OPTIONS = 200;
+
+const label = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Display label.' });
+
+export const FieldDefinition = Type.Object(
+  {
+    key: Type.String({ pattern: FIELD_KEY_PATTERN, description: 'The record property name: lower-case letters, digits and _, starting with a letter; not id or stage.' }),
+    label,
+    type: StringEnum(FIELD_TYPES, { description: 'Value type; `date` is date-only (YYYY-MM-DD).' }),
+    required: Type.Optional(Type.Boolean({ default: false, description: 'A record must always have a value (default false).' })),
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: MAX_OPTIONS,
+        uniqueItems: true,
+        description: 'The allowed values of a `select` field (required for select, refused on other types).',
+      }),
+    ),
+    role: Type.Optional(StringEnum(['due'] as const, { description: '`due` on one date field: drives the overdue filter and the record.due reminder.' })),
+  },
+  { additionalProperties: false },
+);
+export type FieldDefinition = Static<typeof FieldDefinition>;
+
+export const StageDefinition = Type.Object(
+  {
+    key: Type.String({ pattern: FIELD_KEY_PATTERN, description: 'Stable key stored on records.' }),
+    label,
+  },
+  { additionalProperties: false },
+);
+export type StageDefinition = Static<typeof StageDefinition>;
+
+const fields = Type.Array(FieldDefinition, { maxItems: MAX_FIELDS, description: 'The fields, in display order.' });
+const stages = Type.Array(StageDefinition, { maxItems: MAX_STAGES, description: 'The ordered stages; new records start in the first one. Empty: records have no stage.' });
+const name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'Display name.' });
+
+export const CreateObjectBody = Type.Object(
+  {
+    slug: Type.String({ pattern: SLUG_PATTERN, description: 'Identifier in URLs, unique in the organization: lower-case letters, digits, _ and -.' }),
+    name,
+    fields: Type.Optional(fields),
+    stages: Type.Optional(stages),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        slug: 'projects',
+        name: 'Projects',
+        fields: [
+          { key: 'title', label: 'Title', type: 'text', required: true },
+          { key: 'priority', label: 'Priority', type: 'select', options: ['low', 'high'] },
+          { key: 'due_on', label: 'Due on', type: 'date', role: 'due' },
+        ],
+        stages: [{ key: 'planned', label: 'Planned' }, { key: 'done', label: 'Done' }],
+      },
+    ],
+  },
+);
+export type CreateObjectBody = Static<typeof CreateObjectBody>;
+
+export const UpdateObjectBody = Type.Object(
+  { name: Type.Optional(name), fields: Type.Optional(fields), stages: Type.Optional(stages) },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      '`fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.',
+  },
+);
+export type UpdateObjectBody = Static<typeof UpdateObjectBody>;
+
+export const CustomObject = Type.Object(
+  {
+    slug: Type.String(),
+    name: Type.String(),
+    fields: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        label: Type.String(),
+        type: StringEnum(FIELD_TYPES),
+        required: Type.Boolean(),
+        options: Type.Optional(Type.Array(Type.String())),
+        role: Type.Optional(StringEnum(['due'] as const)),
+      }),
+    ),
+    stages: Type.Array(Type.Object({ key: Type.String(), label: Type.String() })),
+    createdAt: Timestamp('UTC instant of creation.'),
+    updatedAt: Timestamp('UTC instant of the last change.'),
+  },
+  { $id: 'CustomObject' },
+);
+export type CustomObject = Static<typeof CustomObject>;
+
+export const SlugParams = Type.Object({ slug: Type.String({ description: 'Object slug.' }) });
+export const ListObjectsQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export type ListObjectsQuery = Static<typeof ListObjectsQuery>;
+
+export const ObjectEnvelope = Envelope(Type.Object({ object: Type.Ref(CustomObject) }));
+export const ObjectListEnvelope = Envelope(Type.Object({ objects: Type.Array(Type.Ref(CustomObject)), pagination: Type.Ref(Pagination) }));

@@ -1,0 +1,103 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { paginate } from '../../lib/pagination.js';
+import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
+import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
+import { fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
+
+type Ctx = Pick<AppContext, 'database' | 'clock'>;
+
+export function toCustomObject(o: StoredObject): CustomObject {
+  return { slug: o.slug, name: o.name, fields: o.definition.fields, stages: o.definition.stages, createdAt: o.createdAt, updatedAt: o.updatedAt };
+}
+
+function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: CreateObjectBody['stages'] = []): Definition {
+  const definition = { fields: fields.map(normalizeField), stages: stages.map((s) => ({ key: s.key, label: s.label.trim() })) };
+  const errors = definitionErrors(definition);
+  if (errors.length) throw validationFailed(errors);
+  return definition;
+}
+
+export async function createObject(ctx: Ctx, trx: Executor, organizationId: string, input: CreateObjectBody): Promise<CustomObject> {
+  const definition = buildDefinition(input.fields, input.stages);
+  if (await findObject(trx, ctx.database.dialect, organizationId, input.slug)) throw slugTaken(input.slug);
+  const now = ctx.clock.now().toISOString();
+  try {
+    const stored = await insertObject(trx, ctx.database.dialect, { id: newId(), organizationId, slug: input.slug, name: input.name.trim(), definition, createdAt: now, updatedAt: now });
+    return toCustomObject(stored);
+  } catch (err) {
+    // Two creates of one slug racing: the unique constraint settles it.
+    if (isUniqueViolation(err)) throw slugTaken(input.slug);
+    throw err;
+  }
+}
+
+const slugTaken = (slug: string) => new AppError('CONFLICT', `An object with slug "${slug}" already exists`);
+
+export async function getObject(ctx: Ctx, organizationId: string, slug: string): Promise<CustomObject> {
+  const found = await findObject(ctx.database.db, ctx.database.dialect, organizationId, slug);
+  if (!found) throw notFound('Object', slug);
+  return toCustomObject(found);
+}
+
+export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
+  const page = { page: query.page, limit: query.limit };
+  const { objects, total } = await listStored(ctx.database.db, organizationId, page);
+  return { objects: objects.map(toCustomObject), pagination: paginate(page, total) };
+}
+
+/**
+ * Checks a definition change against the object's records: removing or retyping a field that has data,
+ * changing the due role of a field that has data, removing a stage or option in use, or requiring a field
+ * some record lacks is refused, every case named. Unused fields, stages and options may go.
+ */
+async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: Definition): Promise<FieldError[]> {
+  const dialect = ctx.database.dialect;
+  const change = diffDefinitions(object.definition, next);
+  const errors: FieldError[] = [];
+  for (const field of change.removedFields) {
+    if (await fieldHasData(db, dialect, object.id, field.key)) {
+      errors.push({ field: 'fields', code: 'in_use', message: `field "${field.key}" has data in some records and can't be removed` });
+    }
+  }
+  for (const { before, after, index } of change.retypedFields) {
+    if (await fieldHasData(db, dialect, object.id, before.key)) {
+      errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `field "${before.key}" has data in some records; its type can't change from ${before.type} to ${after.type}` });
+    }
+  }
+  for (const { field, index } of change.roleChanged) {
+    if (await fieldHasData(db, dialect, object.id, field.key)) {
+      errors.push({ field: `fields.${index}.role`, code: 'in_use', message: `field "${field.key}" has data in some records; its role can't change` });
+    }
+  }
+  for (const { field, index, options } of change.removedOptions) {
+    const used = await optionsInUse(db, dialect, object.id, field.key, options);
+    if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `option(s) ${used.map((o) => `"${o}"`).join(', ')} of field "${field.key}" are used by some records` });
+  }
+  for (const { field, index } of change.newlyRequired) {
+    if (await fieldHasGaps(db, dialect, object.id, field.key)) {
+      errors.push({ field: `fields.${index}.required`, code: 'in_use', message: `field "${field.key}" can't be required: some records have no value for it` });
+    }
+  }
+  for (const stage of change.removedStages) {
+    if (await stageInUse(db, object.id, stage.key)) errors.push({ field: 'stages', code: 'in_use', message: `stage "${stage.key}" has records and can't be removed` });
+  }
+  return errors;
+}
+
+/** Renames, and replaces the field and stage lists (each, when sent, is the complete new list). */
+export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody): Promise<CustomObject> {
+  const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
+  if (!object) throw notFound('Object', slug);
+  const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages);
+  const errors = await changeErrors(ctx, trx, object, next);
+  if (errors.length) throw validationFailed(errors);
+  const updated: StoredObject = { ...object, name: patch.name?.trim() ?? object.name, definition: next };
+  if (JSON.stringify(toCustomObject(updated)) === JSON.stringify(toCustomObject(object))) return toCustomObject(object);
+  updated.updatedAt = ctx.clock.now().toISOString();
+  await updateStored(trx, updated);
+  return toCustomObject(updated);
+}

@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { Executor } from '../../db/database.js';
+import type { CustomObjectsTable } from '../../db/schema.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { Definition } from './definition.js';
+import { createRecordSearchIndex } from './record-search.store.js';
+
+/** A custom object as stored; `seq` also names its SQLite search table. */
+export interface StoredObject {
+  seq: number;
+  id: string;
+  organizationId: string;
+  slug: string;
+  name: string;
+  definition: Definition;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Omit<CustomObjectsTable, 'seq'> & { seq: number };
+
+const toStored = (r: Row): StoredObject => ({
+  seq: Number(r.seq),
+  id: r.id,
+  organizationId: r.organization_id,
+  slug: r.slug,
+  name: r.name,
+  definition: JSON.parse(r.definition) as Definition,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** Inserts the object and, on SQLite, its record search table, in the caller's transaction. */
+export async function insertObject(db: Executor, dialect: Dialect, o: Omit<StoredObject, 'seq'>): Promise<StoredObject> {
+  const { seq } = await db
+    .insertInto('custom_objects')
+    .values({
+      id: o.id,
+      organization_id: o.organizationId,
+      slug: o.slug,
+      name: o.name,
+      definition: JSON.stringify(o.definition),
+      created_at: o.createdAt,
+      updated_at: o.updatedAt,
+    })
+    .returning('seq')
+    .executeTakeFirstOrThrow();
+  await createRecordSearchIndex(db, dialect, Number(seq));
+  return { ...o, seq: Number(seq) };
+}
+
+/**
+ * The object `slug` of the organization. `lock` (PostgreSQL): 'share' for record writes, 'update' for a
+ * definition change, so a record can't be written against a definition that is being changed under it.
+ * SQLite needs none: its write transactions are serialized.
+ */
+export async function findObject(db: Executor, dialect: Dialect, organizationId: string, slug: string, lock?: 'share' | 'update'): Promise<StoredObject | undefined> {
+  let q = db.selectFrom('custom_objects').selectAll().where('organization_id', '=', organizationId).where('slug', '=', slug);
+  if (dialect === 'postgres' && lock === 'share') q = q.forShare();
+  if (dialect === 'postgres' && lock === 'update') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  return row && toStored(row);
+}
+
+export async function findObjectById(db: Executor, id: string): Promise<StoredObject | undefined> {
+  const row = await db.selectFrom('custom_objects').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toStored(row);
+}
+
+/** Every object of the organization, newest first (for the per-organization OpenAPI document). */
+export async function allObjects(db: Executor, organizationId: string): Promise<StoredObject[]> {
+  const rows = await db.selectFrom('custom_objects').selectAll().where('organization_id', '=', organizationId).orderBy('seq', 'desc').execute();
+  return rows.map(toStored);
+}
+
+export async function listObjects(db: Executor, organizationId: string, page: PageRequest) {
+  const q = db.selectFrom('custom_objects').where('organization_id', '=', organizationId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { objects: rows.map(toStored), total: Number(count.n) };
+}
+
+export async function updateObject(db: Executor, o: StoredObject): Promise<void> {
+  await db
+    .updateTable('custom_objects')
+    .set({ name: o.name, definition: JSON.stringify(o.definition), updated_at: o.updatedAt })
+    .where('id', '=', o.id)
+    .execute();
+}
+
+/** The stored value of field `key` in a record's data JSON, as SQL (keys match ^[a-z][a-z0-9_]*$). */
+function fieldValue(dialect: Dialect, key: string) {
+  return dialect === 'postgres' ? sql<string | null>`(records.data::jsonb ->> ${key})` : sql<string | null>`json_extract(records.data, ${`$.${key}`})`;
+}
+
+const anyRecord = (db: Executor, objectId: string) => db.selectFrom('records').select(sql<number>`1`.as('one')).where('records.object_id', '=', objectId).limit(1);
+
+/** True when at least one record of the object has a value for the field. */
+export async function fieldHasData(db: Executor, dialect: Dialect, objectId: string, key: string): Promise<boolean> {
+  return (await anyRecord(db, objectId).where(fieldValue(dialect, key), 'is not', null).executeTakeFirst()) !== undefined;
+}
+
+/** True when at least one record of the object lacks a value for the field. */
+export async function fieldHasGaps(db: Executor, dialect: Dialect, objectId: string, key: string): Promise<boolean> {
+  return (await anyRecord(db, objectId).where(fieldValue(dialect, key), 'is', null).executeTakeFirst()) !== undefined;
+}
+
+/** The options among `options` that some record of the object holds in select field `key`. */
+export async function optionsInUse(db: Executor, dialect: Dialect, objectId: string, key: string, options: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('records')
+    .select(fieldValue(dialect, key).as('value'))
+    .distinct()
+    .where('records.object_id', '=', objectId)
+    .where(fieldValue(dialect, key), 'in', options)
+    .execute();
+  return rows.map((r) => String(r.value));
+}
+
+export async function stageInUse(db: Executor, objectId: string, stage: string): Promise<boolean> {
+  return (await anyRecord(db, objectId).where('records.stage', '=', stage).executeTakeFirst()) !== undefined;
+}

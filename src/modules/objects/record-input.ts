@@ -1,0 +1,62 @@
+import type { FieldError } from '../../errors.js';
+import { RESERVED_KEYS } from './objects.schemas.js';
+import type { Definition } from './definition.js';
+import { parseFieldValue, type StoredValue } from './field-values.js';
+
+export interface ParsedInput {
+  /** The sent fields in stored form (e-mails and phones still in clear); null clears. */
+  values: Map<string, StoredValue | null>;
+  /** The stage to set; undefined when the input leaves it as it is. */
+  stage: string | null | undefined;
+  errors: FieldError[];
+}
+
+function stageError(definition: Definition, value: unknown): FieldError | null {
+  const keys = definition.stages.map((s) => s.key);
+  if (keys.length === 0) {
+    return value === null ? null : { field: 'stage', code: 'not_allowed', message: 'this object has no stages; send null or leave it out' };
+  }
+  if (typeof value === 'string' && keys.includes(value)) return null;
+  return { field: 'stage', code: 'invalid_value', message: `must be one of: ${keys.join(', ')}` };
+}
+
+/**
+ * Checks a record body against the object's definition and collects every problem: unknown or read-only keys,
+ * wrong types and formats, bad options, impossible dates, missing required fields (`create`) or a required
+ * field cleared with null (`update`), and a stage that isn't one of the object's.
+ */
+export function parseRecordInput(definition: Definition, input: Record<string, unknown>, mode: 'create' | 'update'): ParsedInput {
+  const errors: FieldError[] = [];
+  const values = new Map<string, StoredValue | null>();
+  const fields = new Map(definition.fields.map((f) => [f.key, f]));
+  let stage: string | null | undefined;
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'stage') {
+      const error = stageError(definition, value);
+      if (error) errors.push(error);
+      else stage = value as string | null;
+      continue;
+    }
+    const field = fields.get(key);
+    if (!field) {
+      const readOnly = (RESERVED_KEYS as readonly string[]).includes(key);
+      errors.push(readOnly ? { field: key, code: 'read_only', message: 'is set by the server' } : { field: key, code: 'unknown_field', message: 'is not a field of this object' });
+      continue;
+    }
+    if (value === null) {
+      if (field.required) errors.push({ field: key, code: 'required', message: mode === 'create' ? 'is required' : 'is required and cannot be cleared' });
+      else values.set(key, null);
+      continue;
+    }
+    const parsed = parseFieldValue(field, value);
+    if (parsed.ok) values.set(key, parsed.value);
+    else errors.push({ field: key, code: parsed.code, message: parsed.message });
+  }
+  if (mode === 'create') {
+    for (const field of definition.fields) {
+      if (field.required && !(field.key in input)) errors.push({ field: field.key, code: 'required', message: 'is required' });
+    }
+    if (stage === undefined && definition.stages.length > 0) stage = definition.stages[0]!.key;
+  }
+  return { values, stage, errors };
+}

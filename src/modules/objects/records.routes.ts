@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { ok } from '../../http/schemas.js';
+import { ListRecordsQuery, ObjectParams, RecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
+import { createRecord, getRecord, listRecords, updateRecord } from './records.service.js';
+
+const tags = ['Records'];
+
+export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get('/objects/:object/records', {
+    config: { auth: { anyOf: ['records:read'] } },
+    schema: {
+      tags,
+      summary: 'List records of a custom object',
+      description: 'Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization\'s local today.',
+      params: ObjectParams,
+      querystring: ListRecordsQuery,
+      response: { 200: RecordListEnvelope },
+    },
+    handler: async (request) => ok(await listRecords(ctx, requirePrincipal(request).organization, request.params.object, request.query)),
+  });
+
+  app.post('/objects/:object/records', {
+    config: { auth: { anyOf: ['records:write'] }, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Create a record',
+      description: 'Values are checked against the object\'s definition; one 400 lists every bad field. The stage defaults to the first one. Records record.created. Send Idempotency-Key to make retries safe.',
+      headers: IdempotencyHeaders,
+      params: ObjectParams,
+      body: RecordInput,
+      response: { 201: RecordEnvelope },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ record: await createRecord(ctx, trx, caller, request.params.object, request.body as Record<string, unknown>) }));
+    },
+  });
+
+  app.get('/objects/:object/records/:id', {
+    config: { auth: { anyOf: ['records:read'] } },
+    schema: { tags, summary: 'Get a record', params: RecordParams, response: { 200: RecordEnvelope } },
+    handler: async (request) => ok({ record: await getRecord(ctx, requirePrincipal(request).organization.id, request.params.object, request.params.id) }),
+  });
+
+  app.patch('/objects/:object/records/:id', {
+    config: { auth: { anyOf: ['records:write'] } },
+    schema: {
+      tags,
+      summary: 'Update a record',
+      description: 'Only the keys sent change; null clears a field that is not required. A stage change records record.stage_changed, other changes record.updated.',
+      params: RecordParams,
+      body: RecordPatch,
+      response: { 200: RecordEnvelope },
+    },
+    handler: async (request) => {
+      const caller = callerOf(request);
+      const record = await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, request.params.object, request.params.id, request.body as Record<string, unknown>));
+      return ok({ record });
+    },
+  });
+}

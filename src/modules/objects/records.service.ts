@@ -1,0 +1,178 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { notFound, validationFailed, type FieldError } from '../../errors.js';
+import { newId } from '../../lib/ids.js';
+import { localDate } from '../../lib/dates.js';
+import { paginate } from '../../lib/pagination.js';
+import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
+import { recordEvent } from '../events/outbox.store.js';
+import type { Actor } from '../orgs/principal.js';
+import { dueField, type Definition } from './definition.js';
+import { isContactField, isSearchableField, presentFieldValue, type StoredValue } from './field-values.js';
+import { parseRecordInput } from './record-input.js';
+import { buildSearchText, prepareQuery } from './record-search.js';
+import { findObject, type StoredObject } from './objects.store.js';
+import { findRecord, insertRecords, listRecords as listStored, updateRecord as updateStored, type NewRecord, type StoredRecord } from './records.store.js';
+import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
+import { planReminder } from './reminders.service.js';
+import { recordValueAad } from './records.encryption.js';
+import { organizationTimezone } from './reminders.store.js';
+
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
+export interface Caller {
+  organizationId: string;
+  actor: Actor;
+}
+
+/** The API shape: flat, every field of the object present (null when unset). */
+export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string } & Record<string, unknown>;
+
+const aad = recordValueAad;
+
+/** The object `slug` of the organization, or 404 (also for another organization's object). */
+export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, slug: string, lock?: 'share'): Promise<StoredObject> {
+  const object = await findObject(db, ctx.database.dialect, organizationId, slug, lock);
+  if (!object) throw notFound('Object', slug);
+  return object;
+}
+
+export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
+  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  for (const field of object.definition.fields) {
+    const stored = r.data[field.key];
+    if (stored === undefined) view[field.key] = null;
+    else if (isContactField(field)) view[field.key] = ctx.cipher.decrypt(String(stored), aad(r.id, field.key));
+    else view[field.key] = presentFieldValue(field, stored);
+  }
+  return view;
+}
+
+/**
+ * `base` with the sent values applied: null removes a value, e-mails and phones are encrypted and bound to
+ * the record and field; untouched values (and their ciphertexts) are kept as they are.
+ */
+function applyValues(ctx: Pick<Ctx, 'cipher'>, definition: Definition, recordId: string, base: Record<string, StoredValue>, values: Map<string, StoredValue | null>): Record<string, StoredValue> {
+  const data = { ...base };
+  for (const field of definition.fields) {
+    const value = values.get(field.key);
+    if (value === undefined) continue;
+    if (value === null) delete data[field.key];
+    else data[field.key] = isContactField(field) ? ctx.cipher.encrypt(String(value), aad(recordId, field.key)) : value;
+  }
+  return data;
+}
+
+/** The columns derived from the data: the search text and the due date (neither is ever a contact field). */
+function derived(definition: Definition, data: Record<string, StoredValue>) {
+  const texts = definition.fields.filter(isSearchableField).flatMap((f) => {
+    const v = data[f.key];
+    return typeof v === 'string' ? [v] : [];
+  });
+  const due = dueField(definition);
+  const dueValue = due ? data[due.key] : undefined;
+  return { searchText: buildSearchText(texts), dueDate: typeof dueValue === 'string' ? dueValue : null };
+}
+
+/** Validates an input against the object and builds the record to insert (also used by bulk seeding). */
+export function buildNewRecord(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, input: RecordInput, now: Date): NewRecord {
+  const parsed = parseRecordInput(object.definition, input, 'create');
+  if (parsed.errors.length) throw validationFailed(parsed.errors);
+  const id = newId(now);
+  const data = applyValues(ctx, object.definition, id, {}, parsed.values);
+  return {
+    id,
+    organizationId: object.organizationId,
+    objectId: object.id,
+    stage: parsed.stage ?? null,
+    data,
+    ...derived(object.definition, data),
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  };
+}
+
+const fieldKeys = (o: StoredObject) => o.definition.fields.map((f) => f.key);
+const contactKeys = (o: StoredObject) => o.definition.fields.filter(isContactField).map((f) => f.key);
+
+async function emit(trx: Executor, caller: Caller, object: StoredObject, type: EventType, view: RecordView, description: string, changes: Changes, now: Date) {
+  await recordEvent(
+    trx,
+    buildEvent({ type, organizationId: caller.organizationId, object: 'record', objectId: view.id, objectSlug: object.slug, description, changes, actor: caller.actor, now }),
+  );
+}
+
+/** Stores the record, plans its due reminder, records record.created — in the caller's transaction. */
+export async function createRecord(ctx: Ctx, trx: Executor, caller: Caller, slug: string, input: RecordInput): Promise<RecordView> {
+  const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
+  const now = ctx.clock.now();
+  const [stored] = await insertRecords(trx, ctx.database.dialect, object, [buildNewRecord(ctx, object, input, now)]);
+  if (stored!.dueDate !== null) {
+    await planReminder(trx, { recordId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+  }
+  const view = toRecordView(ctx, object, stored!);
+  await emit(trx, caller, object, 'record.created', view, `${object.name} record created`, diffChanges(null, view, ['stage', ...fieldKeys(object)], contactKeys(object)), now);
+  return view;
+}
+
+export async function getRecord(ctx: Ctx, organizationId: string, slug: string, id: string): Promise<RecordView> {
+  const db = ctx.database.db;
+  const object = await requireObject(ctx, db, organizationId, slug);
+  const stored = await findRecord(db, object, id);
+  if (!stored) throw notFound('Record', id);
+  return toRecordView(ctx, object, stored);
+}
+
+/** `q`, `stage` and `overdue` (due date before the organization's local today), newest first. */
+export async function listRecords(ctx: Ctx, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
+  const db = ctx.database.db;
+  const object = await requireObject(ctx, db, organization.id, slug);
+  const errors: FieldError[] = [];
+  const stageKeys = object.definition.stages.map((s) => s.key);
+  if (query.stage !== undefined && !stageKeys.includes(query.stage)) {
+    errors.push({ field: 'stage', code: 'invalid_value', message: stageKeys.length ? `must be one of: ${stageKeys.join(', ')}` : 'this object has no stages' });
+  }
+  if (query.overdue === true && !dueField(object.definition)) {
+    errors.push({ field: 'overdue', code: 'not_allowed', message: `object ${object.slug} has no date field with role "due"` });
+  }
+  if (errors.length) throw validationFailed(errors);
+  const prepared = query.q === undefined ? undefined : prepareQuery(query.q);
+  const filter = {
+    ...(prepared && prepared.length > 0 ? { query: prepared } : {}),
+    ...(query.stage !== undefined ? { stage: query.stage } : {}),
+    ...(query.overdue === true ? { dueBefore: localDate(ctx.clock.now(), organization.timezone) } : {}),
+  };
+  const page = { page: query.page, limit: query.limit };
+  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page);
+  return { records: records.map((r) => toRecordView(ctx, object, r)), pagination: paginate(page, total) };
+}
+
+/**
+ * Applies the sent keys. A stage change records record.stage_changed (stage only); other changed fields one
+ * record.updated; nothing changed records nothing and keeps updatedAt. A new due date re-plans the reminder.
+ */
+export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput): Promise<RecordView> {
+  const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
+  const current = await findRecord(trx, object, id);
+  if (!current) throw notFound('Record', id);
+  const parsed = parseRecordInput(object.definition, patch, 'update');
+  if (parsed.errors.length) throw validationFailed(parsed.errors);
+  const before = toRecordView(ctx, object, current);
+  const data = applyValues(ctx, object.definition, id, current.data, parsed.values);
+  const next: StoredRecord = { ...current, stage: parsed.stage === undefined ? current.stage : parsed.stage, data, ...derived(object.definition, data) };
+  const after = toRecordView(ctx, object, next);
+  const stageChange = diffChanges(before, after, ['stage']);
+  const otherChanges = diffChanges(before, after, fieldKeys(object), contactKeys(object));
+  const stageChanged = Object.keys(stageChange.after).length > 0;
+  const othersChanged = Object.keys(otherChanges.after).length > 0;
+  if (!stageChanged && !othersChanged) return before;
+  const now = ctx.clock.now();
+  next.updatedAt = now.toISOString();
+  await updateStored(trx, ctx.database.dialect, object, current, next);
+  if (next.dueDate !== current.dueDate) {
+    await planReminder(trx, { recordId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+  }
+  const view = { ...after, updatedAt: next.updatedAt };
+  if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
+  if (othersChanged) await emit(trx, caller, object, 'record.updated', view, `${object.name} record updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
+  return view;
+}

@@ -1,0 +1,144 @@
+import { sql } from 'kysely';
+import type { Dialect } from '../../config.js';
+import type { Executor } from '../../db/database.js';
+import type { RecordsTable } from '../../db/schema.js';
+import { substringMatch } from '../../db/search.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { StoredValue } from './field-values.js';
+import type { PreparedQuery } from './record-search.js';
+import { indexRecords, matchExpression, reindexRecord, searchTable } from './record-search.store.js';
+
+/** A record as stored: values in stored form, e-mails and phones encrypted. */
+export interface StoredRecord {
+  seq: number;
+  id: string;
+  organizationId: string;
+  objectId: string;
+  stage: string | null;
+  data: Record<string, StoredValue>;
+  searchText: string;
+  dueDate: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the store needs to know of the record's object: its id and the seq naming its SQLite search table. */
+export interface ObjectRef {
+  id: string;
+  seq: number;
+  organizationId: string;
+}
+
+type Row = Omit<RecordsTable, 'seq'> & { seq: number };
+export type NewRecord = Omit<StoredRecord, 'seq'>;
+
+const toStored = (r: Row): StoredRecord => ({
+  seq: Number(r.seq),
+  id: r.id,
+  organizationId: r.organization_id,
+  objectId: r.object_id,
+  stage: r.stage,
+  data: JSON.parse(r.data) as Record<string, StoredValue>,
+  searchText: r.search_text,
+  dueDate: r.due_date,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+const toRow = (r: NewRecord): Omit<RecordsTable, 'seq'> => ({
+  id: r.id,
+  organization_id: r.organizationId,
+  object_id: r.objectId,
+  stage: r.stage,
+  data: JSON.stringify(r.data),
+  search_text: r.searchText,
+  due_date: r.dueDate,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+const CHUNK = 200;
+
+/** Inserts records of one object (one statement per chunk) and indexes them for search; returns them with their seq. */
+export async function insertRecords(db: Executor, dialect: Dialect, object: ObjectRef, records: readonly NewRecord[]): Promise<StoredRecord[]> {
+  const out: StoredRecord[] = [];
+  for (let i = 0; i < records.length; i += CHUNK) {
+    const chunk = records.slice(i, i + CHUNK);
+    const rows = await db.insertInto('records').values(chunk.map(toRow)).returning(['id', 'seq']).execute();
+    const seqById = new Map(rows.map((r) => [r.id, Number(r.seq)]));
+    const stored = chunk.map((r) => ({ ...r, seq: seqById.get(r.id)! }));
+    await indexRecords(db, dialect, object.seq, stored);
+    out.push(...stored);
+  }
+  return out;
+}
+
+export async function findRecord(db: Executor, object: ObjectRef, id: string): Promise<StoredRecord | undefined> {
+  const row = await db
+    .selectFrom('records')
+    .selectAll()
+    .where('organization_id', '=', object.organizationId)
+    .where('object_id', '=', object.id)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toStored(row);
+}
+
+/** Writes the record's new state; its search entry is replaced when its text or stage changed. */
+export async function updateRecord(db: Executor, dialect: Dialect, object: ObjectRef, before: StoredRecord, next: StoredRecord): Promise<void> {
+  const { id: _id, organization_id: _org, object_id: _object, created_at: _created, ...changes } = toRow(next);
+  await db.updateTable('records').set(changes).where('object_id', '=', object.id).where('id', '=', next.id).execute();
+  if (before.searchText !== next.searchText || before.stage !== next.stage) await reindexRecord(db, dialect, object.seq, next);
+}
+
+export interface RecordFilter {
+  query?: PreparedQuery;
+  stage?: string;
+  /** Only records whose due date is before this day (the overdue filter). */
+  dueBefore?: string;
+}
+
+export interface RecordPage {
+  records: StoredRecord[];
+  total: number;
+}
+
+/**
+ * A page of an object's records, newest first, with the exact total of the filter. A query goes through the
+ * object's FTS5 table on SQLite (see record-search.store.ts) and the pg_trgm index on PostgreSQL; without
+ * one, the (object, stage, seq) index serves both the order and the count.
+ */
+export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, page: PageRequest): Promise<RecordPage> {
+  if (dialect === 'sqlite' && filter.query) return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, page);
+  // The object was resolved within the organization, so its id alone scopes the count, which the
+  // (object, stage, seq) and (object, due) indexes then answer without reading a row; the page rows are
+  // read anyway and checked against the organization too.
+  let q = db.selectFrom('records').where('records.object_id', '=', object.id);
+  if (filter.stage !== undefined) q = q.where('records.stage', '=', filter.stage);
+  if (filter.dueBefore !== undefined) q = q.where('records.due_date', '<', filter.dueBefore);
+  if (filter.query) q = q.where(substringMatch(dialect, 'records', 'search_text', filter.query.text));
+  const [rows, count] = await Promise.all([
+    q.where('records.organization_id', '=', object.organizationId).selectAll().orderBy('records.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { records: rows.map(toStored), total: Number(count.n) };
+}
+
+async function searchSqlite(db: Executor, object: ObjectRef, filter: RecordFilter & { query: PreparedQuery }, page: PageRequest): Promise<RecordPage> {
+  const match = await matchExpression(db, object.seq, filter.query, filter.stage);
+  if (match === null) return { records: [], total: 0 };
+  const fts = searchTable(object.seq);
+  const ftsRef = sql.table(fts);
+  const matches = sql`${sql.ref(`${fts}.${fts}`)} match ${match}`;
+  const due = filter.dueBefore === undefined ? sql`` : sql`and records.due_date < ${filter.dueBefore}`;
+  const { rows } = await sql<Row>`
+    select records.* from ${ftsRef} join records on records.seq = ${sql.ref(`${fts}.rowid`)}
+    where ${matches} and records.organization_id = ${object.organizationId} and records.object_id = ${object.id} ${due}
+    order by ${sql.ref(`${fts}.rowid`)} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
+  // The table holds this object's records only, so without the due-date filter the index alone counts.
+  const count =
+    filter.dueBefore === undefined
+      ? await sql<{ n: number }>`select count(*) as n from ${ftsRef} where ${matches}`.execute(db)
+      : await sql<{ n: number }>`select count(*) as n from ${ftsRef} join records on records.seq = ${sql.ref(`${fts}.rowid`)} where ${matches} ${due}`.execute(db);
+  return { records: rows.map(toStored), total: Number(count.rows[0]?.n ?? 0) };
+}

@@ -1,0 +1,126 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import { localDate, zonedDateTimeToUtc } from '../../lib/dates.js';
+import { buildEvent } from '../events/events.js';
+import { recordEvent } from '../events/outbox.store.js';
+import type { Actor } from '../orgs/principal.js';
+import { deleteReminder, dueReminders, findReminder, markFired, objectSlugsOf, pendingDueDates, replanDueDate, savePendingReminder } from './reminders.store.js';
+
+/** record.due goes out at this local time of the organization, on the due day (contract §4). */
+export const REMINDER_HOUR = 9;
+export const SCHEDULER_ACTOR: Actor = { type: 'SYSTEM', id: 'scheduler', channel: 'API' };
+const BATCH = 100;
+
+/**
+ * When the reminder of a record due `dueDate` fires: 09:00 on that day in the organization's zone (or the
+ * end of a DST gap), which may already be past on the due day itself (it then fires at the next tick). Null
+ * once the organization's local date is after the due day: a due date already past never fires.
+ */
+export function plannedFireAt(dueDate: string, timezone: string, now: Date): string | null {
+  if (localDate(now, timezone) > dueDate) return null;
+  return zonedDateTimeToUtc(dueDate, REMINDER_HOUR, 0, timezone).toISOString();
+}
+
+/**
+ * Keeps a record's reminder in step with its due date, in the caller's transaction. An unchanged due date
+ * keeps its plan, fired or not (never twice); a new one gets a fresh, unfired plan, so a due date moved to
+ * another day after its reminder fired fires again on the new day.
+ */
+export async function planReminder(
+  db: Executor,
+  r: { recordId: string; organizationId: string; dueDate: string | null; timezone: string; now: Date },
+): Promise<void> {
+  if (r.dueDate === null) return deleteReminder(db, r.recordId);
+  const existing = await findReminder(db, r.recordId);
+  if (existing?.dueDate === r.dueDate) return;
+  const fireAt = plannedFireAt(r.dueDate, r.timezone, r.now);
+  if (fireAt === null) return deleteReminder(db, r.recordId);
+  await savePendingReminder(db, { recordId: r.recordId, organizationId: r.organizationId, dueDate: r.dueDate, fireAt });
+}
+
+/**
+ * After a time-zone change: every reminder that has not fired moves to 09:00 of its day in the new zone (or
+ * is dropped when that day is already over there). Fired reminders stay fired. One statement per due date.
+ */
+export async function replanOrganizationReminders(db: Executor, organizationId: string, timezone: string, now: Date): Promise<void> {
+  for (const dueDate of await pendingDueDates(db, organizationId)) {
+    await replanDueDate(db, organizationId, dueDate, plannedFireAt(dueDate, timezone, now));
+  }
+}
+
+type SchedulerCtx = Pick<AppContext, 'database' | 'clock' | 'outbox'>;
+
+/**
+ * One scheduler tick: fires every reminder whose time has come. Each is claimed (compare-and-set, rows
+ * locked with SKIP LOCKED on PostgreSQL) in the same transaction that records its record.due event, so
+ * across restarts and any number of instances each planned reminder fires exactly once. A reminder missed
+ * while no scheduler ran fires late rather than never. Returns how many fired.
+ */
+export async function runDueReminders(ctx: SchedulerCtx): Promise<number> {
+  let fired = 0;
+  for (;;) {
+    const { claimed, emitted } = await inTransaction(ctx, async (trx) => {
+      const now = ctx.clock.now();
+      const due = await dueReminders(trx, ctx.database.dialect, now.toISOString(), BATCH);
+      const slugs = await objectSlugsOf(trx, due.map((r) => r.recordId));
+      let count = 0;
+      for (const reminder of due) {
+        if (!(await markFired(trx, reminder, now.toISOString()))) continue;
+        const objectSlug = slugs.get(reminder.recordId);
+        await recordEvent(
+          trx,
+          buildEvent({
+            type: 'record.due',
+            organizationId: reminder.organizationId,
+            object: 'record',
+            objectId: reminder.recordId,
+            ...(objectSlug !== undefined ? { objectSlug } : {}),
+            description: `Record due on ${reminder.dueDate}`,
+            changes: { before: {}, after: {} },
+            actor: SCHEDULER_ACTOR,
+            now,
+          }),
+        );
+        count += 1;
+      }
+      return { claimed: due.length, emitted: count };
+    });
+    fired += emitted;
+    if (claimed < BATCH) return fired;
+  }
+}
+
+export interface ReminderScheduler {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs runDueReminders every `intervalMs` (the first tick at once) until stopped; ticks never overlap, and
+ * stop() waits for a tick in progress. A failed tick is reported to `onError` and retried at the next one.
+ */
+export function startReminderScheduler(
+  ctx: SchedulerCtx,
+  opts: { intervalMs: number; onError?: (err: unknown) => void },
+): ReminderScheduler {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = runDueReminders(ctx).then(
+      () => undefined,
+      (err: unknown) => opts.onError?.(err),
+    ).finally(() => {
+      // unref: a pending tick alone never keeps the process alive.
+      if (!stopped) timer = setTimeout(tick, opts.intervalMs).unref();
+    });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
+import { addConsoleUser, fieldError, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+
+let t: TestApp;
+let a: Seeded;
+let s: ConsoleSession;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  a = await seedOrg(t.ctx);
+  s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Clara Console' }));
+});
+afterAll(() => t.close());
+
+const idFrom = (location: string | undefined) => /\/admin\/data\/leads\/([0-9a-f]{24})/.exec(location ?? '')![1]!;
+
+describe('lead forms', () => {
+  it('creates a lead; the event names the console user as actor', async () => {
+    const res = await submit(t.app, s, '/admin/data/leads', { name: 'Ada Lovelace', email: ' Ada@Example.com ', phoneNumber: '+44 20 7946 0958', status: 'QUALIFIED', source: 'REFERRAL', company: '', notes: '' });
+    expect(res.status).toBe(303);
+    const id = idFrom(res.location);
+    const lead = (await call(t.app, 'GET', `/leads/${id}`, { auth: a.auth })).body.data.lead;
+    expect(lead).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', phoneNumber: '+442079460958', status: 'QUALIFIED', source: 'REFERRAL', company: null, notes: null });
+    const [event] = await listEvents(t.ctx.database.db, a.orgId, { objectId: id });
+    expect(event!.data.actor).toEqual({ type: 'USER', id: s.userId, channel: 'UI' });
+    const detail = await get(t.app, res.location!, s.cookie);
+    expect(detail.body).toContain('Lead created.');
+    expect(detail.body).toContain('+442079460958');
+    expect(detail.body).toContain('Lead created</span> <span class="muted">in the console');
+    const dashboard = await get(t.app, '/admin', s.cookie);
+    expect(dashboard.body).toContain(`<a href="/admin/data/leads/${id}">Lead created</a>`);
+  });
+
+  it('shows the API\'s validation messages next to each bad field and keeps what was typed', async () => {
+    const res = await submit(t.app, s, '/admin/data/leads', { name: '', email: 'not-an-email', phoneNumber: '4155550100', status: 'NEW', company: 'Kept Co' });
+    expect(res.status).toBe(400);
+    expect(fieldError(res.body, 'name')).toBe('Error: Name must be at least 1 characters');
+    expect(fieldError(res.body, 'email')).toBe('Error: E-mail must be a valid e-mail address');
+    expect(fieldError(res.body, 'phoneNumber')).toContain('country code');
+    expect(res.body).toMatch(/id="f-email"[^>]*aria-invalid="true"/);
+    expect(res.body).toContain('value="Kept Co"');
+    expect(res.body).toContain('<h2>There is a problem</h2>');
+    expect(res.body).toContain('href="#f-phoneNumber"');
+  });
+
+  it('reports an owner from another organization through the service rules', async () => {
+    const other = await seedOrg(t.ctx);
+    const res = await submit(t.app, s, '/admin/data/leads', { name: 'X', status: 'NEW', ownerId: other.userId });
+    expect(fieldError(res.body, 'ownerId')).toBe('Error: Owner is not a user of this organization');
+  });
+
+  it('edits a lead: blank inputs clear fields, and only changes are recorded', async () => {
+    const id = idFrom((await submit(t.app, s, '/admin/data/leads', { name: 'Editable', company: 'Old Co', status: 'NEW' })).location);
+    const form = await get(t.app, `/admin/data/leads/${id}/edit`, s.cookie);
+    expect(form.body).toContain('value="Old Co"');
+    const bad = await submit(t.app, s, `/admin/data/leads/${id}`, { name: 'Editable', phoneNumber: '12', status: 'NEW' });
+    expect(bad.status).toBe(400);
+    expect(fieldError(bad.body, 'phoneNumber')).toContain('country code');
+    const ok = await submit(t.app, s, `/admin/data/leads/${id}`, { name: 'Edited', company: '', status: 'CONTACTED' });
+    expect(ok.status).toBe(303);
+    const lead = (await call(t.app, 'GET', `/leads/${id}`, { auth: a.auth })).body.data.lead;
+    expect(lead).toMatchObject({ name: 'Edited', company: null, status: 'CONTACTED' });
+    const events = await listEvents(t.ctx.database.db, a.orgId, { objectId: id });
+    expect(events[1]!.data.changes).toEqual({ before: { name: 'Editable', status: 'NEW', company: 'Old Co' }, after: { name: 'Edited', status: 'CONTACTED', company: null } });
+  });
+
+  it('escapes whatever a lead contains', async () => {
+    const res = await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: '<script>alert(1)</script>', company: '"><img src=x onerror=alert(2)>' } });
+    const id = res.body.data.lead.id;
+    for (const page of ['/admin/data/leads', `/admin/data/leads/${id}`, `/admin/data/leads/${id}/edit`, '/admin']) {
+      const body = (await get(t.app, page, s.cookie)).body;
+      expect(body, page).not.toContain('<script>alert(1)');
+      expect(body, page).not.toContain('<img src=x');
+      expect(body, page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    }
+  });
+});
+
+describe('lead table', () => {
+  it('searches with the API\'s q semantics and paginates', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    for (let i = 1; i <= 30; i++) {
+      await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: `Person ${String(i).padStart(2, '0')}`, email: `p${i}@example.com`, phoneNumber: `+1415555${String(1000 + i)}` } });
+    }
+    const first = await get(t.app, '/admin/data/leads', viewer.cookie);
+    expect(first.body).toContain('Showing 1–25 of 30');
+    expect(first.body).toContain('Person 30');
+    expect(first.body).not.toContain('Person 05');
+    expect(first.body).toContain('href="/admin/data/leads?page=2"');
+    const second = await get(t.app, '/admin/data/leads?page=2', viewer.cookie);
+    expect(second.body).toContain('Showing 26–30 of 30');
+    expect(second.body).toContain('Person 05');
+    const rows = (body: string) => [...body.matchAll(/<td><a href="\/admin\/data\/leads\/[0-9a-f]{24}">(.*?)<\/a><\/td>/g)].map((m) => m[1]);
+    expect(rows((await get(t.app, '/admin/data/leads?q=P7%40EXAMPLE.com', viewer.cookie)).body)).toEqual(['Person 07']);
+    expect(rows((await get(t.app, '/admin/data/leads?q=%2B1+415-555-1012', viewer.cookie)).body)).toEqual(['Person 12']);
+    expect(rows((await get(t.app, '/admin/data/leads?q=son+2', viewer.cookie)).body)).toHaveLength(10);
+    const searched = await get(t.app, '/admin/data/leads?q=son&page=2', viewer.cookie);
+    expect(searched.body).toContain('href="/admin/data/leads?q=son&amp;page=1"');
+    const tooLong = await get(t.app, `/admin/data/leads?q=${'x'.repeat(201)}`, viewer.cookie);
+    expect(tooLong.status).toBe(400);
+    expect(fieldError(tooLong.body, 'q')).toBe('Error: Search leads must be at most 200 characters');
+  });
+});

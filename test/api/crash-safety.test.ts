@@ -45,7 +45,7 @@ describe('crash safety: SIGKILL under write load', () => {
     };
     ctx = await createContext(loadConfig(env));
     orgId = (await createOrganization(ctx, { name: 'Crash' })).id;
-    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'deals:read'] })).key;
+    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'deals:read', 'records:write', 'objects:admin'] })).key;
 
     server = await start();
     const deals: string[] = [];
@@ -53,12 +53,18 @@ describe('crash safety: SIGKILL under write load', () => {
       const res = await fetch(`${baseUrl}/api/public/v1/deals`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Deal ${i}`, stage: 'qualification' }) });
       deals.push(((await res.json()) as { data: { deal: { id: string } } }).data.deal.id);
     }
-    const load = startWriteLoad({ baseUrl, key, clients: CLIENTS, deals });
+    const object = await fetch(`${baseUrl}/api/public/v1/objects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'crash_items', name: 'Items', fields: [{ key: 'title', label: 'Title', type: 'text' }, { key: 'contact', label: 'Contact', type: 'email' }] }),
+    });
+    expect(object.status).toBe(201);
+    const load = startWriteLoad({ baseUrl, key, clients: CLIENTS, deals, object: 'crash_items' });
     acked = load.acked;
     for (let k = 0; k < KILLS; k++) {
       await new Promise((r) => setTimeout(r, 600 + Math.random() * 900));
       await server.stop('SIGKILL');
-      killedAfter.push(acked.leads.length + acked.accounts.length);
+      killedAfter.push(acked.leads.length + acked.accounts.length + acked.records.length);
       server = await start();
     }
     await new Promise((r) => setTimeout(r, 500));
@@ -79,9 +85,9 @@ describe('crash safety: SIGKILL under write load', () => {
   });
 
   it(`killed the server ${KILLS} times while writes were in flight`, () => {
-    console.log(JSON.stringify({ killedAfter, leads: acked.leads.length, accounts: acked.accounts.length, moves: [...acked.deals.values()].reduce((n, d) => n + d.acked.length - 1, 0), requests: acked.requests, failures: acked.failures, unknownCreates: acked.unknownCreates.length }));
+    console.log(JSON.stringify({ killedAfter, leads: acked.leads.length, accounts: acked.accounts.length, records: acked.records.length, moves: [...acked.deals.values()].reduce((n, d) => n + d.acked.length - 1, 0), requests: acked.requests, failures: acked.failures, unknownCreates: acked.unknownCreates.length }));
     expect(killedAfter).toHaveLength(KILLS);
-    expect(acked.leads.length + acked.accounts.length).toBeGreaterThan(killedAfter[0]!);
+    expect(acked.leads.length + acked.accounts.length + acked.records.length).toBeGreaterThan(killedAfter[0]!);
     // Some requests were cut off mid-flight: the kills really landed during writes.
     expect(acked.failures).toBeGreaterThan(0);
   });
@@ -89,9 +95,10 @@ describe('crash safety: SIGKILL under write load', () => {
   it('every acknowledged create is stored, and a retried create never made a second one', async () => {
     const leads = await ctx.database.db.selectFrom('leads').select(['id', 'name']).where('organization_id', '=', orgId).execute();
     const accounts = await ctx.database.db.selectFrom('accounts').select(['id', 'name']).where('organization_id', '=', orgId).execute();
-    const byId = new Map([...leads, ...accounts].map((r) => [r.id, r.name]));
-    for (const w of [...acked.leads, ...acked.accounts]) expect(byId.get(w.id), w.name).toBe(w.name);
-    const names = [...leads, ...accounts].map((r) => r.name);
+    const records = (await ctx.database.db.selectFrom('records').select(['id', 'data']).where('organization_id', '=', orgId).execute()).map((r) => ({ id: r.id, name: String(JSON.parse(r.data).title) }));
+    const byId = new Map([...leads, ...accounts, ...records].map((r) => [r.id, r.name]));
+    for (const w of [...acked.leads, ...acked.accounts, ...acked.records]) expect(byId.get(w.id), w.name).toBe(w.name);
+    const names = [...leads, ...accounts, ...records].map((r) => r.name);
     expect(new Set(names).size).toBe(names.length);
   });
 
@@ -108,7 +115,7 @@ describe('crash safety: SIGKILL under write load', () => {
   it('every committed change has exactly its events, and every event its change', async () => {
     const events = await ctx.database.db.selectFrom('events').select(['type', 'object', 'object_id', 'payload', 'seq']).where('organization_id', '=', orgId).orderBy('seq').execute();
     const created = (object: string) => events.filter((e) => e.type === `${object}.created`).map((e) => e.object_id).sort();
-    for (const table of ['leads', 'accounts', 'deals'] as const) {
+    for (const table of ['leads', 'accounts', 'deals', 'records'] as const) {
       const ids = (await ctx.database.db.selectFrom(table).select('id').where('organization_id', '=', orgId).execute()).map((r) => r.id).sort();
       expect(created(table.slice(0, -1)), table).toEqual(ids);
     }

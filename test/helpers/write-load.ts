@@ -6,6 +6,7 @@
 export interface Acked {
   leads: { id: string; name: string }[];
   accounts: { id: string; name: string }[];
+  records: { id: string; name: string }[];
   /** Per deal: stages acknowledged in order, and stages sent since the last acknowledgement (fate unknown). */
   deals: Map<string, { acked: string[]; unknown: string[] }>;
   /** Creates that got no answer: retried later with the same Idempotency-Key. */
@@ -16,8 +17,9 @@ export interface Acked {
 
 const STAGES = ['qualification', 'proposal', 'negotiation'];
 
-export function startWriteLoad(opts: { baseUrl: string; key: string; clients: number; deals: string[] }): { acked: Acked; stop(): Promise<void> } {
-  const acked: Acked = { leads: [], accounts: [], deals: new Map(opts.deals.map((d) => [d, { acked: ['qualification'], unknown: [] }])), unknownCreates: [], requests: 0, failures: 0 };
+/** Each client writes in turn: leads (5 in 10), an account, a record of `object`, and stage moves of its deal (3 in 10). */
+export function startWriteLoad(opts: { baseUrl: string; key: string; clients: number; deals: string[]; object: string }): { acked: Acked; stop(): Promise<void> } {
+  const acked: Acked = { leads: [], accounts: [], records: [], deals: new Map(opts.deals.map((d) => [d, { acked: ['qualification'], unknown: [] }])), unknownCreates: [], requests: 0, failures: 0 };
   const headers = { authorization: `Bearer ${opts.key}`, 'content-type': 'application/json' };
   let running = true;
   let seq = 0;
@@ -44,14 +46,15 @@ export function startWriteLoad(opts: { baseUrl: string; key: string; clients: nu
     while (running) {
       const i = ++seq;
       const r = i % 10;
-      if (r < 6 || r === 9) {
-        const [path, kind] = r < 6 ? (['/leads', 'lead'] as const) : (['/accounts', 'account'] as const);
+      if (r < 5 || r >= 8) {
+        const kind = r < 5 ? 'lead' : r === 8 ? 'account' : 'record';
+        const path = kind === 'record' ? `/objects/${opts.object}/records` : `/${kind}s`;
         const name = `${kind} ${n}-${i}`;
-        const body = { name, email: `${kind}.${n}.${i}@example.com` };
+        const body = kind === 'record' ? { title: name, contact: `${kind}.${n}.${i}@example.com` } : { name, email: `${kind}.${n}.${i}@example.com` };
         const key = `crash-${kind}-${n}-${i}`;
         const res = await send('POST', path, body, { 'idempotency-key': key });
         if (res === null) acked.unknownCreates.push({ path, key, body });
-        else if (res !== 'down' && res.status === 201) (kind === 'lead' ? acked.leads : acked.accounts).push({ id: res.body.data[kind].id, name });
+        else if (res !== 'down' && res.status === 201) acked[`${kind}s`].push({ id: res.body.data[kind].id, name });
       } else {
         const state = acked.deals.get(deal)!;
         const current = state.acked[state.acked.length - 1]!;

@@ -4,9 +4,10 @@ import { runRecordsSearchBench } from './records-search.js';
 import { runThroughput } from './throughput.js';
 import { runWebhookBench } from './webhooks.js';
 import { runImportBench } from './import.js';
+import { runMetricsOverhead } from './metrics-overhead.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,import,webhooks] [--rows N] [--record-rows N]
+ * `npm run bench [-- --only throughput,metrics,search,records,import,webhooks] [--rows N] [--record-rows N]
  * [--seconds S] [--postgres URL]`: prints markdown tables; every ratio is measured in this run against a
  * bare node:http server on the same machine. Not part of `npm test`.
  */
@@ -23,6 +24,7 @@ const want = (section: string) => values.only === undefined || values.only.split
 
 console.log(`# npm run bench — ${new Date().toISOString()}, Node ${process.version}`);
 if (want('throughput')) await runThroughput({ seconds: Number(values.seconds) });
+if (want('metrics')) await runMetricsOverhead({ seconds: Math.min(Number(values.seconds), 3), rounds: 3 });
 if (want('search')) {
   await runLeadSearch({ rows: Number(values.rows), dialect: 'sqlite' });
   if (values.postgres) await runLeadSearch({ rows: Number(values.rows), dialect: 'postgres', pgUrl: values.postgres });

@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Four projects: unit tests once; the black-box API suite on SQLite always and on PostgreSQL (+ Redis)
- * when TEST_DATABASE_URL is set — the same files, so both databases answer to the same contract.
+ * Projects: unit tests and the SDK package's own tests once; the black-box API suite (with the examples) on
+ * SQLite always and on PostgreSQL (+ Redis) when TEST_DATABASE_URL is set — the same files, so both databases
+ * answer to the same contract; the browser tests where Chromium is. Every project `extends` the root config
+ * (the @crm/sdk alias).
  */
 const api = (dialect: 'sqlite' | 'postgres') => ({
+  extends: true as const,
   test: {
     name: `api-${dialect}`,
-    include: ['test/api/**/*.test.ts'],
+    include: ['test/api/**/*.test.ts', 'examples/**/*.test.ts'],
     env: { TEST_DIALECT: dialect },
     globalSetup: dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [],
     testTimeout: 30_000,
@@ -28,13 +32,16 @@ const browser = {
 };
 
 export default defineConfig({
+  // Tests and the example import the SDK by its package name, resolved to its source (no build, no install link needed).
+  resolve: { alias: { '@crm/sdk': fileURLToPath(new URL('./packages/sdk/src/index.ts', import.meta.url)) } },
   test: {
     pool: 'forks',
     // CI also writes a JSON report, summarised by scripts/test-summary.mjs as a plain closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results.json' }]] : ['default'],
     maxWorkers: 3,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], testTimeout: 30_000 } },
       api('sqlite'),
       ...(process.env.TEST_DATABASE_URL ? [api('postgres')] : []),
       ...(existsSync('/usr/bin/chromium') || process.env.CI ? [browser] : []),

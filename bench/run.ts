@@ -1,16 +1,21 @@
 import { parseArgs } from 'node:util';
 import { runLeadSearch } from './leads-search.js';
+import { runRecordsSearchBench } from './records-search.js';
 import { runThroughput } from './throughput.js';
+import { runWebhookBench } from './webhooks.js';
+import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
 
 /**
- * `npm run bench [-- --only throughput|search|metrics] [--rows N] [--seconds S] [--postgres URL]`: prints markdown
- * tables; every ratio is measured in this run against a bare node:http server on the same machine.
+ * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics] [--rows N] [--record-rows N]
+ * [--seconds S] [--postgres URL]`: prints markdown tables; every ratio is measured in this run against a
+ * bare node:http server on the same machine. Not part of `npm test`.
  */
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     rows: { type: 'string', default: '1000000' },
+    'record-rows': { type: 'string', default: '500000' },
     seconds: { type: 'string', default: '8' },
     postgres: { type: 'string' },
   },
@@ -23,4 +28,13 @@ if (want('metrics')) await runMetricsOverhead({ seconds: Math.min(Number(values.
 if (want('search')) {
   await runLeadSearch({ rows: Number(values.rows), dialect: 'sqlite' });
   if (values.postgres) await runLeadSearch({ rows: Number(values.rows), dialect: 'postgres', pgUrl: values.postgres });
+}
+if (want('records')) {
+  await runRecordsSearchBench({ dialect: 'sqlite', rows: Number(values['record-rows']), runs: 40 });
+  if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
+}
+if (want('import')) await runImportBench({ rows: 100_000 });
+if (want('webhooks')) {
+  console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');
+  console.log('```json\n' + JSON.stringify(await runWebhookBench(), null, 2) + '\n```');
 }

@@ -19,6 +19,7 @@ import { registerDealRoutes } from './modules/deals/deals.routes.js';
 import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
+import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { openApiDocumentHandler } from './modules/objects/objects.openapi.js';
@@ -26,6 +27,8 @@ import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
+import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export const VERSION = '1.0.0';
 
@@ -77,12 +80,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(DealStage);
   app.addSchema(CustomObject);
   app.addSchema(ObjectRecord);
+  app.addSchema(Webhook);
+  app.addSchema(WebhookDelivery);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
     defaultLimitPerMinute: ctx.config.rateLimitPerMinute,
   });
   registerHealthRoutes(app, ctx);
+  registerMcpRoutes(app, ctx, VERSION);
 
   await app.register(
     async (api) => {
@@ -94,6 +100,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerDealRoutes(api, ctx);
       registerObjectRoutes(api, ctx);
       registerRecordRoutes(api, ctx);
+      registerWebhookRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

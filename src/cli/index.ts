@@ -7,6 +7,9 @@ import { registerDealCommands } from './deals.commands.js';
 import { registerObjectCommands } from './objects.commands.js';
 import { registerAdminCommands } from './admin.commands.js';
 import { registerOrgCommands } from './orgs.commands.js';
+import { registerWebhookCommands } from './webhooks.commands.js';
+import { startWorker } from '../worker.js';
+import { registerMcpCommand } from './mcp.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
 
@@ -38,11 +41,20 @@ program
     await startServer(loadConfig(process.env));
   });
 
+program
+  .command('worker')
+  .description('Run the webhook dispatcher and reminder scheduler without the API (scale-out: start the API instances with DISPATCHER=off)')
+  .action(async () => {
+    await startWorker(loadConfig(process.env));
+  });
+
 registerOrgCommands(program);
 registerImportCommands(program);
 registerDealCommands(program);
 registerObjectCommands(program);
 registerAdminCommands(program);
+registerWebhookCommands(program);
+registerMcpCommand(program);
 registerOpsCommands(program);
 registerReencryptCommand(program);
 

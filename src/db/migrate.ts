@@ -5,6 +5,7 @@ import { foundation } from './migrations/0001_foundation.js';
 import { accountsDeals } from './migrations/0002_accounts_deals.js';
 import { objectsRecords } from './migrations/0003_objects_records.js';
 import { adminConsole } from './migrations/0005_admin_console.js';
+import { webhooks } from './migrations/0004_webhooks.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_accounts_deals': accountsDeals,
   '0003_objects_records': objectsRecords,
   '0005_admin_console': adminConsole,
+  '0004_webhooks': webhooks,
 };
 
 /**
@@ -27,11 +29,6 @@ async function appliedMigrations(database: Database): Promise<string[]> {
   }
 }
 
-async function currentSchema(database: Database): Promise<string> {
-  const row = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-  return row.rows[0]!.schema;
-}
-
 /**
  * Applies pending migrations. Kysely's migrator takes a lock (an advisory lock on PostgreSQL), so several
  * instances starting together apply each migration once.
@@ -44,14 +41,18 @@ async function currentSchema(database: Database): Promise<string> {
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
   const applied = await appliedMigrations(database);
   const newer = applied.filter((name) => !(name in MIGRATIONS));
+  // Kysely looks for its bookkeeping tables in ANY schema unless told which one: with several schemas in one
+  // database (one per test file, or per deployment) it would find another schema's and skip creating its own.
+  const schema =
+    database.dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(database.db)).rows[0]?.name : undefined;
   const migrator = new Migrator({
     db: database.db,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
     // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
-    // test file, or a deployment whose search_path names its own schema) it must be told which one is this
-    // database's, or it finds another's and never creates its own.
-    ...(database.dialect === 'postgres' ? { migrationTableSchema: database.schema ?? (await currentSchema(database)) } : {}),
+    // test file) it must be told which one is this database's, or it finds another's and never creates its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () => ({
         ...Object.fromEntries(newer.map((name) => [name, { up: async () => undefined }])),

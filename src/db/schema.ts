@@ -209,6 +209,60 @@ export interface AdminSetupTokensTable {
   used_at: string | null;
 }
 
+export interface WebhookEndpointsTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  due_at: string | null;
+  lease_token: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  seq: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  response_excerpt: string | null;
+  error: string | null;
+  succeeded: number;
+}
+
+export interface WebhookDispatchStateTable {
+  name: string;
+  last_seq: number;
+  /** PostgreSQL: the xid8 (as text) of the last fanned-out event's transaction; '0' on SQLite. */
+  last_txid: string;
+  updated_at: string;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -228,4 +282,8 @@ export interface DB {
   admin_sessions: AdminSessionsTable;
   admin_sign_in_throttle: AdminSignInThrottleTable;
   admin_setup_tokens: AdminSetupTokensTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_dispatch_state: WebhookDispatchStateTable;
 }

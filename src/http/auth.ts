@@ -60,14 +60,20 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     if (auth.anyOf.length > 0 && !auth.anyOf.some((s) => principal.key.scopes.includes(s))) {
       throw new AppError('INSUFFICIENT_SCOPE', `This operation needs the scope ${auth.anyOf.join(' or ')}`);
     }
-    const limit = principal.key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
-    const result = await opts.rateLimiter.hit(principal.key.id, limit, WINDOW_MS);
+    const result = await spendRateLimit(opts.rateLimiter, principal, opts.defaultLimitPerMinute);
     setRateLimitHeaders(reply, result);
-    if (!result.allowed) {
-      throw new AppError('RATE_LIMITED', `Rate limit of ${limit} requests per minute exceeded`, {
-        headers: { 'retry-after': String(Math.max(1, Math.ceil(result.resetMs / 1000))) },
-      });
-    }
+    if (!result.allowed) throw rateLimitExceeded(result);
+  });
+}
+
+/** Counts one request against the key's per-minute budget (also used per tool call by the stdio MCP server). */
+export function spendRateLimit(rateLimiter: RateLimiter, principal: Principal, defaultLimitPerMinute: number): Promise<RateLimitResult> {
+  return rateLimiter.hit(principal.key.id, principal.key.rateLimitPerMinute ?? defaultLimitPerMinute, WINDOW_MS);
+}
+
+export function rateLimitExceeded(result: RateLimitResult): AppError {
+  return new AppError('RATE_LIMITED', `Rate limit of ${result.limit} requests per minute exceeded`, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(result.resetMs / 1000))) },
   });
 }
 

@@ -76,6 +76,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
         },
         { name: 'Custom objects', description: 'Definitions of your own record types: fields, stages, a due date.' },
         { name: 'Records', description: 'Records of custom objects. Fetch this document with your API key to get typed schemas of your objects.' },
+        { name: 'Webhooks', description: 'Endpoints that receive signed events, their delivery log and re-sends (docs/webhooks.md).' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

@@ -90,7 +90,7 @@ describe('exactly once', () => {
     const fired = await firedIds(who);
     expect(fired).toHaveLength(120);
     expect(new Set(fired)).toEqual(new Set(ids));
-  });
+  }, 120_000);
 });
 
 /** A scheduler in another process on the test database (in-process SQLite connections would block each other). */

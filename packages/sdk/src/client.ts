@@ -1,0 +1,27 @@
+import { Core, type ClientOptions } from './core.js';
+import { accountsResource } from './resources/accounts.js';
+import { dealsResource } from './resources/deals.js';
+import { leadsResource } from './resources/leads.js';
+import { meResource } from './resources/me.js';
+import { objectsResource } from './resources/objects.js';
+import { recordsResource } from './resources/records.js';
+import { webhooksResource } from './resources/webhooks.js';
+
+export type { ClientOptions } from './core.js';
+
+/** A client for one API key: one property per resource, each method typed from the OpenAPI document. */
+export function createClient(options: ClientOptions) {
+  const core = new Core(options);
+  return {
+    me: meResource(core),
+    leads: leadsResource(core),
+    accounts: accountsResource(core),
+    deals: dealsResource(core),
+    objects: objectsResource(core),
+    /** The records of one custom object, by slug. */
+    records: recordsResource(core),
+    webhooks: webhooksResource(core),
+  };
+}
+
+export type CrmClient = ReturnType<typeof createClient>;

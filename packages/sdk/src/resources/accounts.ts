@@ -1,0 +1,21 @@
+import type { Core } from '../core.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import { listing } from './listing.js';
+
+const ACCOUNTS = '/api/public/v1/accounts';
+const ACCOUNT = '/api/public/v1/accounts/{id}';
+
+export type Account = Schema<'Account'>;
+export type AccountCreate = RequestBody<typeof ACCOUNTS, 'post'>;
+export type AccountUpdate = RequestBody<typeof ACCOUNT, 'patch'>;
+export type AccountQuery = Query<typeof ACCOUNTS, 'get'>;
+export type AccountPage = ResponseData<typeof ACCOUNTS, 'get'>;
+
+export function accountsResource(core: Core) {
+  return {
+    create: async (body: AccountCreate, opts?: CreateOptions): Promise<Account> => (await core.create(ACCOUNTS, body, opts)).account,
+    get: async (id: string, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'get', { params: { id } }, opts)).account,
+    update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
+    ...listing((query: AccountQuery, opts?: CallOptions) => core.call(ACCOUNTS, 'get', { query }, opts), (page) => page.accounts),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Core } from '../core.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import { listing } from './listing.js';
+
+const DEALS = '/api/public/v1/deals';
+const DEAL = '/api/public/v1/deals/{id}';
+const STAGES = '/api/public/v1/deal-stages';
+
+export type Deal = Schema<'Deal'>;
+export type DealCreate = RequestBody<typeof DEALS, 'post'>;
+export type DealUpdate = RequestBody<typeof DEAL, 'patch'>;
+export type DealQuery = Query<typeof DEALS, 'get'>;
+export type DealPage = ResponseData<typeof DEALS, 'get'>;
+export type DealStage = ResponseData<typeof STAGES, 'get'>['stages'][number];
+
+export function dealsResource(core: Core) {
+  const update = async (id: string, patch: DealUpdate, opts?: CallOptions): Promise<Deal> => (await core.call(DEAL, 'patch', { params: { id }, body: patch }, opts)).deal;
+  return {
+    create: async (body: DealCreate, opts?: CreateOptions): Promise<Deal> => (await core.create(DEALS, body, opts)).deal,
+    get: async (id: string, opts?: CallOptions): Promise<Deal> => (await core.call(DEAL, 'get', { params: { id } }, opts)).deal,
+    update,
+    /** Moves the deal to another of the organization's stages (records deal.stage_changed). */
+    moveStage: (id: string, stage: string, opts?: CallOptions): Promise<Deal> => update(id, { stage }, opts),
+    /** The organization's stages in pipeline order. */
+    stages: async (opts?: CallOptions): Promise<DealStage[]> => (await core.call(STAGES, 'get', {}, opts)).stages,
+    ...listing((query: DealQuery, opts?: CallOptions) => core.call(DEALS, 'get', { query }, opts), (page) => page.deals),
+  };
+}

@@ -1,0 +1,21 @@
+import type { Core } from '../core.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import { listing } from './listing.js';
+
+const LEADS = '/api/public/v1/leads';
+const LEAD = '/api/public/v1/leads/{id}';
+
+export type Lead = Schema<'Lead'>;
+export type LeadCreate = RequestBody<typeof LEADS, 'post'>;
+export type LeadUpdate = RequestBody<typeof LEAD, 'patch'>;
+export type LeadQuery = Query<typeof LEADS, 'get'>;
+export type LeadPage = ResponseData<typeof LEADS, 'get'>;
+
+export function leadsResource(core: Core) {
+  return {
+    create: async (body: LeadCreate, opts?: CreateOptions): Promise<Lead> => (await core.create(LEADS, body, opts)).lead,
+    get: async (id: string, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'get', { params: { id } }, opts)).lead,
+    update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
+    ...listing((query: LeadQuery, opts?: CallOptions) => core.call(LEADS, 'get', { query }, opts), (page) => page.leads),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Core } from '../core.js';
+import type { CallOptions, CreateOptions, Query, ResponseData, Schema } from '../types.js';
+import { listing } from './listing.js';
+
+const RECORDS = '/api/public/v1/objects/{object}/records';
+const RECORD = '/api/public/v1/objects/{object}/records/{id}';
+
+/** A record is flat: `{id, objectSlug, stage, <field key>: value, …, createdAt, updatedAt}`. */
+export type ObjectRecord = Schema<'Record'>;
+/** Field values by field key (and `stage`); checked against the object's definition by the server. */
+export type RecordValues = { stage?: string | null } & Record<string, unknown>;
+export type RecordQuery = Query<typeof RECORDS, 'get'>;
+export type RecordPage = ResponseData<typeof RECORDS, 'get'>;
+
+/** The records of one custom object: `crm.records('projects').create({ title: 'Relaunch' })`. */
+export function recordsResource(core: Core) {
+  return (object: string) => {
+    const params = (id?: string): Record<string, string> => (id === undefined ? { object } : { object, id });
+    return {
+      create: async (values: RecordValues, opts?: CreateOptions): Promise<ObjectRecord> => (await core.create(RECORDS, values, { ...opts, params: params() })).record,
+      get: async (id: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'get', { params: params(id) }, opts)).record,
+      update: async (id: string, patch: RecordValues, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: patch }, opts)).record,
+      /** Moves the record to another of its object's stages (records record.stage_changed). */
+      moveStage: async (id: string, stage: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: { stage } }, opts)).record,
+      ...listing((query: RecordQuery, opts?: CallOptions) => core.call(RECORDS, 'get', { params: params(), query }, opts), (page) => page.records),
+    };
+  };
+}

@@ -1,0 +1,90 @@
+// The MCP server: tools/list and tools/call over whichever transport connects it (Streamable HTTP or
+// stdio). It uses the SDK's low-level `Server` rather than `McpServer`, because McpServer only takes zod
+// schemas: our tools reuse the REST routes' TypeBox (JSON Schema) bodies and validate them with the same
+// ajv setup, so an agent gets the same fields, rules and error messages as a REST client.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AppContext } from '../../context.js';
+import { AppError, validationFailed } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import type { Principal, Scope } from '../orgs/principal.js';
+import type { McpTool } from './mcp.tool.js';
+import { MCP_TOOLS } from './tools/index.js';
+
+export const MCP_SERVER_NAME = 'crm';
+
+export interface McpSession {
+  /**
+   * Admits one tool call needing any of `scopes` and returns the caller, or throws an AppError
+   * (UNAUTHORIZED, INSUFFICIENT_SCOPE, RATE_LIMITED) as the REST pipeline would. Over HTTP the request was
+   * authenticated and charged by the auth hook, so only the tool's scope is left to check; over stdio the
+   * key is re-authenticated, scope-checked and charged on every call.
+   */
+  authorize(scopes: readonly Scope[]): Promise<Principal>;
+  logError(err: unknown, toolName: string): void;
+}
+
+/** The scope check of a REST route's `config.auth`, for one tool. */
+export function requireScopes(principal: Principal, scopes: readonly Scope[]): Principal {
+  if (scopes.length > 0 && !scopes.some((s) => principal.key.scopes.includes(s))) {
+    throw new AppError('INSUFFICIENT_SCOPE', `This tool needs the scope ${scopes.join(' or ')}`);
+  }
+  return principal;
+}
+
+const INSTRUCTIONS = [
+  'Tools of a CRM: search, read, create and update leads, accounts, deals and records of custom objects (use describe_object for their fields).',
+  'Search before creating, to avoid duplicates. Errors come back as tool errors whose text starts with a stable code (VALIDATION_FAILED, NOT_FOUND, INSUFFICIENT_SCOPE, RATE_LIMITED…) followed by one line per invalid field.',
+].join(' ');
+
+export function createMcpServer(ctx: AppContext, session: McpSession, version: string, tools: readonly McpTool[] = MCP_TOOLS): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(describeTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
+    return callTool(ctx, session, tool, request.params.arguments ?? {});
+  });
+  return server;
+}
+
+function describeTool(tool: McpTool): Tool {
+  const scopes = tool.scopes.join(' or ');
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: `${tool.description}\n\nNeeds the API key scope ${scopes}.`,
+    // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
+    inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+  };
+}
+
+/** Key, scope and rate limit first, then input validation, then the service — the order of the REST pipeline. */
+async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
+  try {
+    const principal = await session.authorize(tool.scopes);
+    const input = structuredClone(args);
+    const errors = validateValue(tool.input, input, 'arguments');
+    if (errors.length > 0) throw validationFailed(errors);
+    const organizationId = principal.organization.id;
+    const result = await tool.run({ ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' } } }, input);
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+  } catch (err) {
+    if (!(err instanceof AppError)) session.logError(err, tool.name);
+    return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
+  }
+}
+
+/** A refused call as an MCP tool error: the code and every field message, readable by a model and a program. */
+export function toolError(err: AppError): CallToolResult {
+  const lines = [`${err.code}: ${err.message}`, ...(err.errors ?? []).map((e) => `- ${e.field} (${e.code}): ${e.message}`)];
+  const retryAfter = err.headers?.['retry-after'];
+  if (retryAfter) lines.push(`Retry after ${retryAfter} s.`);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: lines.join('\n') }],
+    structuredContent: { status: false, code: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) },
+  };
+}

@@ -1,0 +1,42 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import type { Actor, Principal, Scope } from '../orgs/principal.js';
+
+/** What a tool runs with: the same context and caller shape a REST handler passes to the services. */
+export interface ToolRun {
+  ctx: AppContext;
+  principal: Principal;
+  organizationId: string;
+  /** The caller for writes: the key's actor with channel MCP, so events say the change came through MCP. */
+  caller: { organizationId: string; actor: Actor };
+}
+
+/**
+ * One MCP tool. Its input is a TypeBox schema — for writes the very body schema of the REST route — so
+ * clients see the same JSON Schema and get the same validation messages as on the REST API.
+ */
+export interface McpTool<S extends TSchema = TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  /** The caller needs ANY of these scopes, as with a REST route's `config.auth`. */
+  scopes: Scope[];
+  input: S;
+  /** Reads only (hint for clients that ask before running a write). */
+  readOnly: boolean;
+  run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
+}
+
+/** Keeps each tool's `run` typed by its own input schema while the registry holds them as one list. */
+export function defineTool<S extends TSchema>(tool: McpTool<S>): McpTool {
+  return tool as unknown as McpTool;
+}
+
+/** An id argument: any string, so an unknown or malformed id answers NOT_FOUND exactly as the REST path does. */
+export const IdArg = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} id.` });
+
+export const GetInput = (what: string) => Type.Object({ id: IdArg(what) }, { additionalProperties: false });
+
+/** `{id, changes}` where `changes` is the REST PATCH body of the resource. */
+export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>
+  Type.Object({ id: IdArg(what), changes }, { additionalProperties: false });

@@ -1,0 +1,44 @@
+import { inTransaction } from '../../../db/transaction.js';
+import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
+import { createAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
+import { defineTool, GetInput, UpdateInput } from '../mcp.tool.js';
+
+export const accountTools = [
+  defineTool({
+    name: 'search_accounts',
+    title: 'Search accounts',
+    description:
+      'Find accounts (companies), newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code, otherwise as a case-insensitive substring of the name; omit it to list all. Paged with `page` and `limit` (max 100).',
+    scopes: ['accounts:read'],
+    readOnly: true,
+    input: ListAccountsQuery,
+    run: ({ ctx, organizationId }, input) => listAccounts(ctx, organizationId, input),
+  }),
+  defineTool({
+    name: 'get_account',
+    title: 'Get an account',
+    description: 'One account by id, with its domain, contact details, industry and owner.',
+    scopes: ['accounts:read'],
+    readOnly: true,
+    input: GetInput('Account'),
+    run: async ({ ctx, organizationId }, { id }) => ({ account: await getAccount(ctx, organizationId, id) }),
+  }),
+  defineTool({
+    name: 'create_account',
+    title: 'Create an account',
+    description: 'Create an account (a company). Only `name` is required. Search first to avoid creating a duplicate.',
+    scopes: ['accounts:write'],
+    readOnly: false,
+    input: CreateAccountBody,
+    run: async ({ ctx, caller }, input) => ({ account: await inTransaction(ctx, (trx) => createAccount(ctx, trx, caller, input)) }),
+  }),
+  defineTool({
+    name: 'update_account',
+    title: 'Update an account',
+    description: 'Change some fields of an account: only the fields in `changes` are written; null clears an optional field.',
+    scopes: ['accounts:write'],
+    readOnly: false,
+    input: UpdateInput('Account', UpdateAccountBody),
+    run: async ({ ctx, caller }, { id, changes }) => ({ account: await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, id, changes)) }),
+  }),
+];

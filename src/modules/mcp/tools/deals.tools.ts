@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { inTransaction } from '../../../db/transaction.js';
+import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
+import { createDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
+import { getDealStages } from '../../deals/stages.service.js';
+import { defineTool, GetInput, IdArg, UpdateInput } from '../mcp.tool.js';
+
+export const dealTools = [
+  defineTool({
+    name: 'list_deal_stages',
+    title: 'List the deal stages',
+    description: "The organization's deal pipeline in order: each stage's `key` (what `stage` fields take), `label` and `kind` (open, won or lost).",
+    scopes: ['deals:read'],
+    readOnly: true,
+    input: Type.Object({}, { additionalProperties: false }),
+    run: async ({ ctx, organizationId }) => ({ stages: await getDealStages(ctx.database.db, organizationId) }),
+  }),
+  defineTool({
+    name: 'search_deals',
+    title: 'Search deals',
+    description:
+      'Find deals, newest first, filtered by `stage` (a stage key), `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. Paged with `page` and `limit` (max 100).',
+    scopes: ['deals:read'],
+    readOnly: true,
+    input: ListDealsQuery,
+    run: ({ ctx, organizationId }, input) => listDeals(ctx, organizationId, input),
+  }),
+  defineTool({
+    name: 'get_deal',
+    title: 'Get a deal',
+    description: 'One deal by id: stage, amount (a decimal string) and currency, account, lead, owner, expected close date.',
+    scopes: ['deals:read'],
+    readOnly: true,
+    input: GetInput('Deal'),
+    run: async ({ ctx, organizationId }, { id }) => ({ deal: await getDeal(ctx, organizationId, id) }),
+  }),
+  defineTool({
+    name: 'create_deal',
+    title: 'Create a deal',
+    description:
+      "Create a deal. Only `name` is required; `stage` defaults to the first stage (see list_deal_stages). Send `amount` as a decimal string with `currency` (ISO 4217), and `expectedCloseDate` as YYYY-MM-DD.",
+    scopes: ['deals:write'],
+    readOnly: false,
+    input: CreateDealBody,
+    run: async ({ ctx, caller }, input) => ({ deal: await inTransaction(ctx, (trx) => createDeal(ctx, trx, caller, input)) }),
+  }),
+  defineTool({
+    name: 'update_deal',
+    title: 'Update a deal',
+    description: 'Change some fields of a deal: only the fields in `changes` are written; null clears an optional field. To move it along the pipeline, move_deal_stage is simpler.',
+    scopes: ['deals:write'],
+    readOnly: false,
+    input: UpdateInput('Deal', UpdateDealBody),
+    run: async ({ ctx, caller }, { id, changes }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, changes)) }),
+  }),
+  defineTool({
+    name: 'move_deal_stage',
+    title: 'Move a deal to another stage',
+    description: 'Move a deal to another stage of the pipeline (any move between defined stages is allowed, e.g. to won or lost). An unknown stage is refused with the allowed keys. Records deal.stage_changed.',
+    scopes: ['deals:write'],
+    readOnly: false,
+    input: Type.Object({ id: IdArg('Deal'), stage: Type.String({ minLength: 1, maxLength: 50, description: 'Key of the target stage (see list_deal_stages).' }) }, { additionalProperties: false }),
+    run: async ({ ctx, caller }, { id, stage }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, { stage })) }),
+  }),
+];

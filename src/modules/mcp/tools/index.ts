@@ -1,0 +1,8 @@
+import type { McpTool } from '../mcp.tool.js';
+import { accountTools } from './accounts.tools.js';
+import { dealTools } from './deals.tools.js';
+import { leadTools } from './leads.tools.js';
+import { recordTools } from './records.tools.js';
+
+/** Every tool the MCP server offers; a resource adds its `*.tools.ts` list here. */
+export const MCP_TOOLS: readonly McpTool[] = [...leadTools, ...accountTools, ...dealTools, ...recordTools];

@@ -1,0 +1,45 @@
+import { inTransaction } from '../../../db/transaction.js';
+import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
+import { createLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
+import { defineTool, GetInput, UpdateInput } from '../mcp.tool.js';
+
+export const leadTools = [
+  defineTool({
+    name: 'search_leads',
+    title: 'Search leads',
+    description:
+      'Find leads, newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code (+14155550100), otherwise as a case-insensitive substring of the name; omit it to list all. Paged with `page` and `limit` (max 100); `pagination.hasMore` says whether to fetch the next page.',
+    scopes: ['leads:read'],
+    readOnly: true,
+    input: ListLeadsQuery,
+    run: ({ ctx, organizationId }, input) => listLeads(ctx, organizationId, input),
+  }),
+  defineTool({
+    name: 'get_lead',
+    title: 'Get a lead',
+    description: 'One lead by id, with its contact details, status, owner and duplicate link.',
+    scopes: ['leads:read'],
+    readOnly: true,
+    input: GetInput('Lead'),
+    run: async ({ ctx, organizationId }, { id }) => ({ lead: await getLead(ctx, organizationId, id) }),
+  }),
+  defineTool({
+    name: 'create_lead',
+    title: 'Create a lead',
+    description:
+      'Create a lead. Only `name` is required. Phone numbers need their country code. The organization\'s assignment rules set the owner when `ownerId` is omitted. Search first to avoid creating a duplicate.',
+    scopes: ['leads:write'],
+    readOnly: false,
+    input: CreateLeadBody,
+    run: async ({ ctx, caller }, input) => ({ lead: await inTransaction(ctx, (trx) => createLead(ctx, trx, caller, input)) }),
+  }),
+  defineTool({
+    name: 'update_lead',
+    title: 'Update a lead',
+    description: 'Change some fields of a lead: only the fields in `changes` are written; null clears an optional field.',
+    scopes: ['leads:write'],
+    readOnly: false,
+    input: UpdateInput('Lead', UpdateLeadBody),
+    run: async ({ ctx, caller }, { id, changes }) => ({ lead: await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, id, changes)) }),
+  }),
+];

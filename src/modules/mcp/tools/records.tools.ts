@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox';
+import { inTransaction } from '../../../db/transaction.js';
+import { ListObjectsQuery } from '../../objects/objects.schemas.js';
+import { getObject, listObjects } from '../../objects/objects.service.js';
+import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
+import { createRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
+import { defineTool, IdArg } from '../mcp.tool.js';
+
+const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
+
+const VALUE_RULES =
+  'Keys are the field keys from describe_object. text/long_text/url/email: strings; number: a number; boolean: true/false; date: YYYY-MM-DD; datetime: an ISO 8601 timestamp with Z or an offset; select: one of the field\'s options; phone: international format with the country code. `stage`: one of the object\'s stage keys.';
+
+export const recordTools = [
+  defineTool({
+    name: 'list_objects',
+    title: 'List custom objects',
+    description: "The organization's custom objects (e.g. projects, tickets): slug, name, fields and stages. Use a slug with the record tools.",
+    scopes: ['records:read', 'objects:admin'],
+    readOnly: true,
+    input: ListObjectsQuery,
+    run: ({ ctx, organizationId }, input) => listObjects(ctx, organizationId, input),
+  }),
+  defineTool({
+    name: 'describe_object',
+    title: "Describe a custom object's fields",
+    description: 'The fields of one custom object — key, label, type, required, options of select fields, the due-date field (role due) — and its stages in order. Read it before creating or updating records of that object.',
+    scopes: ['records:read', 'objects:admin'],
+    readOnly: true,
+    input: Type.Object({ object: objectArg }, { additionalProperties: false }),
+    run: async ({ ctx, organizationId }, { object }) => ({ object: await getObject(ctx, organizationId, object) }),
+  }),
+  defineTool({
+    name: 'search_records',
+    title: 'Search records of a custom object',
+    description:
+      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Paged with `page` and `limit` (max 100).",
+    scopes: ['records:read'],
+    readOnly: true,
+    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false }),
+    run: ({ ctx, principal }, { object, ...query }) => listRecords(ctx, principal.organization, object, query),
+  }),
+  defineTool({
+    name: 'get_record',
+    title: 'Get a record',
+    description: 'One record of a custom object by id: flat, one property per field (null when unset), plus stage.',
+    scopes: ['records:read'],
+    readOnly: true,
+    input: Type.Object({ object: objectArg, id: IdArg('Record') }, { additionalProperties: false }),
+    run: async ({ ctx, organizationId }, { object, id }) => ({ record: await getRecord(ctx, organizationId, object, id) }),
+  }),
+  defineTool({
+    name: 'create_record',
+    title: 'Create a record',
+    description: `Create a record of a custom object from \`values\`. ${VALUE_RULES} Required fields must be given; unknown keys are refused. The stage defaults to the first one.`,
+    scopes: ['records:write'],
+    readOnly: false,
+    input: Type.Object({ object: objectArg, values: RecordInput }, { additionalProperties: false }),
+    run: async ({ ctx, caller }, { object, values }) => ({ record: await inTransaction(ctx, (trx) => createRecord(ctx, trx, caller, object, values)) }),
+  }),
+  defineTool({
+    name: 'update_record',
+    title: 'Update a record',
+    description: `Change some fields of a record, or move it to another stage with \`{"stage": "<key>"}\`: only the keys in \`changes\` are written; null clears a field that is not required. ${VALUE_RULES}`,
+    scopes: ['records:write'],
+    readOnly: false,
+    input: Type.Object({ object: objectArg, id: IdArg('Record'), changes: RecordPatch }, { additionalProperties: false }),
+    run: async ({ ctx, caller }, { object, id, changes }) => ({ record: await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, object, id, changes as Record<string, unknown>)) }),
+  }),
+];

@@ -1,0 +1,164 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { inTransaction } from '../../db/transaction.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
+import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { IdParams, ok } from '../../http/schemas.js';
+import { runIdempotent } from '../idempotency/idempotency.service.js';
+import {
+  CreateWebhookBody,
+  DeletedWebhookEnvelope,
+  DeliveryEnvelope,
+  DeliveryListEnvelope,
+  DeliveryParams,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  UpdateWebhookBody,
+  WebhookEnvelope,
+  WebhookListEnvelope,
+} from './webhooks.schemas.js';
+import {
+  checkWebhookInput,
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+  type UrlCheckDeps,
+} from './webhooks.service.js';
+
+const tags = ['Webhooks'];
+const read = { auth: { anyOf: ['webhooks:read' as const] } };
+const write = { auth: { anyOf: ['webhooks:write' as const] } };
+
+export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, deps: UrlCheckDeps = {}): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const orgOf = (request: Parameters<typeof requirePrincipal>[0]) => requirePrincipal(request).organization.id;
+
+  app.get('/webhooks', {
+    config: read,
+    schema: { tags, summary: 'List webhook endpoints', querystring: ListWebhooksQuery, response: { 200: WebhookListEnvelope } },
+    handler: async (request) => ok(await listWebhooks(ctx, orgOf(request), request.query)),
+  });
+
+  app.post('/webhooks', {
+    config: { ...write, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Register a webhook endpoint',
+      description: 'The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses.',
+      headers: IdempotencyHeaders,
+      body: CreateWebhookBody,
+      response: { 201: WebhookEnvelope },
+    },
+    handler: async (request, reply) => {
+      await checkWebhookInput(ctx, request.body, deps);
+      const organizationId = orgOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ webhook: await createWebhook(ctx, trx, organizationId, request.body) }));
+    },
+  });
+
+  app.get('/webhooks/:id', {
+    config: read,
+    schema: { tags, summary: 'Get a webhook endpoint', params: IdParams, response: { 200: WebhookEnvelope } },
+    handler: async (request) => ok({ webhook: await getWebhook(ctx, orgOf(request), request.params.id) }),
+  });
+
+  app.patch('/webhooks/:id', {
+    config: write,
+    schema: {
+      tags,
+      summary: 'Update a webhook endpoint',
+      description: '`enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures.',
+      params: IdParams,
+      body: UpdateWebhookBody,
+      response: { 200: WebhookEnvelope },
+    },
+    handler: async (request) => {
+      await checkWebhookInput(ctx, request.body, deps);
+      const organizationId = orgOf(request);
+      return ok({ webhook: await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, organizationId, request.params.id, request.body)) });
+    },
+  });
+
+  app.delete('/webhooks/:id', {
+    config: write,
+    schema: { tags, summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: DeletedWebhookEnvelope } },
+    handler: async (request) => {
+      await deleteWebhook(ctx, orgOf(request), request.params.id);
+      return ok({ webhook: { id: request.params.id, deleted: true as const } });
+    },
+  });
+
+  app.post('/webhooks/:id/rotate-secret', {
+    config: { ...write, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Rotate the signing secret',
+      description: 'Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice.',
+      headers: IdempotencyHeaders,
+      params: IdParams,
+      response: { 200: WebhookEnvelope },
+    },
+    handler: async (request, reply) => {
+      const header = request.headers['idempotency-key'];
+      const result = await runIdempotent(
+        ctx,
+        { organizationId: orgOf(request), header: Array.isArray(header) ? header.join(',') : header, method: request.method, path: request.url.split('?')[0]!, body: null },
+        async (trx) => ({ status: 200, body: ok({ webhook: await rotateWebhookSecret(ctx, trx, orgOf(request), request.params.id) }) }),
+      );
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return result.body;
+    },
+  });
+
+  app.post('/webhooks/:id/test', {
+    config: { ...write, idempotent: true },
+    schema: {
+      tags,
+      summary: 'Send a test event',
+      description: 'Records a `webhook.test` event and queues its delivery to this endpoint only; follow it in the delivery log.',
+      headers: IdempotencyHeaders,
+      params: IdParams,
+      response: { 201: DeliveryEnvelope },
+    },
+    handler: async (request, reply) => {
+      const caller = callerOf(request);
+      return createdReply(ctx, request, reply, async (trx) => ok({ delivery: await sendTestEvent(ctx, trx, caller, request.params.id) }));
+    },
+  });
+
+  app.get('/webhooks/:id/deliveries', {
+    config: read,
+    schema: {
+      tags,
+      summary: 'Delivery log of an endpoint',
+      description: 'Newest first; every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days.',
+      params: IdParams,
+      querystring: ListDeliveriesQuery,
+      response: { 200: DeliveryListEnvelope },
+    },
+    handler: async (request) => ok(await listWebhookDeliveries(ctx, orgOf(request), request.params.id, request.query)),
+  });
+
+  app.post('/webhooks/:id/deliveries/:deliveryId/retry', {
+    config: write,
+    schema: {
+      tags,
+      summary: 'Re-send a delivery',
+      description: 'Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second.',
+      params: DeliveryParams,
+      response: { 200: DeliveryEnvelope },
+    },
+    handler: async (request) => {
+      const organizationId = orgOf(request);
+      const { id, deliveryId } = request.params;
+      return ok({ delivery: await inTransaction(ctx, (trx) => retryWebhookDelivery(ctx, trx, organizationId, id, deliveryId)) });
+    },
+  });
+}

@@ -1,0 +1,100 @@
+import type { Executor } from '../../db/database.js';
+import type { WebhookEndpointsTable } from '../../db/schema.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { DisabledReason } from './webhooks.schemas.js';
+
+/** An endpoint as stored: secrets still encrypted. */
+export interface StoredEndpoint {
+  id: string;
+  organizationId: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  disabledReason: DisabledReason | null;
+  failingSince: string | null;
+  secretEnc: string;
+  previousSecretEnc: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type Row = Omit<WebhookEndpointsTable, 'seq'>;
+
+export function toStoredEndpoint(r: Row): StoredEndpoint {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    url: r.url,
+    description: r.description,
+    events: JSON.parse(r.events) as string[],
+    enabled: Number(r.enabled) === 1,
+    disabledReason: r.disabled_reason as DisabledReason | null,
+    failingSince: r.failing_since,
+    secretEnc: r.secret_enc,
+    previousSecretEnc: r.previous_secret_enc,
+    previousSecretExpiresAt: r.previous_secret_expires_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toRow(e: StoredEndpoint): Row {
+  return {
+    id: e.id,
+    organization_id: e.organizationId,
+    url: e.url,
+    description: e.description,
+    events: JSON.stringify(e.events),
+    enabled: e.enabled ? 1 : 0,
+    disabled_reason: e.disabledReason,
+    failing_since: e.failingSince,
+    secret_enc: e.secretEnc,
+    previous_secret_enc: e.previousSecretEnc,
+    previous_secret_expires_at: e.previousSecretExpiresAt,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+const COLUMNS = [
+  'id', 'organization_id', 'url', 'description', 'events', 'enabled', 'disabled_reason', 'failing_since',
+  'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at', 'updated_at',
+] as const;
+
+export async function insertEndpoint(db: Executor, endpoint: StoredEndpoint): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(toRow(endpoint)).execute();
+}
+
+export async function findEndpoint(db: Executor, organizationId: string, id: string): Promise<StoredEndpoint | undefined> {
+  const row = await db.selectFrom('webhook_endpoints').select(COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row && toStoredEndpoint(row);
+}
+
+/** Operator lookup (CLI): by id alone, whatever the organization. */
+export async function findEndpointById(db: Executor, id: string): Promise<StoredEndpoint | undefined> {
+  const row = await db.selectFrom('webhook_endpoints').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return row && toStoredEndpoint(row);
+}
+
+/** A page of the organization's endpoints, newest first, with the total count. */
+export async function listEndpoints(db: Executor, organizationId: string, page: PageRequest) {
+  const q = db.selectFrom('webhook_endpoints').where('organization_id', '=', organizationId);
+  const [rows, count] = await Promise.all([
+    q.select(COLUMNS).orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { endpoints: rows.map(toStoredEndpoint), total: Number(count.n) };
+}
+
+export async function updateEndpoint(db: Executor, endpoint: StoredEndpoint): Promise<void> {
+  const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(endpoint);
+  await db.updateTable('webhook_endpoints').set(changes).where('organization_id', '=', endpoint.organizationId).where('id', '=', endpoint.id).execute();
+}
+
+/** Deletes the endpoint; its deliveries and their attempts go with it (foreign keys cascade). */
+export async function deleteEndpoint(db: Executor, organizationId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_endpoints').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

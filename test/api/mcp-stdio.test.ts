@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { callError, callOk, connect } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
+
+/** `crm mcp` as a desktop client runs it: a child process on the same database, the key in CRM_API_KEY. */
+function crmMcpEnv(t: TestApp, key: string): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', DATABASE_URL: t.location, ENCRYPTION_KEY: t.config.encryptionKeys[0]!, CRM_API_KEY: key, LOG_LEVEL: 'silent' };
+}
+
+function stdioTransport(t: TestApp, key: string): StdioClientTransport {
+  return new StdioClientTransport({ command: process.execPath, args: CLI, cwd: ROOT, env: crmMcpEnv(t, key), stderr: 'pipe' });
+}
+
+// The child opens the test's SQLite file directly; a PostgreSQL test schema is not reachable by DATABASE_URL alone.
+describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let reader: Awaited<ReturnType<typeof addKey>>;
+  let client: Client;
+  let readerClient: Client;
+  let badKeyRun: Promise<{ code: number | null; stdout: string; stderr: string }>;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+    reader = await addKey(t.ctx, s.orgId, ['leads:read'], { rateLimitPerMinute: 3 });
+    // Each child compiles the CLI with tsx (seconds): start them all at once.
+    badKeyRun = runCrmMcp(crmMcpEnv(t, 'crm_live_nottherightkeynottherightkey'));
+    [client, readerClient] = await Promise.all([connect(stdioTransport(t, s.key)), connect(stdioTransport(t, reader.key))]);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await readerClient?.close();
+    await badKeyRun;
+    await t?.close();
+  });
+
+  it('lists the same tools as the HTTP endpoint', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['search_leads', 'get_lead', 'create_lead', 'update_lead']));
+  });
+
+  it('creates a lead that the REST API then finds, with events carrying channel MCP', async () => {
+    const { lead } = await callOk(client, 'create_lead', { name: 'Ada Lovelace', email: 'ada@engine.example' });
+    const found = await callOk(client, 'search_leads', { q: 'ada@engine.example' });
+    expect(found.leads.map((l: { id: string }) => l.id)).toEqual([lead.id]);
+    const rest = await call(t.app, 'GET', `/leads/${lead.id}`, { auth: s.auth });
+    expect(rest.body.data.lead).toEqual(lead);
+    await callOk(client, 'update_lead', { id: lead.id, changes: { status: 'CONTACTED' } });
+    const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: lead.id });
+    expect(events.map((e) => [e.type, e.data.actor])).toEqual([
+      ['lead.created', { type: 'API_KEY', id: s.keyId, channel: 'MCP' }],
+      ['lead.updated', { type: 'API_KEY', id: s.keyId, channel: 'MCP' }],
+    ]);
+  });
+
+  it('refuses a tool outside the key scopes without spending its rate limit, then applies the limit, then a revocation', async () => {
+    const { text } = await callError(readerClient, 'create_lead', { name: 'Nope' }, 'INSUFFICIENT_SCOPE');
+    expect(text).toContain('leads:write');
+    for (let i = 0; i < 3; i += 1) await callOk(readerClient, 'search_leads', {});
+    const limited = await callError(readerClient, 'search_leads', {}, 'RATE_LIMITED');
+    expect(limited.text).toMatch(/Retry after \d+ s\./);
+    await revokeApiKey(t.ctx, reader.keyId);
+    await callError(readerClient, 'search_leads', {}, 'UNAUTHORIZED');
+  });
+
+  it('exits with a message, before serving, when CRM_API_KEY is not a valid key', async () => {
+    const { code, stdout, stderr } = await badKeyRun;
+    expect(code).toBe(1);
+    expect(stderr).toContain('CRM_API_KEY is not a valid API key');
+    expect(stdout).toBe('');
+  });
+});
+
+function runCrmMcp(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, CLI, { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdin.end();
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

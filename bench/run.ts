@@ -7,7 +7,7 @@ import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
 
 /**
- * `npm run bench [-- --only throughput,metrics,search,records,import,webhooks] [--rows N] [--record-rows N]
+ * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics] [--rows N] [--record-rows N]
  * [--seconds S] [--postgres URL]`: prints markdown tables; every ratio is measured in this run against a
  * bare node:http server on the same machine. Not part of `npm test`.
  */

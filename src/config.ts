@@ -24,6 +24,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Boolean({ default: false }),
   DISPATCHER: Type.Union([Type.Literal('inline'), Type.Literal('off')], { default: 'inline' }),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   TLS_CERT_FILE: Type.Optional(Type.String()),
   TLS_KEY_FILE: Type.Optional(Type.String()),
   HTTP_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 1 }),
@@ -54,6 +55,8 @@ export interface Config {
   readonly dispatcher: 'inline' | 'off';
   /** GET /metrics is served only when set, to callers sending it as a Bearer token. */
   readonly metricsToken: string | undefined;
+  /** `crm worker` only (it has no API port): where it serves GET /metrics, with the same token. */
+  readonly metricsPort: number | undefined;
   /** HTTPS served directly when both files are given. */
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly http: HttpLimits;
@@ -124,6 +127,7 @@ export function loadConfig(
     if (!isValidKey(key)) throw new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_RETIRED must be base64 of 32 bytes');
   }
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  if (e.METRICS_PORT !== undefined && !e.METRICS_TOKEN) throw new ConfigError('METRICS_PORT needs METRICS_TOKEN');
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   return Object.freeze({
     env: e.NODE_ENV,
@@ -139,6 +143,7 @@ export function loadConfig(
     trustProxy: e.TRUST_PROXY,
     dispatcher: e.DISPATCHER,
     metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
     http: Object.freeze({
       connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,

@@ -43,7 +43,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
-  const metrics = createMetrics({ outbox: outboxProbe(database.db), clock });
+  const metrics = createMetrics({ outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
   return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }

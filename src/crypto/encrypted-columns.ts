@@ -4,6 +4,7 @@ import { ACCOUNT_ENCRYPTED_COLUMNS } from '../modules/accounts/accounts.store.js
 import { IDEMPOTENCY_ENCRYPTED_COLUMNS } from '../modules/idempotency/idempotency.store.js';
 import { RECORD_ENCRYPTED_COLUMNS } from '../modules/objects/records.encryption.js';
 import { LEAD_ENCRYPTED_COLUMNS } from '../modules/leads/leads.store.js';
+import { WEBHOOK_ENCRYPTED_COLUMNS } from '../modules/webhooks/webhook-secrets.js';
 import { USER_ENCRYPTED_COLUMNS } from '../modules/orgs/users.store.js';
 
 /** Every column sealed by the field cipher, as each module declares it: one line per module. */
@@ -14,4 +15,5 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   ...ACCOUNT_ENCRYPTED_COLUMNS,
   ...RECORD_ENCRYPTED_COLUMNS,
   ...IDEMPOTENCY_ENCRYPTED_COLUMNS,
+  ...WEBHOOK_ENCRYPTED_COLUMNS,
 ];

@@ -29,11 +29,6 @@ async function appliedMigrations(database: Database): Promise<string[]> {
   }
 }
 
-async function currentSchema(database: Database): Promise<string> {
-  const row = await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db);
-  return row.rows[0]!.schema;
-}
-
 /**
  * Applies pending migrations. Kysely's migrator takes a lock (an advisory lock on PostgreSQL), so several
  * instances starting together apply each migration once.
@@ -51,9 +46,8 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
     // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
-    // test file, or a deployment whose search_path names its own schema) it must be told which one is this
-    // database's, or it finds another's and never creates its own.
-    ...(database.dialect === 'postgres' ? { migrationTableSchema: database.schema ?? (await currentSchema(database)) } : {}),
+    // test file) it must be told which one is this database's, or it finds another's and never creates its own.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
       getMigrations: async () => ({
         ...Object.fromEntries(newer.map((name) => [name, { up: async () => undefined }])),

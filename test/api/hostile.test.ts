@@ -40,7 +40,8 @@ interface HostileRequest {
 }
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
+  // Private webhook URLs allowed: no DNS lookups of generated host names (the SSRF guard has its own tests).
+  t = await buildTestApp({ env: { BODY_LIMIT_BYTES: String(BODY_LIMIT), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   s = await seedOrg(t.ctx, { rateLimitPerMinute: 1_000_000_000 });
   doc = JSON.parse((await t.app.inject({ method: 'GET', url: '/openapi.json' })).body);
   ops = operationsOf(doc);

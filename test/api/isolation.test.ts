@@ -64,14 +64,15 @@ const FIXTURES: Record<string, Fixture> = {
     bodies: { PATCH: { title: 'Changed' } },
   },
   '/webhooks/:id': {
-    create: async (t, org) => {
-      // A public IP literal passes the registration-time SSRF check without DNS.
-      const id = await created(await call(t.app, 'POST', '/webhooks', { auth: org.auth, body: { url: 'https://93.184.216.34/hooks', events: ['*'] } }), 'webhook');
-      const test = await call(t.app, 'POST', `/webhooks/${id}/test`, { auth: org.auth });
-      expect(test.status, JSON.stringify(test.body)).toBe(201);
-      return { id, deliveryId: test.body.data.delivery.id as string };
+    create: async (t, owner) => ({ id: await createWebhook(t, owner) }),
+    bodies: { PATCH: { description: 'Renamed' } },
+  },
+  '/webhooks/:id/deliveries/:deliveryId': {
+    create: async (t, owner) => {
+      const id = await createWebhook(t, owner);
+      const test = await call(t.app, 'POST', `/webhooks/${id}/test`, { auth: owner.auth, body: {} });
+      return { id, deliveryId: await created(test, 'delivery') };
     },
-    bodies: { PATCH: { description: 'Changed' } },
   },
   '/deals/:id': {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/deals', { auth: org.auth, body: { name: 'Isolated Deal', stage: 'qualification' } }), 'deal') }),
@@ -86,6 +87,10 @@ async function createObject(t: TestApp, org: Seeded, slug: string): Promise<stri
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return slug;
+}
+
+async function createWebhook(t: TestApp, org: Seeded): Promise<string> {
+  return created(await call(t.app, 'POST', '/webhooks', { auth: org.auth, body: { url: 'http://127.0.0.1:9/isolated', events: ['*'] } }), 'webhook');
 }
 
 function fixtureFor(path: string): Fixture | undefined {
@@ -107,7 +112,7 @@ const routes: ApiRoute[] = [];
 
 beforeAll(async () => {
   const seen: RouteOptions[] = [];
-  t = await buildTestApp({ onRoute: (r) => seen.push(r) });
+  t = await buildTestApp({ onRoute: (r) => seen.push(r), env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   for (const r of seen) {
     const auth = (r.config as { auth?: { anyOf: Scope[] } } | undefined)?.auth;
     const methods = ([] as string[]).concat(r.method);

@@ -25,7 +25,7 @@ describe('encryption key rotation, end to end', () => {
   let k1Id: string;
 
   /** A restarted instance on the same database with other keys. */
-  const restart = (env: Record<string, string>) => buildTestApp({ sameDatabaseAs: k1, env });
+  const restart = (env: Record<string, string>) => buildTestApp({ sameDatabaseAs: k1, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env } });
   const cliEnv = (keys: { ENCRYPTION_KEY: string; ENCRYPTION_KEYS_RETIRED?: string }) => ({
     ...keys,
     DATABASE_URL: dialect === 'postgres' ? `${k1.config.database.url}?options=${encodeURIComponent(`-c search_path=${k1.location},public`)}` : k1.location,
@@ -55,7 +55,7 @@ describe('encryption key rotation, end to end', () => {
   }
 
   beforeAll(async () => {
-    k1 = await buildTestApp();
+    k1 = await buildTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     k1Id = keyIdOf(Buffer.from(k1.config.encryptionKeys[0]!, 'base64'));
     s = await seedOrg(k1.ctx, { rateLimitPerMinute: 1_000_000 });
     before = await runScenario(k1.app, s, 'k1');
@@ -71,10 +71,13 @@ describe('encryption key rotation, end to end', () => {
       during = await runScenario(both.app, s, 'k2');
       const dry = await reencryptColumns(both.ctx.database.db, both.ctx.cipher, ENCRYPTED_COLUMNS, { dryRun: true });
       const stale = Object.fromEntries(dry.map((r) => [r.column, r.stale]));
-      expect(stale).toMatchObject({ 'system_secrets.value_enc': 1, 'leads.email_enc': expect.any(Number), 'idempotency_keys.response_body': 1 });
+      // The idempotent lead create and the idempotent secret rotation each stored a sealed response.
+      expect(stale).toMatchObject({ 'system_secrets.value_enc': 1, 'leads.email_enc': expect.any(Number), 'idempotency_keys.response_body': 2 });
       expect(stale['leads.email_enc']).toBeGreaterThanOrEqual(4);
       expect(stale['users.email_enc']).toBeGreaterThanOrEqual(1);
       expect(stale['records.data']).toBe(4);
+      expect(stale['webhook_endpoints.secret_enc']).toBe(1);
+      expect(stale['webhook_endpoints.previous_secret_enc']).toBe(1);
 
       // 2. crm reencrypt, in small batches, while the service keeps writing.
       let writing = true;

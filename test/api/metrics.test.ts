@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
+import { Receiver, eventually } from '../helpers/receiver.js';
+import { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
+import { startMetricsServer } from '../../src/observability/metrics-server.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -58,13 +61,18 @@ describe('GET /metrics', () => {
     expect(sample((await scrape()).body, 'crm_rate_limit_rejections_total')).toBe(before + 3);
   });
 
-  it('reports the newest outbox event and the deliveries the dispatcher counts', async () => {
-    const before = sample((await scrape()).body, 'crm_outbox_newest_event_seq')!;
+  it('reports the outbox: newest event, what the dispatcher has not fanned out yet and since when; deliveries', async () => {
+    const first = (await scrape()).body;
+    const before = sample(first, 'crm_outbox_newest_event_seq')!;
+    const backlog = sample(first, 'crm_outbox_undispatched_events')!;
     for (const name of ['One', 'Two']) expect((await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name } })).status).toBe(201);
     t.ctx.metrics.deliveries.inc({ outcome: 'delivered' });
     t.ctx.metrics.deliveries.inc({ outcome: 'retrying' }, 2);
     const text = (await scrape()).body;
     expect(sample(text, 'crm_outbox_newest_event_seq')).toBe(before + 2);
+    // No dispatcher runs in this test app: the new events wait behind the fan-out cursor.
+    expect(sample(text, 'crm_outbox_undispatched_events')).toBe(backlog + 2);
+    expect(sample(text, 'crm_outbox_oldest_undispatched_age_seconds')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'crm_webhook_deliveries_total{outcome="delivered"}')).toBe(1);
     expect(sample(text, 'crm_webhook_deliveries_total{outcome="retrying"}')).toBe(2);
   });
@@ -78,5 +86,60 @@ describe('without METRICS_TOKEN', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('deliveries counted by the dispatcher', () => {
+  it('each attempt counts under its outcome, and the outbox backlog drains to zero', async () => {
+    const t = await buildTestApp({ env: { METRICS_TOKEN: TOKEN, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '5000' } });
+    const receiver = await Receiver.start();
+    const dispatcher = new WebhookDispatcher(t.ctx, { pollIntervalMs: 20, random: () => 0.5 }).start();
+    try {
+      const s = await seedOrg(t.ctx);
+      receiver.on('/failing', (res) => res.writeHead(500).end());
+      for (const path of ['/ok', '/failing']) {
+        expect((await call(t.app, 'POST', '/webhooks', { auth: s.auth, body: { url: receiver.url(path), events: ['lead.created'] } })).status).toBe(201);
+      }
+      expect((await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Delivered' } })).status).toBe(201);
+      await receiver.waitFor('/ok', 1);
+      await receiver.waitFor('/failing', 1);
+      await dispatcher.settled();
+      const text = await eventually(async () => {
+        const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+        if (sample(res.body, 'crm_webhook_deliveries_total{outcome="retrying"}') !== 1) throw new Error('not yet counted');
+        return res.body;
+      });
+      expect(sample(text, 'crm_webhook_deliveries_total{outcome="delivered"}')).toBe(1);
+      expect(sample(text, 'crm_outbox_undispatched_events')).toBe(0);
+      expect(sample(text, 'crm_outbox_oldest_undispatched_age_seconds')).toBe(0);
+    } finally {
+      await dispatcher.stop();
+      await receiver.close();
+      await t.close();
+    }
+  });
+});
+
+describe('METRICS_PORT (crm worker, which has no API port)', () => {
+  it('serves the same registry with the same token rule, and nothing else', async () => {
+    const t = await buildTestApp();
+    const server = await startMetricsServer(t.ctx.metrics, { host: '127.0.0.1', port: 0, token: TOKEN });
+    try {
+      t.ctx.metrics.deliveries.inc({ outcome: 'failed' });
+      const url = `http://127.0.0.1:${server.port}`;
+      expect((await fetch(`${url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}x` } })).status).toBe(401);
+      expect((await fetch(`${url}/other`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+      const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      expect(sample(await res.text(), 'crm_webhook_deliveries_total{outcome="failed"}')).toBe(1);
+    } finally {
+      await server.close();
+      await t.close();
+    }
+  });
+
+  it('is refused without METRICS_TOKEN', async () => {
+    await expect(buildTestApp({ env: { METRICS_PORT: '9464' } })).rejects.toThrow(/METRICS_PORT needs METRICS_TOKEN/);
   });
 });

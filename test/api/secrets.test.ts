@@ -22,7 +22,7 @@ describe('secrets never in clear', () => {
   let limited: Awaited<ReturnType<typeof addKey>>;
 
   beforeAll(async () => {
-    t = await buildTestApp({ env: { LOG_LEVEL: 'debug' } });
+    t = await buildTestApp({ env: { LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
     app = await buildApp(t.ctx, { logger: { stream: new Writable({ write(chunk, _e, cb) { lines.push(chunk.toString()); cb(); } }) } });
     await app.ready();
     s = await seedOrg(t.ctx);

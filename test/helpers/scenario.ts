@@ -18,6 +18,8 @@ export interface Scenario {
   deals: string[];
   /** Records of a custom object with an e-mail and a phone field. */
   records: { object: string; id: string; email: string; phone: string }[];
+  /** Webhook endpoints with their signing secrets (needs WEBHOOK_ALLOW_PRIVATE_NETWORKS for the local URL). */
+  webhooks: { id: string; secrets: string[] }[];
   idempotent: { key: string; body: unknown; leadId: string };
 }
 
@@ -114,5 +116,18 @@ export async function runScenario(app: FastifyInstance, org: Seeded, tag: string
   expect((await send('PATCH', `/objects/${object}/records/${records[0]!.id}`, { body: { stage: 'done', title: `Visit ${tag} done` } })).status).toBe(200);
   expect((await send('GET', `/objects/${object}/records?q=${encodeURIComponent(tag)}`)).status).toBe(200);
   expect((await send('POST', `/objects/${object}/records`, { body: { title: 'Bad', guest_email: `bad.guest.${tag}@` } })).status).toBe(400);
-  return { secrets, errorBodies, leads, accounts, deals, records, idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
+
+  // A webhook endpoint: its secret is shown once at creation and once per rotation, never again.
+  const hook = await send('POST', '/webhooks', { body: { url: `http://127.0.0.1:9/hooks/${tag}`, events: ['*'], description: `Sync ${tag}` } });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  const hookId = hook.body.data.webhook.id as string;
+  const rotated = await send('POST', `/webhooks/${hookId}/rotate-secret`, { headers: { 'idempotency-key': `rotate-${tag}` } });
+  expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+  const webhookSecrets = [hook.body.data.webhook.secret as string, rotated.body.data.webhook.secret as string];
+  expect(webhookSecrets.every((x) => typeof x === 'string' && x.length > 20)).toBe(true);
+  secrets.push(...webhookSecrets, ...webhookSecrets.map((x) => x.replace(/^whsec_/, '')));
+  expect((await send('GET', `/webhooks/${hookId}`)).body.data.webhook.secret).toBeUndefined();
+  expect((await send('POST', `/webhooks/${hookId}/test`, { body: {} })).status).toBe(201);
+  expect((await send('POST', '/webhooks', { body: { url: 'ftp://nowhere.example/x', events: ['*'] } })).status).toBe(400);
+  return { secrets, errorBodies, leads, accounts, deals, records, webhooks: [{ id: hookId, secrets: webhookSecrets }], idempotent: { key: idemKey, body: idemBody, leadId: leads[0]!.id } };
 }

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import { undispatchedEvents } from '../webhooks/dispatch-lag.store.js';
 
 export interface Undispatched {
   count: number;
@@ -17,11 +18,12 @@ export interface OutboxProbe {
   undispatched?(): Promise<Undispatched>;
 }
 
-export function outboxProbe(db: Executor): OutboxProbe {
+export function outboxProbe({ db, dialect }: Pick<Database, 'db' | 'dialect'>): OutboxProbe {
   return {
     async newestSeq() {
       const row = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
       return Number(row?.seq ?? 0);
     },
+    undispatched: () => undispatchedEvents(db, dialect),
   };
 }

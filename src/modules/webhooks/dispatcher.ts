@@ -11,7 +11,9 @@ import type dns from 'node:dns';
 import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import type { DeliveryOutcome } from '../../observability/metrics.js';
 import { runAttempt, type AttemptDeps } from './dispatcher.attempt.js';
+import type { DeliveryDecision } from './dispatcher.outcome.js';
 import { claimDeliveries, endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
 import { fanOutBatch } from './dispatcher.work.js';
 import { OutcomeWriter } from './dispatcher.writer.js';
@@ -54,9 +56,12 @@ export interface DispatcherOptions {
   pruneIntervalMs?: number;
 }
 
-type Ctx = Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock' | 'outbox'>;
+type Ctx = Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock' | 'outbox'> & Partial<Pick<AppContext, 'metrics'>>;
 
 const silent: DispatcherLogger = { debug() {}, info() {}, warn() {}, error() {} };
+/** An attempt's decision as the crm_webhook_deliveries_total{outcome} label. */
+const DELIVERY_OUTCOMES = { SUCCEEDED: 'delivered', PENDING: 'retrying', FAILED: 'failed' } as const satisfies Record<DeliveryDecision['status'], DeliveryOutcome>;
+
 /** Margin on top of the send timeout before another worker may take a claimed row over. */
 const LEASE_MARGIN_MS = 5_000;
 /**
@@ -294,7 +299,10 @@ export class WebhookDispatcher {
   /** Runs one attempt in its (already reserved) slot; the slot frees when it ends and the pump refills it. */
   private launch(job: Job): void {
     const run = runAttempt(job, this.attemptDeps)
-      .then((outcome) => this.writer.record(outcome))
+      .then((outcome) => {
+        if (outcome.kind === 'attempt') this.ctx.metrics?.deliveries.inc({ outcome: DELIVERY_OUTCOMES[outcome.record.decision.status] });
+        this.writer.record(outcome);
+      })
       .catch((err: unknown) => this.log.error({ err, deliveryId: job.deliveryId }, 'webhook attempt crashed'))
       .finally(() => {
         this.release(job.endpointId);

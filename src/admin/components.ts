@@ -40,7 +40,7 @@ function frame(p: FieldBase, control: SafeHtml): SafeHtml {
 
 export interface InputProps extends FieldBase {
   value?: string | null | undefined;
-  type?: 'text' | 'email' | 'password' | 'search' | 'tel' | 'date' | 'url';
+  type?: 'text' | 'email' | 'password' | 'search' | 'tel' | 'date' | 'datetime-local' | 'url';
   autocomplete?: string;
   list?: string;
   maxLength?: number;
@@ -101,11 +101,12 @@ export function checkboxGroup(p: FieldBase & { options: readonly Option[]; check
 </fieldset>`;
 }
 
-export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string }): SafeHtml {
+export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string; value?: string; error?: string | undefined }): SafeHtml {
   const id = fieldId(p.name);
-  return html`<div class="field"><label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="on"${
+  const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field${p.error ? ' field--error' : ''}">${p.error ? html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${p.label} ${p.error}</p>` : ''}<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="${p.value ?? 'on'}"${
     p.checked ? html` checked` : ''
-  }${p.hint ? html` aria-describedby="${id}-hint"` : ''}> <span>${p.label}</span></label>${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}</div>`;
+  }${p.error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}> <span>${p.label}</span></label>${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}</div>`;
 }
 
 /**
@@ -176,4 +177,17 @@ export function secretOnce(label: string, value: string, note: string): SafeHtml
 
 export function badge(label: string, tone: 'neutral' | 'good' | 'warn' | 'bad' = 'neutral'): SafeHtml {
   return html`<span class="badge badge--${tone}">${label}</span>`;
+}
+
+/**
+ * A GET form over a table: the search box and any further filters (`extra`), a submit button and a link
+ * clearing them all when something is set.
+ */
+export function searchForm(p: { action: string; label: string; q: string; error?: string | undefined; hint: string; extra?: SafeHtml; active?: boolean; submit?: string }): SafeHtml {
+  return html`<form method="get" action="${p.action}" class="search" role="search">
+  ${textField({ name: 'q', label: p.label, type: 'search', value: p.q, error: p.error, markOptional: false, hint: p.hint })}
+  ${p.extra ?? ''}
+  ${button(p.submit ?? 'Search', 'secondary')}
+  ${p.q || p.active ? html`<a href="${p.action}">Clear</a>` : ''}
+</form>`;
 }

@@ -41,3 +41,18 @@ export function humanize(value: string): string {
   const words = value.replace(/[_-]+/g, ' ').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** "48,000.00 EUR": the exact decimal string grouped by thousands (never through a float, so nothing is rounded). */
+export function money(amount: string | null, currency: string | null): string {
+  if (amount === null) return '';
+  const [integer, fraction] = amount.split('.') as [string, string | undefined];
+  const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${grouped}${fraction === undefined ? '' : `.${fraction}`}${currency ? ` ${currency}` : ''}`;
+}
+
+/** 'YYYY-MM-DDT00:00:00.000Z' (a date-only field as the API returns it) → '21 Nov 2026'. */
+export function dayOnly(value: string | null, empty = '—'): SafeHtml {
+  if (!value) return html`<span class="muted">${empty}</span>`;
+  const day = value.slice(0, 10);
+  return html`<time datetime="${day}">${formatter('UTC', false).format(new Date(`${day}T00:00:00.000Z`))}</time>`;
+}

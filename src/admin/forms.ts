@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, validationFailed } from '../errors.js';
+import { validateValue } from '../http/validation.js';
 
 /** A urlencoded form as @fastify/formbody parses it: repeated names (checkboxes) become arrays. */
 export type FormBody = Record<string, string | string[] | undefined>;
@@ -67,4 +68,19 @@ export function problemOf(
     fields[field] = fields[field] ? `${fields[field]}; ${e.message}` : e.message;
   }
   return { fields };
+}
+
+/**
+ * The API's schema checks on a body built from a form (every bad field, with the API's messages), before
+ * the service applies its own rules; so the console shows exactly what the API would answer.
+ */
+export function checkedBody<T>(schema: object, body: Record<string, unknown>): T {
+  const errors = validateValue(schema, body, 'body');
+  if (errors.length) throw validationFailed(errors);
+  return body as T;
+}
+
+/** Leaves out the entries whose value is undefined (blank optional inputs on create). */
+export function defined(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }

@@ -13,6 +13,17 @@ import { createShell, SECURITY_HEADERS, sendHtml } from './shell.js';
 
 export const ADMIN_PREFIX = '/admin';
 
+/** Reads the organization's own navigation entries (custom objects) after the guard let the request in. */
+function registerOrgNav(admin: FastifyInstance, deps: AdminDeps, modules: readonly AdminModule[]): void {
+  const sources = modules.filter((m) => m.navFor !== undefined);
+  admin.decorateRequest('orgNav', null);
+  admin.addHook('preHandler', async (request) => {
+    if (!request.viewer || sources.length === 0) return;
+    const viewer = request.viewer;
+    request.orgNav = (await Promise.all(sources.map((m) => m.navFor!(deps, viewer)))).flat();
+  });
+}
+
 /**
  * The admin console under /admin: server-rendered pages calling the same services as the API. Encapsulated,
  * so its form parser, cookies, HTML error pages and session guard never touch the JSON API.
@@ -36,16 +47,22 @@ export async function registerAdmin(app: FastifyInstance, ctx: AppContext, modul
         reply.header('server-timing', `app;dur=${(performance.now() - (started.get(request) ?? performance.now())).toFixed(1)}`);
       });
       registerGuard(admin, ctx);
-      const shell = createShell(modules.flatMap((m) => m.nav), registerAssets(admin));
+      const staticNav = modules.flatMap((m) => m.nav);
+      const shell = createShell(staticNav, registerAssets(admin));
       const objectPages = new Map(modules.flatMap((m) => Object.entries(m.objectPages ?? {})));
       const deps: AdminDeps = {
         ctx,
-        objectHref: (object, id) => (objectPages.has(object) ? `${objectPages.get(object)}/${id}` : undefined),
+        objectHref(object, id, objectSlug) {
+          const page = objectPages.get(object);
+          return typeof page === 'function' ? page(id, objectSlug) : page === undefined ? undefined : `${page}/${id}`;
+        },
+        navOf: (request) => (request.orgNav ? [...staticNav, ...request.orgNav] : staticNav),
         render(request, reply, page) {
           const markup = request.viewer ? shell.page(request, request.viewer, page) : shell.bare(page);
           return sendHtml(reply, markup, page.status);
         },
       };
+      registerOrgNav(admin, deps, modules);
       for (const module of modules) module.register(admin, deps);
 
       admin.setNotFoundHandler((request, reply) => {

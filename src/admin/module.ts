@@ -23,6 +23,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     viewer: Viewer | null;
+    /** Navigation entries of this viewer's organization (its custom objects), added by modules' `navFor`. */
+    orgNav: NavEntry[] | null;
   }
 }
 
@@ -37,6 +39,8 @@ export interface NavEntry {
   label: string;
   href: string;
   order: number;
+  /** One line on the section's overview page (Data, Configuration, a group). */
+  description?: string;
 }
 
 export interface PageOptions {
@@ -54,8 +58,13 @@ export interface AdminDeps {
   /** Renders a full page in the console shell (navigation, header, skip link) and sends it. */
   render(request: FastifyRequest, reply: FastifyReply, page: PageOptions): FastifyReply;
   /** The console page of a record named by an event (`lead`, `deal`…), when a module shows that kind. */
-  objectHref(object: string, id: string): string | undefined;
+  objectHref(object: string, id: string, objectSlug?: string): string | undefined;
+  /** Every navigation entry this request's viewer sees: the modules' own and their organization's (custom objects). */
+  navOf(request: FastifyRequest): readonly NavEntry[];
 }
+
+/** Where a module shows one kind of record: a base path (`<path>/<id>`), or a function for kinds that need more. */
+export type ObjectPage = string | ((id: string, objectSlug: string | undefined) => string | undefined);
 
 /**
  * A console feature: its navigation entries and its routes (registered under /admin). New features (accounts,
@@ -65,7 +74,12 @@ export interface AdminModule {
   name: string;
   nav: readonly NavEntry[];
   /** Event object kinds whose records this module shows at `<path>/<id>`, e.g. `{lead: '/admin/data/leads'}`. */
-  objectPages?: Readonly<Record<string, string>>;
+  objectPages?: Readonly<Record<string, ObjectPage>>;
+  /**
+   * Entries that depend on the organization (one per custom object), read once per request of a signed-in
+   * user; static entries belong in `nav`.
+   */
+  navFor?(deps: AdminDeps, viewer: Viewer): Promise<NavEntry[]>;
   register(app: FastifyInstance, deps: AdminDeps): void;
 }
 

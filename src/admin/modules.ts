@@ -1,12 +1,19 @@
 import type { AdminModule } from './module.js';
 import { accountModule } from './pages/account.pages.js';
+import { accountsModule } from './pages/accounts.pages.js';
 import { apiKeysModule } from './pages/api-keys.pages.js';
 import { assignmentRulesModule } from './pages/assignment-rules.pages.js';
 import { dashboardModule } from './pages/dashboard.pages.js';
+import { dealStagesModule } from './pages/deal-stages.pages.js';
+import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
+import { objectsModule } from './pages/objects.pages.js';
+import { recordsModule } from './pages/records.pages.js';
+import { sectionsModule } from './pages/sections.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
 import { signInModule } from './pages/sign-in.pages.js';
 import { usersModule } from './pages/users.pages.js';
+import { webhooksModule } from './pages/webhooks.pages.js';
 
 /**
  * Every console feature, in one list. A new feature (accounts, deals, custom objects and records, webhooks
@@ -17,9 +24,16 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   signInModule,
   accountModule,
   dashboardModule,
+  sectionsModule,
   leadsModule,
+  accountsModule,
+  dealsModule,
+  recordsModule,
   apiKeysModule,
   assignmentRulesModule,
+  dealStagesModule,
+  objectsModule,
   settingsModule,
   usersModule,
+  webhooksModule,
 ];

@@ -6,10 +6,16 @@ import type { NavEntry, PageOptions, Viewer } from './module.js';
 
 const PRODUCT = 'CRM console';
 
-const SECTIONS: readonly { id: NavEntry['section']; label: string }[] = [
-  { id: 'data', label: 'Data' },
-  { id: 'configuration', label: 'Configuration' },
+/** The two sections; each heading links to an overview page of its entries (pages/sections.pages.ts). */
+export const SECTIONS: readonly { id: NavEntry['section']; label: string; href: string }[] = [
+  { id: 'data', label: 'Data', href: '/admin/data' },
+  { id: 'configuration', label: 'Configuration', href: '/admin/config' },
 ];
+
+/** A group's overview page: "Marketplace" under Configuration → /admin/config/marketplace. */
+export function groupHref(section: NavEntry['section'], group: string): string {
+  return `${SECTIONS.find((s) => s.id === section)!.href}/${group.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+}
 
 /** The entry whose link is the longest prefix of the path is the current page (aria-current). */
 function currentHref(entries: readonly { href: string }[], path: string): string | undefined {
@@ -22,18 +28,23 @@ function link(entry: { href: string; label: string }, current: string | undefine
   return html`<li><a href="${entry.href}"${entry.href === current ? html` aria-current="page"` : ''}>${entry.label}</a></li>`;
 }
 
+/** An overview link (section heading, group label): the current page only on the overview itself. */
+function overviewLink(href: string, label: string, path: string, className?: string): SafeHtml {
+  return html`<a href="${href}"${path === href ? html` aria-current="page"` : ''}${className ? html` class="${className}"` : ''}>${label}</a>`;
+}
+
 function navigation(entries: readonly NavEntry[], path: string): SafeHtml {
   const dashboard = { href: '/admin', label: 'Dashboard' };
   const current = currentHref([dashboard, { href: '/admin/account/sessions' }, ...entries], path);
-  const sections = SECTIONS.map(({ id, label }) => {
+  const sections = SECTIONS.map(({ id, label, href }) => {
     const items = entries.filter((e) => e.section === id).sort((a, b) => a.order - b.order);
     if (items.length === 0) return '';
     const groups = [...new Set(items.map((e) => e.group).filter((g): g is string => g !== undefined))];
-    return html`<h2 class="nav-heading" id="nav-${id}">${label}</h2>
+    return html`<h2 class="nav-heading" id="nav-${id}">${overviewLink(href, label, path)}</h2>
 <ul aria-labelledby="nav-${id}">
   ${items.filter((e) => e.group === undefined).map((e) => link(e, current))}
   ${groups.map(
-    (g) => html`<li class="nav-group"><span class="nav-group-label">${g}</span><ul>${items.filter((e) => e.group === g).map((e) => link(e, current))}</ul></li>`,
+    (g) => html`<li class="nav-group">${overviewLink(groupHref(id, g), g, path, 'nav-group-label')}<ul>${items.filter((e) => e.group === g).map((e) => link(e, current))}</ul></li>`,
   )}
 </ul>`;
   });
@@ -53,9 +64,15 @@ function head(title: string, assets: AssetUrls): SafeHtml {
 </head>`;
 }
 
-function crumbs(page: PageOptions): SafeHtml | '' {
+/** The trail above the heading; a crumb that names a section, a group or an entry links to its page. */
+function crumbs(page: PageOptions, entries: readonly NavEntry[]): SafeHtml | '' {
   if (!page.crumbs?.length) return '';
-  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${page.crumbs.map((c) => html`<li>${c}</li>`)}<li aria-current="page">${page.title}</li></ol></nav>`;
+  const pages = new Map<string, string>([
+    ...SECTIONS.map((s) => [s.label, s.href] as const),
+    ...entries.flatMap((e) => [[e.label, e.href] as const, ...(e.group ? [[e.group, groupHref(e.section, e.group)] as const] : [])]),
+  ]);
+  const crumb = (c: string) => (pages.has(c) ? html`<li><a href="${pages.get(c)!}">${c}</a></li>` : html`<li>${c}</li>`);
+  return html`<nav class="crumbs" aria-label="Breadcrumb"><ol>${page.crumbs.map(crumb)}<li aria-current="page">${page.title}</li></ol></nav>`;
 }
 
 function notice(text: string | undefined): SafeHtml | '' {
@@ -72,6 +89,7 @@ export function createShell(entries: readonly NavEntry[], assets: AssetUrls): Sh
   return {
     page(request, viewer, page) {
       const path = request.url.split('?')[0]!;
+      const all = request.orgNav ? [...entries, ...request.orgNav] : entries;
       const title = [page.title, ...[...(page.crumbs ?? [])].reverse(), viewer.organization.name, PRODUCT].join(' · ');
       return html`${head(title, assets)}
 <body>
@@ -87,9 +105,9 @@ export function createShell(entries: readonly NavEntry[], assets: AssetUrls): Sh
   </div>
 </header>
 <div class="layout">
-  ${navigation(entries, path)}
+  ${navigation(all, path)}
   <main id="main" tabindex="-1">
-    ${crumbs(page)}
+    ${crumbs(page, all)}
     <h1>${page.title}</h1>
     ${notice(page.notice)}
     ${page.body}

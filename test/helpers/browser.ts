@@ -28,8 +28,8 @@ export interface LiveConsole {
 }
 
 /** The real app on a real port (127.0.0.1, any free port) and a browser to drive it. */
-export async function startLiveConsole(opts: { clock?: Clock } = {}): Promise<LiveConsole> {
-  const t = await buildTestApp(opts.clock ? { clock: opts.clock } : {});
+export async function startLiveConsole(opts: { clock?: Clock; env?: Record<string, string> } = {}): Promise<LiveConsole> {
+  const t = await buildTestApp({ ...(opts.clock ? { clock: opts.clock } : {}), ...(opts.env ? { env: opts.env } : {}) });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = t.app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -83,7 +83,7 @@ function endOfDay(value: string, timeZone: string): string | null {
 /** Configuration › API keys: list, create (the key is shown once), revoke. */
 export const apiKeysModule: AdminModule = {
   name: 'api-keys',
-  nav: [{ section: 'configuration', label: 'API keys', href: PATH, order: 10 }],
+  nav: [{ section: 'configuration', label: 'API keys', href: PATH, order: 10, description: 'Keys for the public API: scopes, expiry, last use; create and revoke.' }],
   register(app, deps) {
     app.get('/config/api-keys', async (request, reply) => renderPage(deps, request, reply));
 

@@ -75,7 +75,7 @@ ${editor}`,
 /** Configuration › Assignment rules: the same document as `crm rules set`, validated by setAssignmentRules. */
 export const assignmentRulesModule: AdminModule = {
   name: 'assignment-rules',
-  nav: [{ section: 'configuration', label: 'Assignment rules', href: PATH, order: 20 }],
+  nav: [{ section: 'configuration', label: 'Assignment rules', href: PATH, order: 20, description: 'Who owns a new lead, by source and campaign.' }],
   register(app, deps) {
     app.get('/config/assignment-rules', async (request, reply) => renderPage(deps, request, reply));
 

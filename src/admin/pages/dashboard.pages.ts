@@ -55,7 +55,7 @@ export const dashboardModule: AdminModule = {
         (l) => html`<tr><td><a href="/admin/data/leads/${l.id}">${l.name}</a></td><td>${l.company ?? ''}</td><td>${badge(humanize(l.status))}</td><td>${timeTag(l.createdAt, tz)}</td></tr>`,
       );
       const activity = events.map((e) => {
-        const target = deps.objectHref(e.data.object, e.data.id);
+        const target = deps.objectHref(e.data.object, e.data.id, e.data.objectSlug);
         const what = target ? html`<a href="${target}">${e.data.description}</a>` : e.data.description;
         return html`<li><span class="activity-what">${what}</span> <span class="muted">by ${actorLabel(e.data.actor, userNames, keyNames)} · ${timeTag(e.createdAt, tz)}</span></li>`;
       });

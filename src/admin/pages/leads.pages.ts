@@ -1,16 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { validationFailed } from '../../errors.js';
 import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
 import { createLead, getLead, listLeads, updateLead } from '../../modules/leads/leads.service.js';
-import { listUsers } from '../../modules/orgs/users.store.js';
-import { formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { listRecentEvents } from './activity.store.js';
-import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, searchForm, type LeadFormValues } from './leads.views.js';
+import { listPeople } from './detail.views.js';
+import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
 
@@ -25,20 +24,10 @@ function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
   const blank = creating ? orUndefined : orNull;
   const body: Record<string, unknown> = { name: v.name, status: v.status };
   for (const key of ['email', 'phoneNumber', 'company', 'title', 'source', 'sourceCampaign', 'ownerId', 'notes'] as const) body[key] = blank(v[key]);
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  return defined(body);
 }
 
-/** Schema checks first (the API's messages for every bad field), then the service's own rules. */
-function checked<T>(schema: object, body: Record<string, unknown>): T {
-  const errors = validateValue(schema, body, 'body');
-  if (errors.length) throw validationFailed(errors);
-  return body as T;
-}
-
-async function owners(deps: AdminDeps, organizationId: string) {
-  const users = await listUsers(deps.ctx.database.db, organizationId);
-  return users.map((u) => ({ id: u.id, name: u.name }));
-}
+const owners = (deps: AdminDeps, organizationId: string) => listPeople(deps.ctx.database.db, organizationId);
 
 async function formPage(
   deps: AdminDeps,
@@ -65,7 +54,7 @@ async function formPage(
 /** Data › Leads: the searchable table (same `q` as GET /leads), detail with history, create and edit forms. */
 export const leadsModule: AdminModule = {
   name: 'leads',
-  nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10 }],
+  nav: [{ section: 'data', label: 'Leads', href: LEADS_PATH, order: 10, description: 'People who may become customers.' }],
   objectPages: { lead: LEADS_PATH },
   register(app, deps) {
     const { ctx } = deps;
@@ -84,7 +73,7 @@ export const leadsModule: AdminModule = {
         title: 'Leads',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
-        body: html`<div class="toolbar">${searchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a></div>
+        body: html`<div class="toolbar">${leadSearchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a></div>
 ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination)}` : ''}`,
       });
     });
@@ -95,7 +84,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const viewer = viewerOf(request);
       const values = readForm(formBody(request));
       try {
-        const input = checked<CreateLeadBody>(CreateLeadBody, toBody(values, true));
+        const input = checkedBody<CreateLeadBody>(CreateLeadBody, toBody(values, true));
         const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
       } catch (err) {
@@ -130,7 +119,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
       const values = readForm(formBody(request));
       try {
-        const patch = checked<UpdateLeadBody>(UpdateLeadBody, toBody(values, false));
+        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, toBody(values, false));
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {

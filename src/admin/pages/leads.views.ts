@@ -3,10 +3,11 @@ import type { Pagination } from '../../lib/pagination.js';
 import type { CrmEvent } from '../../modules/events/events.js';
 import { LEAD_STATUSES, type Lead } from '../../modules/leads/leads.schemas.js';
 import { LEAD_SOURCES } from '../../modules/orgs/rules.schemas.js';
-import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, textArea, textField } from '../components.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField } from '../components.js';
 import { dayTag, humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
+import { detailRow, historyPanel } from './detail.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -85,22 +86,16 @@ export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone:
   return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created'], rows, 'No leads match.');
 }
 
-export function searchForm(q: string, error: string | undefined): SafeHtml {
-  return html`<form method="get" action="${LEADS_PATH}" class="search" role="search">
-  ${textField({ name: 'q', label: 'Search leads', type: 'search', value: q, error, markOptional: false, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' })}
-  ${button('Search', 'secondary')}
-  ${q ? html`<a href="${LEADS_PATH}">Clear</a>` : ''}
-</form>`;
+export function leadSearchForm(q: string, error: string | undefined): SafeHtml {
+  return searchForm({ action: LEADS_PATH, label: 'Search leads', q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' });
 }
 
 export function leadsPager(q: string, pagination: Pagination): SafeHtml | '' {
   return pager(LEADS_PATH, { q: q || undefined }, pagination);
 }
 
-const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
-
 export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: CrmEvent[], timeZone: string): SafeHtml {
-  const row = (label: string, value: SafeHtml | string | null) => html`<dt>${label}</dt><dd>${value === null || value === '' ? html`<span class="muted">—</span>` : value}</dd>`;
+  const row = detailRow;
   return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
 <dl class="details">
   ${row(LEAD_LABELS.email, lead.email)}
@@ -117,7 +112,5 @@ export function leadDetail(lead: Lead, owner: string | undefined, duplicateName:
   ${row('Updated', timeTag(lead.updatedAt, timeZone))}
   ${row('Id', html`<code>${lead.id}</code>`)}
 </dl>
-<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
-${history.length ? html`<ul class="activity">${history.map((e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">${CHANNELS[e.data.actor.channel]} · ${timeTag(e.createdAt, timeZone)}</span></li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
-</section>`;
+${historyPanel(history, timeZone)}`;
 }

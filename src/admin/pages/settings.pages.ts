@@ -42,7 +42,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
 /** Configuration › Organization settings: name and time zone. */
 export const settingsModule: AdminModule = {
   name: 'settings',
-  nav: [{ section: 'configuration', label: 'Organization settings', href: PATH, order: 30 }],
+  nav: [{ section: 'configuration', label: 'Organization settings', href: PATH, order: 30, description: 'Name and time zone.' }],
   register(app, deps) {
     app.get('/config/settings', async (request, reply) => renderPage(deps, request, reply));
 

@@ -81,7 +81,7 @@ ${viewer.user.isAdmin ? createForm(request, opts.form ?? { name: '', email: '', 
 /** Configuration › Users: list, add, grant or withdraw the administrator role, sign a user out everywhere. */
 export const usersModule: AdminModule = {
   name: 'users',
-  nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40 }],
+  nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40, description: 'Who can sign in, administrators, sessions.' }],
   register(app, deps) {
     const { ctx } = deps;
     app.get('/config/users', async (request, reply) => renderPage(deps, request, reply));

@@ -1,0 +1,135 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { inTransaction } from '../../db/transaction.js';
+import { validateValue } from '../../http/validation.js';
+import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../modules/accounts/accounts.schemas.js';
+import { createAccount, getAccount, listAccounts, updateAccount } from '../../modules/accounts/accounts.service.js';
+import { listDeals } from '../../modules/deals/deals.service.js';
+import { getDealStages } from '../../modules/deals/stages.service.js';
+import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { html } from '../html.js';
+import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { listRecentEvents } from './activity.store.js';
+import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
+import { listPeople } from './detail.views.js';
+
+const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
+
+function readForm(body: FormBody): AccountFormValues {
+  const values = emptyAccountForm();
+  for (const key of Object.keys(ACCOUNT_LABELS) as (keyof AccountFormValues)[]) values[key] = text(body, key);
+  return values;
+}
+
+/** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
+function toBody(v: AccountFormValues, creating: boolean): Record<string, unknown> {
+  const blank = creating ? orUndefined : orNull;
+  const body: Record<string, unknown> = { name: v.name };
+  for (const key of ['domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId'] as const) body[key] = blank(v[key].trim());
+  return defined(body);
+}
+
+async function formPage(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: { accountId?: string; accountName?: string; values: AccountFormValues; problem?: FormProblem; status?: number },
+) {
+  const creating = opts.accountId === undefined;
+  return deps.render(request, reply, {
+    title: creating ? 'New account' : `Edit ${opts.accountName}`,
+    crumbs: ['Data', 'Accounts'],
+    status: opts.status,
+    body: accountForm(request, {
+      action: creating ? ACCOUNTS_PATH : `${ACCOUNTS_PATH}/${opts.accountId}`,
+      values: opts.values,
+      problem: opts.problem,
+      users: await listPeople(deps.ctx.database.db, viewerOf(request).organization.id),
+      creating,
+    }),
+  });
+}
+
+/** Data › Accounts: the searchable table (same `q` as GET /accounts), detail with deals and history, create and edit forms. */
+export const accountsModule: AdminModule = {
+  name: 'accounts',
+  nav: [{ section: 'data', label: 'Accounts', href: ACCOUNTS_PATH, order: 20, description: 'Companies you sell to, with their deals.' }],
+  objectPages: { account: ACCOUNTS_PATH },
+  register(app, deps) {
+    const { ctx } = deps;
+
+    app.get('/data/accounts', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const q = queryText(request, 'q').trim();
+      const query = { ...(q ? { q } : {}), page: queryPage(request), limit: DEFAULT_LIMIT };
+      const errors = validateValue(ListAccountsQuery, query, 'query');
+      const [result, people] = await Promise.all([
+        errors.length ? undefined : listAccounts(ctx, viewer.organization.id, query),
+        listPeople(ctx.database.db, viewer.organization.id),
+      ]);
+      return deps.render(request, reply, {
+        title: 'Accounts',
+        crumbs: ['Data'],
+        status: errors.length ? 400 : 200,
+        body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a></div>
+${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone)}${accountsPager(q, result.pagination)}` : ''}`,
+      });
+    });
+
+    app.get('/data/accounts/new', async (request, reply) => formPage(deps, request, reply, { values: emptyAccountForm() }));
+
+    app.post('/data/accounts', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const values = readForm(formBody(request));
+      try {
+        const input = checkedBody<CreateAccountBody>(CreateAccountBody, toBody(values, true));
+        const account = await inTransaction(ctx, (trx) => createAccount(ctx, trx, callerOfViewer(viewer), input));
+        return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=created`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+      }
+    });
+
+    app.get<{ Params: { id: string } }>('/data/accounts/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const org = viewer.organization.id;
+      const account = await getAccount(ctx, org, request.params.id);
+      const [people, deals, stages, history] = await Promise.all([
+        listPeople(ctx.database.db, org),
+        listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
+        getDealStages(ctx.database.db, org),
+        listRecentEvents(ctx.database.db, org, { objectId: account.id, limit: 20 }),
+      ]);
+      return deps.render(request, reply, {
+        title: account.name,
+        crumbs: ['Data', 'Accounts'],
+        notice: NOTICES[queryText(request, 'notice')],
+        body: accountDetail(account, {
+          owner: people.find((u) => u.id === account.ownerId)?.name,
+          deals: { deals: deals.deals, total: deals.pagination.total },
+          stageLabels: new Map(stages.map((s) => [s.key, s.label])),
+          history,
+          timeZone: viewer.organization.timezone,
+        }),
+      });
+    });
+
+    app.get<{ Params: { id: string } }>('/data/accounts/:id/edit', async (request, reply) => {
+      const account = await getAccount(ctx, viewerOf(request).organization.id, request.params.id);
+      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values: accountFormValues(account) });
+    });
+
+    app.post<{ Params: { id: string } }>('/data/accounts/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const account = await getAccount(ctx, viewer.organization.id, request.params.id);
+      const values = readForm(formBody(request));
+      try {
+        const patch = checkedBody<UpdateAccountBody>(UpdateAccountBody, toBody(values, false));
+        await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch));
+        return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values, problem: problemOf(err), status: 400 });
+      }
+    });
+  },
+};

@@ -1,0 +1,93 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { countDealsByStage } from '../../modules/deals/deals.store.js';
+import { MAX_STAGES, STAGE_KINDS, type DealStage } from '../../modules/deals/stages.schemas.js';
+import { getDealStages, setDealStages } from '../../modules/deals/stages.service.js';
+import { badge, button, csrfField, dataTable, errorSummary, selectField, textField } from '../components.js';
+import { plural } from '../format.js';
+import { formBody, queryText, type FormProblem } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { filledRows, moveRow, readRows, rowAction, rowProblem, withBlankRows, type Row } from '../rows.js';
+
+const PATH = '/admin/config/deal-stages';
+const KEYS = ['key', 'label', 'kind'] as const;
+type StageRow = Row<(typeof KEYS)[number]>;
+const BLANK_ROWS = 2;
+const KIND_LABELS: Record<DealStage['kind'], string> = { open: 'Open', won: 'Won (closed)', lost: 'Lost (closed)' };
+
+function kindBadge(kind: DealStage['kind']): SafeHtml {
+  return kind === 'open' ? badge('Open') : badge(kind === 'won' ? 'Won' : 'Lost', kind === 'won' ? 'good' : 'bad');
+}
+
+function stageRow(row: StageRow, i: number, count: number, f: Record<string, string>): SafeHtml {
+  const name = row.label.trim() || row.key.trim() || `stage ${i + 1}`;
+  const move = (dir: 'up' | 'down', label: string) => html`<button type="submit" name="_action" value="${dir}:stages:${i}" class="button button--secondary" formnovalidate aria-label="Move ${name} ${dir}">${label}</button>`;
+  return html`<fieldset class="row-editor" id="f-stages-${i}">
+  <legend>Stage ${i + 1}</legend>
+  ${textField({ name: `stages.${i}.key`, label: 'Key', value: row.key, error: f[`stages.${i}.key`], markOptional: false, autocomplete: 'off', maxLength: 50 })}
+  ${textField({ name: `stages.${i}.label`, label: 'Label', value: row.label, error: f[`stages.${i}.label`], markOptional: false, autocomplete: 'off', maxLength: 100 })}
+  ${selectField({ name: `stages.${i}.kind`, label: 'Kind', value: row.kind || 'open', error: f[`stages.${i}.kind`], options: STAGE_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] })), markOptional: false })}
+  <div class="row-buttons">${i > 0 ? move('up', '↑ Up') : ''}${i < count - 1 ? move('down', '↓ Down') : ''}</div>
+</fieldset>`;
+}
+
+function editor(request: FastifyRequest, rows: readonly StageRow[], problem: FormProblem | undefined): SafeHtml {
+  const f = problem?.fields ?? {};
+  const labels = Object.fromEntries(Object.keys(f).map((field) => [field, field.replace(/^stages\.(\d+)\.(\w+)$/, (_, n: string, k: string) => `Stage ${Number(n) + 1} ${k}`).replace(/^stages$/, 'Stages')]));
+  return html`<section class="panel" aria-labelledby="edit-stages"><h2 id="edit-stages">Edit the stages</h2>
+${errorSummary(problem, labels)}
+<form method="post" action="${PATH}" class="form form--wide" novalidate>
+  ${csrfField(request)}
+  <p class="hint" id="stages-hint">In pipeline order: a new deal starts in the first stage. Keys are lower-case letters, digits and _, starting with a letter; deals store them, so a key still used by deals can't be removed. To remove a stage, empty its key and label.</p>
+  ${f.stages ? html`<p class="field-error" id="f-stages-error"><span class="visually-hidden">Error:</span> ${f.stages}</p>` : ''}
+  <div class="rows" id="f-stages">${rows.map((row, i) => stageRow(row, i, rows.length, f))}</div>
+  <div class="form-actions">${button('Save stages')} ${button('Add more rows', 'secondary', html` name="_action" value="more:stages" formnovalidate`)}</div>
+</form></section>`;
+}
+
+async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { rows?: StageRow[]; problem?: FormProblem; status?: number } = {}) {
+  const viewer = viewerOf(request);
+  const db = deps.ctx.database.db;
+  const stages = await getDealStages(db, viewer.organization.id);
+  const counts = await countDealsByStage(db, viewer.organization.id, stages.map((s) => s.key));
+  const table = dataTable(
+    'Deal stages',
+    ['Order', 'Label', 'Key', 'Kind', 'Deals'],
+    stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td><td>${kindBadge(s.kind)}</td><td><a href="/admin/data/deals?stage=${s.key}">${plural(counts.get(s.key) ?? 0, 'deal')}</a></td></tr>`),
+    'No stages.',
+  );
+  const rows = opts.rows ?? withBlankRows(stages.map((s) => ({ key: s.key, label: s.label, kind: s.kind })), KEYS, BLANK_ROWS, { kind: 'open' });
+  return deps.render(request, reply, {
+    title: 'Deal stages',
+    crumbs: ['Configuration'],
+    status: opts.status,
+    notice: queryText(request, 'notice') === 'saved' ? 'Deal stages saved.' : undefined,
+    body: html`<p>The pipeline every deal moves through, shown as the columns of the <a href="/admin/data/deals/board">deals board</a>. Open stages are in progress; won and lost close a deal.</p>
+${table}
+${viewer.user.isAdmin ? editor(request, rows, opts.problem) : html`<p class="muted">Only administrators can change the stages.</p>`}`,
+  });
+}
+
+/** Configuration › Deal stages: the ordered list, edited row by row and saved with setDealStages. */
+export const dealStagesModule: AdminModule = {
+  name: 'deal-stages',
+  nav: [{ section: 'configuration', label: 'Deal stages', href: PATH, order: 22, description: 'The pipeline deals move through, in order.' }],
+  register(app, deps) {
+    app.get('/config/deal-stages', async (request, reply) => renderPage(deps, request, reply));
+
+    app.post('/config/deal-stages', { config: { console: { access: 'admin' } } }, async (request, reply) => {
+      const body = formBody(request);
+      const rows = readRows(body, 'stages', KEYS, MAX_STAGES + 20);
+      const action = rowAction(body);
+      if (action.kind === 'more') return renderPage(deps, request, reply, { rows: withBlankRows(rows, KEYS, 3, { kind: 'open' }) });
+      if (action.kind === 'move') return renderPage(deps, request, reply, { rows: moveRow(rows, action.index, action.by) });
+      const filled = filledRows(rows, ['key', 'label']);
+      try {
+        await setDealStages(deps.ctx, viewerOf(request).organization.id, { stages: filled.map(({ row }) => ({ key: row.key.trim(), label: row.label, kind: row.kind })) });
+        return reply.redirect(`${PATH}?notice=saved`, 303);
+      } catch (err) {
+        return renderPage(deps, request, reply, { rows, problem: rowProblem(err, { stages: filled.map((r) => r.at) }), status: 400 });
+      }
+    });
+  },
+};

@@ -1,0 +1,222 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { inTransaction } from '../../db/transaction.js';
+import { validationFailed } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import { CreateDealBody, ListDealsQuery, UpdateDealBody, type Deal } from '../../modules/deals/deals.schemas.js';
+import { createDeal, getDeal, listDeals, updateDeal } from '../../modules/deals/deals.service.js';
+import { getDealStages } from '../../modules/deals/stages.service.js';
+import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { safeNext } from '../guard.js';
+import { href, html } from '../html.js';
+import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
+import { listRecentEvents } from './activity.store.js';
+import { BOARD_CARDS, dealBoard } from './deals-board.views.js';
+import { BOARD_PATH, DEAL_LABELS, dealDetail, dealFilterForm, dealForm, dealFormValues, DEALS_PATH, dealsPager, dealsTable, emptyDealForm, viewSwitch, type DealFilters, type DealFormValues } from './deals.views.js';
+import { listPeople } from './detail.views.js';
+import { namesByIds, recentNames } from './names.store.js';
+
+const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
+const PICKER_SIZE = 50;
+
+function readFilters(request: FastifyRequest): DealFilters {
+  return { q: queryText(request, 'q').trim(), stage: queryText(request, 'stage'), ownerId: queryText(request, 'ownerId'), accountId: queryText(request, 'accountId') };
+}
+
+/** The filters as the API's query; its schema's messages are shown next to the filter inputs. */
+function listQuery(filters: DealFilters, page: number, limit: number) {
+  const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, ownerId: filters.ownerId || undefined, accountId: filters.accountId || undefined, page, limit });
+  return { query: query as ListDealsQuery, errors: validateValue(ListDealsQuery, query, 'query') };
+}
+
+function readForm(body: FormBody): DealFormValues {
+  const values = emptyDealForm();
+  for (const key of Object.keys(DEAL_LABELS) as (keyof DealFormValues)[]) values[key] = text(body, key).trim();
+  return values;
+}
+
+/** The same body the API would receive (amount as a decimal string, so its scale is kept). */
+function toBody(v: DealFormValues, creating: boolean): Record<string, unknown> {
+  const blank = creating ? orUndefined : orNull;
+  const body: Record<string, unknown> = { name: v.name, stage: v.stage || undefined };
+  for (const key of ['amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate'] as const) body[key] = blank(v[key]);
+  return defined(body);
+}
+
+async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { deal?: Deal; values: DealFormValues; problem?: FormProblem; status?: number }) {
+  const org = viewerOf(request).organization.id;
+  const db = deps.ctx.database.db;
+  const [stages, people, accounts, leads, accountNames, leadNames] = await Promise.all([
+    getDealStages(db, org),
+    listPeople(db, org),
+    recentNames(db, 'accounts', org, PICKER_SIZE),
+    recentNames(db, 'leads', org, PICKER_SIZE),
+    namesByIds(db, 'accounts', org, [opts.values.accountId || null]),
+    namesByIds(db, 'leads', org, [opts.values.leadId || null]),
+  ]);
+  const values = { ...opts.values, stage: opts.values.stage || stages[0]!.key };
+  return deps.render(request, reply, {
+    title: opts.deal ? `Edit ${opts.deal.name}` : 'New deal',
+    crumbs: ['Data', 'Deals'],
+    status: opts.status,
+    body: dealForm(request, {
+      action: opts.deal ? `${DEALS_PATH}/${opts.deal.id}` : DEALS_PATH,
+      values,
+      problem: opts.problem,
+      creating: !opts.deal,
+      context: { stages, people, accounts, leads, accountName: accountNames.get(values.accountId), leadName: leadNames.get(values.leadId) },
+    }),
+  });
+}
+
+async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, deal: Deal, opts: { moveError?: string; status?: number } = {}) {
+  const viewer = viewerOf(request);
+  const org = viewer.organization.id;
+  const db = deps.ctx.database.db;
+  const [stages, people, accounts, leads, history] = await Promise.all([
+    getDealStages(db, org),
+    listPeople(db, org),
+    namesByIds(db, 'accounts', org, [deal.accountId]),
+    namesByIds(db, 'leads', org, [deal.leadId]),
+    listRecentEvents(db, org, { objectId: deal.id, limit: 20 }),
+  ]);
+  return deps.render(request, reply, {
+    title: deal.name,
+    crumbs: ['Data', 'Deals'],
+    status: opts.status,
+    notice: NOTICES[queryText(request, 'notice')],
+    body: dealDetail(request, deal, {
+      stages,
+      accountName: deal.accountId ? accounts.get(deal.accountId) : undefined,
+      leadName: deal.leadId ? leads.get(deal.leadId) : undefined,
+      owner: people.find((p) => p.id === deal.ownerId)?.name,
+      history,
+      timeZone: viewer.organization.timezone,
+      ...(opts.moveError ? { moveError: opts.moveError } : {}),
+    }),
+  });
+}
+
+/** One page of the table, or the validation problem of the filters (an unknown stage is the service's 400). */
+async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewer, filters: DealFilters) {
+  const org = viewer.organization.id;
+  const db = deps.ctx.database.db;
+  const { query, errors } = listQuery(filters, queryPage(request), DEFAULT_LIMIT);
+  const [stages, people, accountNames] = await Promise.all([getDealStages(db, org), listPeople(db, org), namesByIds(db, 'accounts', org, [filters.accountId || null])]);
+  let problem: FormProblem | undefined = errors.length ? problemOf(validationFailed(errors)) : undefined;
+  let result: Awaited<ReturnType<typeof listDeals>> | undefined;
+  if (!errors.length) {
+    try {
+      result = await listDeals(deps.ctx, org, query);
+    } catch (err) {
+      problem = problemOf(err);
+    }
+  }
+  const names = {
+    stages: new Map(stages.map((s) => [s.key, s.label])),
+    people: new Map(people.map((p) => [p.id, p.name])),
+    accounts: result ? await namesByIds(db, 'accounts', org, result.deals.map((d) => d.accountId)) : new Map<string, string>(),
+  };
+  const form = dealFilterForm(DEALS_PATH, filters, { stages, people, problem, withStage: true, accountName: accountNames.get(filters.accountId) });
+  return {
+    status: problem ? 400 : 200,
+    body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a></div>
+${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}${dealsPager(filters, result.pagination)}` : ''}`,
+  };
+}
+
+/** `back` (a console path, maybe with filters) with the confirmation's parameters added: where a moved card returns to. */
+function withNotice(back: string, params: Record<string, string>): string {
+  const url = new URL(back, 'http://console.invalid');
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return `${url.pathname}${url.search}`;
+}
+
+/** Data › Deals: the filtered table, the board by stage, detail with history, create and edit forms. */
+export const dealsModule: AdminModule = {
+  name: 'deals',
+  nav: [{ section: 'data', label: 'Deals', href: DEALS_PATH, order: 30, description: 'Opportunities by stage, as a table or a board.' }],
+  objectPages: { deal: DEALS_PATH },
+  register(app, deps) {
+    const { ctx } = deps;
+
+    app.get('/data/deals', async (request, reply) => {
+      const { status, body } = await tableBody(deps, request, viewerOf(request), readFilters(request));
+      return deps.render(request, reply, { title: 'Deals', crumbs: ['Data'], status, body });
+    });
+
+    app.get('/data/deals/board', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const org = viewer.organization.id;
+      const filters = { ...readFilters(request), stage: '', accountId: '' };
+      const { query, errors } = listQuery(filters, 1, BOARD_CARDS);
+      const [stages, people] = await Promise.all([getDealStages(ctx.database.db, org), listPeople(ctx.database.db, org)]);
+      const columns = errors.length
+        ? []
+        : await Promise.all(stages.map(async (stage) => {
+            const { deals, pagination } = await listDeals(ctx, org, { ...query, stage: stage.key });
+            return { stage, deals, total: pagination.total };
+          }));
+      const problem = errors.length ? problemOf(validationFailed(errors)) : undefined;
+      const back = href(BOARD_PATH, { q: filters.q, ownerId: filters.ownerId });
+      const movedTo = stages.find((s) => s.key === queryText(request, 'to'));
+      return deps.render(request, reply, {
+        title: 'Deals board',
+        crumbs: ['Data', 'Deals'],
+        status: problem ? 400 : 200,
+        notice: queryText(request, 'notice') === 'moved' && movedTo ? `Deal moved to ${movedTo.label}.` : undefined,
+        body: html`${viewSwitch('board', filters)}<div class="toolbar">${dealFilterForm(BOARD_PATH, filters, { stages, people, problem, withStage: false })}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a></div>
+${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])), back)}`,
+      });
+    });
+
+    app.get('/data/deals/new', async (request, reply) => formPage(deps, request, reply, { values: { ...emptyDealForm(), accountId: queryText(request, 'accountId') } }));
+
+    app.post('/data/deals', async (request, reply) => {
+      const values = readForm(formBody(request));
+      try {
+        const input = checkedBody<CreateDealBody>(CreateDealBody, toBody(values, true));
+        const deal = await inTransaction(ctx, (trx) => createDeal(ctx, trx, callerOfViewer(viewerOf(request)), input));
+        return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=created`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+      }
+    });
+
+    app.get<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => detailPage(deps, request, reply, await getDeal(ctx, viewerOf(request).organization.id, request.params.id)));
+
+    app.get<{ Params: { id: string } }>('/data/deals/:id/edit', async (request, reply) => {
+      const deal = await getDeal(ctx, viewerOf(request).organization.id, request.params.id);
+      return formPage(deps, request, reply, { deal, values: dealFormValues(deal) });
+    });
+
+    app.post<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
+      const values = readForm(formBody(request));
+      try {
+        const patch = checkedBody<UpdateDealBody>(UpdateDealBody, toBody(values, false));
+        await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch));
+        return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, { deal, values, problem: problemOf(err), status: 400 });
+      }
+    });
+
+    // A card's (or the detail page's) move form; a refusal is shown next to the deal's own move form.
+    app.post<{ Params: { id: string } }>('/data/deals/:id/stage', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
+      const body = formBody(request);
+      const stage = text(body, 'stage');
+      try {
+        const patch = checkedBody<UpdateDealBody>(UpdateDealBody, { stage });
+        await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch));
+        return reply.redirect(withNotice(safeNext(text(body, 'back')), { notice: 'moved', to: stage }), 303);
+      } catch (err) {
+        const problem = problemOf(err);
+        return detailPage(deps, request, reply, deal, { moveError: problem.fields.stage ?? problem.message ?? 'was not changed', status: 400 });
+      }
+    });
+  },
+};

@@ -1,0 +1,132 @@
+import type { FastifyRequest } from 'fastify';
+import { FIELD_TYPES, type CustomObject, type FieldType } from '../../modules/objects/objects.schemas.js';
+import { badge, button, checkbox, csrfField, dataTable, errorSummary, selectField, textArea, textField } from '../components.js';
+import { dayTag } from '../format.js';
+import type { FormProblem } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import type { Row } from '../rows.js';
+
+export const OBJECTS_PATH = '/admin/config/objects';
+export const RECORDS_PATH = '/admin/data/objects';
+
+/** An object's definition page; under its slug, so no slug (not even "new") can collide with the create form. */
+export const definitionPath = (slug: string) => `${OBJECTS_PATH}/${slug}/definition`;
+
+export const FIELD_KEYS = ['key', 'label', 'type', 'required', 'role', 'options'] as const;
+export const STAGE_KEYS = ['key', 'label'] as const;
+export type FieldRow = Row<(typeof FIELD_KEYS)[number]>;
+export type StageRow = Row<(typeof STAGE_KEYS)[number]>;
+
+export const TYPE_LABELS: Record<FieldType, string> = {
+  text: 'Text',
+  long_text: 'Long text',
+  number: 'Number',
+  boolean: 'Yes / no',
+  date: 'Date',
+  datetime: 'Date and time',
+  select: 'Select (options)',
+  email: 'E-mail',
+  phone: 'Phone',
+  url: 'URL',
+};
+
+/** A draft of the definition form: what the user typed, row by row, before the service accepts it. */
+export interface ObjectDraft {
+  slug: string;
+  name: string;
+  fields: FieldRow[];
+  stages: StageRow[];
+}
+
+export function draftOf(o: CustomObject): ObjectDraft {
+  return {
+    slug: o.slug,
+    name: o.name,
+    fields: o.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required ? 'on' : '', role: f.role ?? '', options: (f.options ?? []).join('\n') })),
+    stages: o.stages.map((s) => ({ key: s.key, label: s.label })),
+  };
+}
+
+/** "fields.2.key" → "Field 3 key": how the error summary names a row's input. */
+function rowLabel(field: string): string {
+  const m = /^(fields|stages)\.(\d+)\.(\w+)$/.exec(field);
+  if (m) return `${m[1] === 'fields' ? 'Field' : 'Stage'} ${Number(m[2]) + 1} ${m[3] === 'role' ? 'due date' : m[3]}`;
+  return { slug: 'Slug', name: 'Name', fields: 'Fields', stages: 'Stages' }[field] ?? field;
+}
+
+function fieldRow(row: FieldRow, i: number, f: Record<string, string>): SafeHtml {
+  const at = `fields.${i}`;
+  return html`<fieldset class="row-editor row-editor--field" id="f-fields-${i}">
+  <legend>Field ${i + 1}</legend>
+  ${textField({ name: `${at}.key`, label: 'Key', value: row.key, error: f[`${at}.key`], markOptional: false, autocomplete: 'off', maxLength: 50 })}
+  ${textField({ name: `${at}.label`, label: 'Label', value: row.label, error: f[`${at}.label`], markOptional: false, autocomplete: 'off', maxLength: 100 })}
+  ${selectField({ name: `${at}.type`, label: 'Type', value: row.type || 'text', error: f[`${at}.type`], options: FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] })), markOptional: false })}
+  ${textArea({ name: `${at}.options`, label: 'Options', value: row.options, error: f[`${at}.options`], rows: 2, markOptional: false, hint: 'Select fields only: one per line.' })}
+  <div class="row-checks">
+    ${checkbox({ name: `${at}.required`, label: 'Required', checked: row.required === 'on', error: f[`${at}.required`] })}
+    ${checkbox({ name: `${at}.role`, value: 'due', label: 'Due date', checked: row.role === 'due', error: f[`${at}.role`], hint: 'One date field: overdue filter and reminders.' })}
+  </div>
+</fieldset>`;
+}
+
+function stageRow(row: StageRow, i: number, f: Record<string, string>): SafeHtml {
+  const at = `stages.${i}`;
+  return html`<fieldset class="row-editor" id="f-stages-${i}">
+  <legend>Stage ${i + 1}</legend>
+  ${textField({ name: `${at}.key`, label: 'Key', value: row.key, error: f[`${at}.key`], markOptional: false, autocomplete: 'off', maxLength: 50 })}
+  ${textField({ name: `${at}.label`, label: 'Label', value: row.label, error: f[`${at}.label`], markOptional: false, autocomplete: 'off', maxLength: 100 })}
+</fieldset>`;
+}
+
+const listError = (id: string, message: string | undefined) => (message ? html`<p class="field-error" id="f-${id}-error"><span class="visually-hidden">Error:</span> ${message}</p>` : '');
+
+/**
+ * The definition form: slug (on create), name, a row per field and per stage plus blank rows; "Add more
+ * rows" re-renders the draft with more. Works without script.
+ */
+export function objectForm(request: FastifyRequest, opts: { action: string; draft: ObjectDraft; problem?: FormProblem | undefined; creating: boolean }): SafeHtml {
+  const f = opts.problem?.fields ?? {};
+  const d = opts.draft;
+  const labels = Object.fromEntries(Object.keys(f).map((k) => [k, rowLabel(k)]));
+  return html`${errorSummary(opts.problem, labels)}
+<form method="post" action="${opts.action}" class="form form--wide" novalidate>
+  ${csrfField(request)}
+  ${opts.creating ? textField({ name: 'slug', label: 'Slug', value: d.slug, error: f.slug, required: true, autocomplete: 'off', maxLength: 50, hint: 'Its name in URLs and in the API (/objects/<slug>/records): lower-case letters, digits, _ and -. It can’t change later.' }) : ''}
+  ${textField({ name: 'name', label: 'Name', value: d.name, error: f.name, required: true, maxLength: 100, autocomplete: 'off' })}
+  <h2 id="fields-heading">Fields</h2>
+  <p class="hint">Keys are lower-case letters, digits and _, starting with a letter; records store values under them. A field with data can’t be removed or change type. To remove a field, empty its key and label.</p>
+  ${listError('fields', f.fields)}
+  <div class="rows" id="f-fields" role="group" aria-labelledby="fields-heading">${d.fields.map((row, i) => fieldRow(row, i, f))}</div>
+  <p>${button('Add more field rows', 'secondary', html` name="_action" value="more:fields" formnovalidate`)}</p>
+  <h2 id="stages-heading">Stages</h2>
+  <p class="hint">Optional, in order: a new record starts in the first. A stage that records are in can’t be removed.</p>
+  ${listError('stages', f.stages)}
+  <div class="rows" id="f-stages" role="group" aria-labelledby="stages-heading">${d.stages.map((row, i) => stageRow(row, i, f))}</div>
+  <p>${button('Add more stage rows', 'secondary', html` name="_action" value="more:stages" formnovalidate`)}</p>
+  <div class="form-actions">${button(opts.creating ? 'Create object' : 'Save definition')} <a href="${OBJECTS_PATH}">Cancel</a></div>
+</form>`;
+}
+
+export function objectsTable(objects: readonly CustomObject[], timeZone: string, isAdmin: boolean): SafeHtml {
+  const rows = objects.map(
+    (o) => html`<tr>
+  <td><a href="${definitionPath(o.slug)}">${o.name}</a></td>
+  <td><code>${o.slug}</code></td>
+  <td>${o.fields.length}</td>
+  <td>${o.stages.length ? o.stages.map((s) => s.label).join(' → ') : html`<span class="muted">None</span>`}</td>
+  <td>${dayTag(o.createdAt, timeZone)}</td>
+  <td class="actions"><a href="${RECORDS_PATH}/${o.slug}">Records</a>${isAdmin ? html` · <a href="${definitionPath(o.slug)}" aria-label="Edit the definition of ${o.name}">Edit</a>` : ''}</td>
+</tr>`,
+  );
+  return dataTable('Custom objects', ['Name', 'Slug', 'Fields', 'Stages', 'Defined', 'Open'], rows, 'No custom objects yet.');
+}
+
+/** The definition as read-only tables (what members see, and admins above their editor). */
+export function definitionTables(o: CustomObject): SafeHtml {
+  const fields = o.fields.map(
+    (f) => html`<tr><td>${f.label}</td><td><code>${f.key}</code></td><td>${TYPE_LABELS[f.type]}</td><td>${f.required ? 'Yes' : 'No'}</td><td>${f.options?.join(', ') ?? ''}</td><td>${f.role === 'due' ? badge('Due date') : ''}</td></tr>`,
+  );
+  const stages = o.stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td></tr>`);
+  return html`<section class="panel" aria-labelledby="def-fields"><h2 id="def-fields">Fields</h2>${dataTable(`Fields of ${o.name}`, ['Label', 'Key', 'Type', 'Required', 'Options', 'Role'], fields, 'No fields.')}</section>
+<section class="panel" aria-labelledby="def-stages"><h2 id="def-stages">Stages</h2>${dataTable(`Stages of ${o.name}`, ['Order', 'Label', 'Key'], stages, 'No stages: records of this object have none.')}</section>`;
+}

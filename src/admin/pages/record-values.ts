@@ -1,0 +1,84 @@
+import { zonedDateTimeToUtc } from '../../lib/dates.js';
+import type { Field } from '../../modules/objects/definition.js';
+import type { RecordView } from '../../modules/objects/records.service.js';
+
+/*
+ * A record's values as form text and back. Inputs are text (the browser's date and datetime-local pickers
+ * included); what can be converted is converted to the API's types, anything else is passed through as
+ * typed so the service refuses it with its own message.
+ */
+
+const partsFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A UTC instant as the value of a datetime-local input in the organization's zone ("2026-11-21T10:00"). */
+export function toLocalInput(iso: string, timeZone: string): string {
+  let f = partsFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    partsFormatters.set(timeZone, f);
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}${p.second === '00' ? '' : `:${p.second}`}`;
+}
+
+const LOCAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** A datetime-local value, read in the organization's zone, as a UTC instant; undefined when it isn't one. */
+export function fromLocalInput(value: string, timeZone: string): string | undefined {
+  const m = LOCAL.exec(value);
+  if (!m) return undefined;
+  try {
+    const at = zonedDateTimeToUtc(m[1]!, Number(m[2]), Number(m[3]), timeZone);
+    return new Date(at.getTime() + Number(m[4] ?? 0) * 1000).toISOString();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The form text of one stored value. */
+export function formValue(field: Field, value: unknown, timeZone: string): string {
+  if (value === null || value === undefined) return '';
+  if (field.type === 'boolean') return value ? 'true' : 'false';
+  if (field.type === 'date') return String(value).slice(0, 10);
+  if (field.type === 'datetime') return toLocalInput(String(value), timeZone);
+  return String(value);
+}
+
+export function formValues(fields: readonly Field[], record: RecordView, timeZone: string): Record<string, string> {
+  return Object.fromEntries(fields.map((f) => [f.key, formValue(f, record[f.key], timeZone)]));
+}
+
+const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** One input's text as the API value ('' never reaches here: blank means "not given" or "clear"). */
+export function apiValue(field: Field, raw: string, timeZone: string): unknown {
+  const value = field.type === 'text' || field.type === 'long_text' ? raw : raw.trim();
+  switch (field.type) {
+    case 'number':
+      return NUMBER.test(value) ? Number(value) : value;
+    case 'boolean':
+      return value === 'true' ? true : value === 'false' ? false : value;
+    case 'datetime':
+      return fromLocalInput(value, timeZone) ?? value;
+    default:
+      return value;
+  }
+}
+
+/**
+ * The API body of a submitted form. Creating: blank inputs are left out. Editing: only inputs whose text
+ * changed are sent (a blank one clears the field), so untouched values — a datetime's milliseconds — stay exact.
+ */
+export function recordBody(fields: readonly Field[], submitted: Record<string, string>, opts: { timeZone: string; before?: Record<string, string> }): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of fields) {
+    const raw = submitted[field.key] ?? '';
+    if (opts.before && opts.before[field.key] === raw) continue;
+    if (raw.trim() === '') {
+      if (opts.before) body[field.key] = null;
+      continue;
+    }
+    body[field.key] = apiValue(field, raw, opts.timeZone);
+  }
+  return body;
+}

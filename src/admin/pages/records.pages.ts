@@ -1,0 +1,152 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { inTransaction } from '../../db/transaction.js';
+import { validationFailed } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import { localDate } from '../../lib/dates.js';
+import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import type { CustomObject } from '../../modules/objects/objects.schemas.js';
+import { getObject } from '../../modules/objects/objects.service.js';
+import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
+import { createRecord, getRecord, listRecords, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
+import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
+import { html } from '../html.js';
+import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { listRecentEvents } from './activity.store.js';
+import { objectNames } from './names.store.js';
+import { RECORDS_PATH } from './objects.views.js';
+import { formValues, recordBody } from './record-values.js';
+import { recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
+
+const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
+/** Custom objects listed under Data; more are reached from Configuration › Custom objects. */
+const NAV_OBJECTS = 30;
+
+type Params = { slug: string };
+type RecordParams = { slug: string; id: string };
+
+function readFilters(request: FastifyRequest): RecordFilters {
+  return { q: queryText(request, 'q').trim(), stage: queryText(request, 'stage'), overdue: queryText(request, 'overdue') === 'true' };
+}
+
+/** The submitted values of the object's fields, by key (the form's input names). */
+function submitted(o: CustomObject, request: FastifyRequest): { values: Record<string, string>; stage: string } {
+  const body = formBody(request);
+  return { values: Object.fromEntries(o.fields.map((f) => [f.key, text(body, f.key)])), stage: text(body, 'stage') };
+}
+
+async function formPage(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  o: CustomObject,
+  opts: { record?: RecordView; values: Record<string, string>; stage: string; problem?: FormProblem; status?: number },
+) {
+  const base = recordsPath(o.slug);
+  return deps.render(request, reply, {
+    title: opts.record ? `Edit ${recordTitle(o, opts.record)}` : `New ${o.name} record`,
+    crumbs: ['Data', o.name],
+    status: opts.status,
+    body: recordForm(request, o, {
+      action: opts.record ? `${base}/${opts.record.id}` : base,
+      values: opts.values,
+      stage: opts.stage,
+      problem: opts.problem,
+      creating: !opts.record,
+      timeZone: viewerOf(request).organization.timezone,
+      cancel: opts.record ? `${base}/${opts.record.id}` : base,
+    }),
+  });
+}
+
+/** Data › <object>: each custom object's records, with `q`, `stage` and `overdue` as in the API, detail and forms from the definition. */
+export const recordsModule: AdminModule = {
+  name: 'records',
+  nav: [],
+  objectPages: { record: (id, slug) => (slug ? `${recordsPath(slug)}/${id}` : undefined) },
+  async navFor(deps, viewer) {
+    const objects = await objectNames(deps.ctx.database.db, viewer.organization.id, NAV_OBJECTS);
+    return objects.map((o, i) => ({ section: 'data' as const, label: o.name, href: `${RECORDS_PATH}/${o.slug}`, order: 100 + i, description: `Records of the custom object ${o.name}.` }));
+  },
+  register(app, deps) {
+    const { ctx } = deps;
+
+    app.get<{ Params: Params }>('/data/objects/:slug', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const org = viewer.organization;
+      const o = await getObject(ctx, org.id, request.params.slug);
+      const filters = readFilters(request);
+      const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue || undefined, page: queryPage(request), limit: DEFAULT_LIMIT });
+      let problem: FormProblem | undefined;
+      let result: Awaited<ReturnType<typeof listRecords>> | undefined;
+      try {
+        const errors = validateValue(ListRecordsQuery, query, 'query');
+        if (errors.length) throw validationFailed(errors);
+        result = await listRecords(ctx, org, o.slug, query as ListRecordsQuery);
+      } catch (err) {
+        problem = problemOf(err);
+      }
+      const today = localDate(ctx.clock.now(), org.timezone);
+      return deps.render(request, reply, {
+        title: o.name,
+        crumbs: ['Data'],
+        status: problem ? 400 : 200,
+        body: html`<div class="toolbar">${recordFilterForm(o, filters, problem)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a></div>
+${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination)}` : ''}`,
+      });
+    });
+
+    app.get<{ Params: Params }>('/data/objects/:slug/new', async (request, reply) => {
+      const o = await getObject(ctx, viewerOf(request).organization.id, request.params.slug);
+      return formPage(deps, request, reply, o, { values: {}, stage: '' });
+    });
+
+    app.post<{ Params: Params }>('/data/objects/:slug', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const o = await getObject(ctx, viewer.organization.id, request.params.slug);
+      const form = submitted(o, request);
+      try {
+        const input = { ...recordBody(o.fields, form.values, { timeZone: viewer.organization.timezone }), ...(o.stages.length && form.stage ? { stage: form.stage } : {}) };
+        const record = await inTransaction(ctx, (trx) => createRecord(ctx, trx, callerOfViewer(viewer), o.slug, input));
+        return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=created`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, o, { ...form, problem: problemOf(err), status: 400 });
+      }
+    });
+
+    app.get<{ Params: RecordParams }>('/data/objects/:slug/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const org = viewer.organization;
+      const o = await getObject(ctx, org.id, request.params.slug);
+      const record = await getRecord(ctx, org.id, o.slug, request.params.id);
+      const history = await listRecentEvents(ctx.database.db, org.id, { objectId: record.id, limit: 20 });
+      return deps.render(request, reply, {
+        title: recordTitle(o, record),
+        crumbs: ['Data', o.name],
+        notice: NOTICES[queryText(request, 'notice')],
+        body: recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin }),
+      });
+    });
+
+    app.get<{ Params: RecordParams }>('/data/objects/:slug/:id/edit', async (request, reply) => {
+      const org = viewerOf(request).organization;
+      const o = await getObject(ctx, org.id, request.params.slug);
+      const record = await getRecord(ctx, org.id, o.slug, request.params.id);
+      return formPage(deps, request, reply, o, { record, values: formValues(o.fields, record, org.timezone), stage: record.stage ?? '' });
+    });
+
+    app.post<{ Params: RecordParams }>('/data/objects/:slug/:id', async (request, reply) => {
+      const viewer = viewerOf(request);
+      const tz = viewer.organization.timezone;
+      const o = await getObject(ctx, viewer.organization.id, request.params.slug);
+      const record = await getRecord(ctx, viewer.organization.id, o.slug, request.params.id);
+      const form = submitted(o, request);
+      try {
+        const patch = { ...recordBody(o.fields, form.values, { timeZone: tz, before: formValues(o.fields, record, tz) }), ...(o.stages.length && form.stage !== record.stage ? { stage: form.stage } : {}) };
+        await inTransaction(ctx, (trx) => updateRecord(ctx, trx, callerOfViewer(viewer), o.slug, record.id, patch));
+        return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=saved`, 303);
+      } catch (err) {
+        return formPage(deps, request, reply, o, { record, ...form, problem: problemOf(err), status: 400 });
+      }
+    });
+  },
+};

@@ -1,0 +1,154 @@
+import type { FastifyRequest } from 'fastify';
+import type { Pagination } from '../../lib/pagination.js';
+import type { Field } from '../../modules/objects/definition.js';
+import type { CustomObject } from '../../modules/objects/objects.schemas.js';
+import type { RecordView } from '../../modules/objects/records.service.js';
+import type { CrmEvent } from '../../modules/events/events.js';
+import { badge, button, checkbox, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
+import { dayOnly, dayTag, timeTag } from '../format.js';
+import type { FormProblem } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import { detailRow, historyPanel } from './detail.views.js';
+import { definitionPath, RECORDS_PATH } from './objects.views.js';
+
+export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
+
+const stageOptions = (o: CustomObject): Option[] => o.stages.map((s) => ({ value: s.key, label: s.label }));
+export const dueFieldOf = (o: CustomObject): Field | undefined => o.fields.find((f) => f.role === 'due');
+
+/** The field whose value names a record in tables and titles: the first text field, else the first field. */
+export function titleField(o: CustomObject): Field | undefined {
+  return o.fields.find((f) => f.type === 'text') ?? o.fields[0];
+}
+
+export function recordTitle(o: CustomObject, r: RecordView): string {
+  const field = titleField(o);
+  const value = field ? r[field.key] : null;
+  return value === null || value === undefined || value === '' ? `${o.name} ${r.id.slice(-6)}` : String(value);
+}
+
+/** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, text otherwise. */
+function input(field: Field, value: string, error: string | undefined, timeZone: string): SafeHtml {
+  const common = { name: field.key, label: field.label, value, error, required: field.required };
+  switch (field.type) {
+    case 'long_text':
+      return textArea({ ...common, rows: 4 });
+    case 'select':
+      return selectField({ ...common, options: (field.options ?? []).map((o) => ({ value: o, label: o })), blank: 'Not set' });
+    case 'boolean':
+      return selectField({ ...common, options: [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }], blank: 'Not set' });
+    case 'date':
+      return textField({ ...common, type: 'date', hint: field.role === 'due' ? 'The due date: the record is overdue after this day.' : undefined });
+    case 'datetime':
+      return textField({ ...common, type: 'datetime-local', hint: `In the organization’s time zone (${timeZone}).` });
+    case 'number':
+      return textField({ ...common, inputMode: 'decimal', autocomplete: 'off' });
+    case 'email':
+      return textField({ ...common, type: 'email', autocomplete: 'off' });
+    case 'phone':
+      return textField({ ...common, type: 'tel', autocomplete: 'off', hint: 'International format with the country code, e.g. +14155550100.' });
+    case 'url':
+      return textField({ ...common, type: 'url', autocomplete: 'off' });
+    case 'text':
+      return textField({ ...common, maxLength: 1000, autocomplete: 'off' });
+  }
+}
+
+/** The create and edit form, generated from the object's definition; errors are keyed by field key, as the API reports them. */
+export function recordForm(
+  request: FastifyRequest,
+  o: CustomObject,
+  opts: { action: string; values: Record<string, string>; stage: string; problem?: FormProblem | undefined; creating: boolean; timeZone: string; cancel: string },
+): SafeHtml {
+  const f = opts.problem?.fields ?? {};
+  const labels = { stage: 'Stage', ...Object.fromEntries(o.fields.map((field) => [field.key, field.label])) };
+  return html`${errorSummary(opts.problem, labels)}
+<form method="post" action="${opts.action}" class="form form--grid" novalidate>
+  ${csrfField(request)}
+  ${o.fields.map((field) => input(field, opts.values[field.key] ?? '', f[field.key], opts.timeZone))}
+  ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
+  <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>
+</form>`;
+}
+
+/** A stored value for reading: Yes/No, days and instants in the organization's terms, links for URLs. */
+export function displayValue(field: Field, value: unknown, timeZone: string): SafeHtml | string | null {
+  if (value === null || value === undefined || value === '') return null;
+  switch (field.type) {
+    case 'boolean':
+      return value ? 'Yes' : 'No';
+    case 'date':
+      return dayOnly(String(value));
+    case 'datetime':
+      return timeTag(String(value), timeZone);
+    case 'url':
+      return html`<a href="${String(value)}" rel="noopener noreferrer">${String(value)}</a>`;
+    default:
+      return String(value);
+  }
+}
+
+export interface RecordFilters {
+  q: string;
+  stage: string;
+  overdue: boolean;
+}
+
+export function recordFilterForm(o: CustomObject, filters: RecordFilters, problem: FormProblem | undefined): SafeHtml {
+  const f = problem?.fields ?? {};
+  const searchable = o.fields.some((field) => field.type === 'text' || field.type === 'long_text');
+  const extra = html`${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: filters.stage, error: f.stage, options: stageOptions(o), blank: 'All stages', markOptional: false }) : ''}
+  ${dueFieldOf(o) ? checkbox({ name: 'overdue', value: 'true', label: 'Overdue only', checked: filters.overdue, error: f.overdue }) : ''}`;
+  return searchForm({
+    action: recordsPath(o.slug),
+    label: `Search ${o.name}`,
+    q: filters.q,
+    error: f.q,
+    hint: searchable ? 'Part of any text field.' : 'This object has no text fields to search.',
+    extra,
+    active: Boolean(filters.stage || filters.overdue),
+    submit: 'Filter',
+  });
+}
+
+/** The columns of the table: the title, up to three more short fields, the stage and the due date. */
+function columns(o: CustomObject): Field[] {
+  const title = titleField(o);
+  const due = dueFieldOf(o);
+  return o.fields.filter((f) => f !== title && f !== due && f.type !== 'long_text').slice(0, 3);
+}
+
+export function recordsTable(o: CustomObject, records: readonly RecordView[], opts: { timeZone: string; today: string }): SafeHtml {
+  const shown = columns(o);
+  const due = dueFieldOf(o);
+  const stageLabels = new Map(o.stages.map((s) => [s.key, s.label]));
+  const rows = records.map((r) => {
+    const dueDay = due && typeof r[due.key] === 'string' ? String(r[due.key]).slice(0, 10) : undefined;
+    return html`<tr>
+  <td><a href="${recordsPath(o.slug)}/${r.id}">${recordTitle(o, r)}</a></td>
+  ${shown.map((f) => html`<td>${displayValue(f, r[f.key], opts.timeZone) ?? ''}</td>`)}
+  ${o.stages.length ? html`<td>${r.stage ? badge(stageLabels.get(r.stage) ?? r.stage) : ''}</td>` : ''}
+  ${due ? html`<td>${dueDay ? html`${dayOnly(dueDay)}${dueDay < opts.today ? html` ${badge('Overdue', 'warn')}` : ''}` : ''}</td>` : ''}
+  <td>${dayTag(r.createdAt, opts.timeZone)}</td>
+</tr>`;
+  });
+  const head = [titleField(o)?.label ?? 'Record', ...shown.map((f) => f.label), ...(o.stages.length ? ['Stage'] : []), ...(due ? [due.label] : []), 'Created'];
+  return dataTable(o.name, head, rows, `No ${o.name} records match.`);
+}
+
+export function recordsPager(o: CustomObject, filters: RecordFilters, pagination: Pagination): SafeHtml | '' {
+  return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined }, pagination);
+}
+
+export function recordDetail(o: CustomObject, r: RecordView, opts: { history: CrmEvent[]; timeZone: string; isAdmin: boolean }): SafeHtml {
+  const stage = o.stages.find((s) => s.key === r.stage);
+  return html`<p class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}</p>
+<dl class="details">
+  ${o.fields.map((f) => detailRow(f.label, displayValue(f, r[f.key], opts.timeZone)))}
+  ${o.stages.length ? detailRow('Stage', stage?.label ?? r.stage) : ''}
+  ${detailRow('Created', timeTag(r.createdAt, opts.timeZone))}
+  ${detailRow('Updated', timeTag(r.updatedAt, opts.timeZone))}
+  ${detailRow('Id', html`<code>${r.id}</code>`)}
+</dl>
+${historyPanel(opts.history, opts.timeZone)}`;
+}

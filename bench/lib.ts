@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -6,6 +7,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
   rps: number;
+  /** Requests completed during the run. */
+  total: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -22,7 +25,7 @@ export async function load(opts: { url: string; method?: 'GET' | 'POST'; headers
     duration: opts.seconds,
     connections: opts.connections ?? 32,
   });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return { rps: result.requests.average, total: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 /** The bare node:http baseline: answers every request with exactly the given status, type and bytes. */
@@ -85,3 +88,10 @@ export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
 }
 
 export const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, i.e. 12 and 13 after "pid (comm) ".
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -1,15 +1,21 @@
 import { parseArgs } from 'node:util';
 import { runLeadSearch } from './leads-search.js';
+import { runRecordsSearchBench } from './records-search.js';
 import { runThroughput } from './throughput.js';
+import { runWebhookBench } from './webhooks.js';
+import { runImportBench } from './import.js';
+import { runMetricsOverhead } from './metrics-overhead.js';
 
 /**
- * `npm run bench [-- --only throughput|search] [--rows N] [--seconds S] [--postgres URL]`: prints markdown
- * tables; every ratio is measured in this run against a bare node:http server on the same machine.
+ * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics] [--rows N] [--record-rows N]
+ * [--seconds S] [--postgres URL]`: prints markdown tables; every ratio is measured in this run against a
+ * bare node:http server on the same machine. Not part of `npm test`.
  */
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     rows: { type: 'string', default: '1000000' },
+    'record-rows': { type: 'string', default: '500000' },
     seconds: { type: 'string', default: '8' },
     postgres: { type: 'string' },
   },
@@ -18,7 +24,17 @@ const want = (section: string) => values.only === undefined || values.only.split
 
 console.log(`# npm run bench — ${new Date().toISOString()}, Node ${process.version}`);
 if (want('throughput')) await runThroughput({ seconds: Number(values.seconds) });
+if (want('metrics')) await runMetricsOverhead({ seconds: Math.min(Number(values.seconds), 3), rounds: 3 });
 if (want('search')) {
   await runLeadSearch({ rows: Number(values.rows), dialect: 'sqlite' });
   if (values.postgres) await runLeadSearch({ rows: Number(values.rows), dialect: 'postgres', pgUrl: values.postgres });
+}
+if (want('records')) {
+  await runRecordsSearchBench({ dialect: 'sqlite', rows: Number(values['record-rows']), runs: 40 });
+  if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
+}
+if (want('import')) await runImportBench({ rows: 100_000 });
+if (want('webhooks')) {
+  console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');
+  console.log('```json\n' + JSON.stringify(await runWebhookBench(), null, 2) + '\n```');
 }

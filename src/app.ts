@@ -1,9 +1,13 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerHealthRoutes } from './http/health.routes.js';
+import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
+import { registerMetrics } from './http/metrics.routes.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { boundServer, transportOptions } from './http/transport.js';
 import { loggerOptions, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -31,12 +35,15 @@ export const VERSION = '1.0.0';
 export interface BuildOptions {
   /** false silences request logs (tests); a pino destination stream may be given instead. */
   logger?: boolean | { stream: NodeJS.WritableStream };
+  /** Sees every route as it is registered (tests derive their route matrices from it). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** The one app factory: `crm serve` and every test build the same application from an AppContext. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const base = loggerOptions(ctx.config.logLevel);
   const app = Fastify({
+    ...(transportOptions(ctx.config) as FastifyServerOptions),
     logger: opts.logger === false ? false : typeof opts.logger === 'object' ? { ...base, stream: opts.logger.stream } : base,
     genReqId: requestId,
     // One line per request (written in onResponse below) instead of Fastify's two.
@@ -47,15 +54,20 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
-    connectionTimeout: 30_000,
-    requestTimeout: 60_000,
-  });
+    clientErrorHandler,
+    frameworkErrors,
+  }) as unknown as FastifyInstance;
+  boundServer(app.server, ctx.config);
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   app.setValidatorCompiler(createValidatorCompiler());
   app.removeContentTypeParser('text/plain');
+  registerStrictJsonParser(app);
+  registerTextGuard(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
   });
+  registerSecurityHeaders(app);
+  registerMetrics(app, ctx);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });

@@ -23,6 +23,16 @@ const EnvSchema = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ default: 1_048_576, minimum: 1024 }),
   TRUST_PROXY: Type.Boolean({ default: false }),
   DISPATCHER: Type.Union([Type.Literal('inline'), Type.Literal('off')], { default: 'inline' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  TLS_CERT_FILE: Type.Optional(Type.String()),
+  TLS_KEY_FILE: Type.Optional(Type.String()),
+  HTTP_CONNECTION_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 1 }),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Integer({ default: 15_000, minimum: 1 }),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 1 }),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 1 }),
+  HTTP_MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
+  HTTP_MAX_REQUESTS_PER_SOCKET: Type.Integer({ default: 0, minimum: 0 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -43,9 +53,34 @@ export interface Config {
   readonly trustProxy: boolean;
   /** 'inline' runs the webhook dispatcher and scheduler inside `crm serve`; 'off' leaves them to `crm worker`. */
   readonly dispatcher: 'inline' | 'off';
+  /** GET /metrics is served only when set, to callers sending it as a Bearer token. */
+  readonly metricsToken: string | undefined;
+  /** `crm worker` only (it has no API port): where it serves GET /metrics, with the same token. */
+  readonly metricsPort: number | undefined;
+  /** HTTPS served directly when both files are given. */
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  readonly http: HttpLimits;
+}
+
+/** Bounds on what one connection may hold (slow clients, idle keep-alives, connection floods). */
+export interface HttpLimits {
+  /** A socket with no traffic for this long is closed. */
+  readonly connectionTimeoutMs: number;
+  /** The request line and headers must arrive within this time (slow-header clients). */
+  readonly headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this time (slow-body clients). */
+  readonly requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time (above a load balancer's own idle timeout). */
+  readonly keepAliveTimeoutMs: number;
+  /** Connections beyond this are refused at accept. */
+  readonly maxConnections: number;
+  /** 0 = unlimited; otherwise the server closes a keep-alive connection after this many requests. */
+  readonly maxRequestsPerSocket: number;
 }
 
 export class ConfigError extends Error {}
+
+const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite');
 
 function parseEnv(env: Record<string, string | undefined>): Env {
   const raw = Object.fromEntries(
@@ -85,12 +120,15 @@ export function loadConfig(
   warn: (msg: string) => void = (m) => process.emitWarning(m),
 ): Config {
   const e = parseEnv(env);
-  const dialect: Dialect = /^postgres(ql)?:\/\//.test(e.DATABASE_URL) ? 'postgres' : 'sqlite';
+  const dialect = dialectOf(e.DATABASE_URL);
   const current = resolveEncryptionKey(e, dialect === 'sqlite' ? e.DATABASE_URL : null, warn);
   const retired = e.ENCRYPTION_KEYS_RETIRED.split(',').map((k) => k.trim()).filter(Boolean);
   for (const key of [current, ...retired]) {
     if (!isValidKey(key)) throw new ConfigError('ENCRYPTION_KEY and ENCRYPTION_KEYS_RETIRED must be base64 of 32 bytes');
   }
+  if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  if (e.METRICS_PORT !== undefined && !e.METRICS_TOKEN) throw new ConfigError('METRICS_PORT needs METRICS_TOKEN');
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -104,5 +142,22 @@ export function loadConfig(
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,
     dispatcher: e.DISPATCHER,
+    metricsToken: e.METRICS_TOKEN,
+    metricsPort: e.METRICS_PORT,
+    tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
+    http: Object.freeze({
+      connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.HTTP_MAX_CONNECTIONS,
+      maxRequestsPerSocket: e.HTTP_MAX_REQUESTS_PER_SOCKET,
+    }),
   });
+}
+
+/** The database location alone, for commands that must not resolve (or generate) encryption keys: backup, restore. */
+export function loadDatabaseConfig(env: Record<string, string | undefined>): Config['database'] {
+  const url = parseEnv(env).DATABASE_URL;
+  return Object.freeze({ dialect: dialectOf(url), url });
 }

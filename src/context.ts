@@ -8,6 +8,8 @@ import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { OutboxSignal } from './modules/events/outbox-signal.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { countingRateLimiter, createMetrics, type Metrics } from './observability/metrics.js';
+import { outboxProbe } from './modules/events/outbox-lag.js';
 
 /** Everything a request or a command needs besides its input, built once and passed down explicitly. */
 export interface AppContext {
@@ -19,6 +21,8 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter;
   /** Woken after commits that wrote events (see db/transaction.ts). */
   readonly outbox: OutboxSignal;
+  /** Prometheus metrics of this process (GET /metrics; the webhook dispatcher counts deliveries here). */
+  readonly metrics: Metrics;
 }
 
 export interface ContextOverrides {
@@ -36,10 +40,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const clock = overrides.clock ?? systemClock;
   const cipher = createFieldCipher(config.encryptionKeys);
   const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
-  const rateLimiter =
+  const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
-  return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal() };
+  const metrics = createMetrics({ outbox: outboxProbe(database), clock });
+  const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
+  return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

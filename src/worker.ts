@@ -5,6 +5,7 @@ import { loggerOptions } from './http/logging.js';
 import { startReminderScheduler } from './modules/objects/reminders.service.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { listenForCommits } from './modules/webhooks/pg-wakeup.js';
+import { startMetricsServer } from './observability/metrics-server.js';
 
 export interface RunningWorker {
   ctx: AppContext;
@@ -26,11 +27,16 @@ export async function startWorker(config: Config): Promise<RunningWorker> {
   const dispatcher = new WebhookDispatcher(ctx, { logger: log }).start();
   const reminders = startReminderScheduler(ctx, { intervalMs: REMINDER_INTERVAL_MS, onError: (err) => log.error({ err }, 'reminder tick failed') });
   const listener = ctx.database.dialect === 'postgres' ? await listenForCommits(config.database.url, () => dispatcher.wake(), log) : undefined;
+  const metrics =
+    config.metricsPort !== undefined && config.metricsToken
+      ? await startMetricsServer(ctx.metrics, { host: config.host, port: config.metricsPort, token: config.metricsToken })
+      : undefined;
   log.info({ dialect: ctx.database.dialect }, 'webhook worker started (with the reminder scheduler)');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       await listener?.close();
+      await metrics?.close();
       await reminders.stop();
       await dispatcher.stop();
       await closeContext(ctx);

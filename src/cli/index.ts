@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { startServer } from '../server.js';
 import { registerImportCommands } from './import.commands.js';
 import { registerDealCommands } from './deals.commands.js';
 import { registerObjectCommands } from './objects.commands.js';
@@ -11,6 +10,8 @@ import { registerOrgCommands } from './orgs.commands.js';
 import { registerWebhookCommands } from './webhooks.commands.js';
 import { startWorker } from '../worker.js';
 import { registerMcpCommand } from './mcp.commands.js';
+import { registerOpsCommands } from './ops.commands.js';
+import { registerReencryptCommand } from './reencrypt.commands.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -35,6 +36,8 @@ program
   .command('serve')
   .description('Start the API server (dispatcher and scheduler in-process unless DISPATCHER=off)')
   .action(async () => {
+    // Loaded on demand: the HTTP stack is most of the import time, and other commands never need it.
+    const { startServer } = await import('../server.js');
     await startServer(loadConfig(process.env));
   });
 
@@ -52,5 +55,7 @@ registerObjectCommands(program);
 registerAdminCommands(program);
 registerWebhookCommands(program);
 registerMcpCommand(program);
+registerOpsCommands(program);
+registerReencryptCommand(program);
 
 await program.parseAsync(process.argv);

@@ -9,30 +9,51 @@ export interface Output {
   print(data: unknown, human: string): void;
 }
 
+function outputOf(args: unknown[]): Output {
+  const command = args[args.length - 1] as Command;
+  const json = Boolean(command.optsWithGlobals().json);
+  return { json, print: (data, human) => console.log(json ? JSON.stringify(data) : human) };
+}
+
+/** Prints a failure as one line (or the error envelope with --json) and sets the exit code. */
+function report(err: unknown, json: boolean): void {
+  process.exitCode = 1;
+  if (err instanceof AppError) {
+    const detail = err.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n');
+    if (json) console.log(JSON.stringify({ status: false, code: err.code, message: err.message, errors: err.errors }));
+    else console.error(`error: ${err.message}${detail ? `\n${detail}` : ''}`);
+  } else {
+    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /**
  * Runs one CLI action with a context built from the environment (migrated database, key ring), prints
  * errors as one line (or the error envelope with --json) and always closes the database.
  */
 export function action<A extends unknown[]>(fn: (ctx: AppContext, out: Output, ...args: A) => Promise<void>) {
   return async (...args: A) => {
-    const command = args[args.length - 1] as Command;
-    const json = Boolean(command.optsWithGlobals().json);
-    const out: Output = { json, print: (data, human) => console.log(json ? JSON.stringify(data) : human) };
+    const out = outputOf(args);
     let ctx: AppContext | undefined;
     try {
-      ctx = await createContext(loadConfig(process.env, (m) => (json ? undefined : console.error(`warning: ${m}`))));
+      ctx = await createContext(loadConfig(process.env, (m) => (out.json ? undefined : console.error(`warning: ${m}`))));
       await fn(ctx, out, ...args);
     } catch (err) {
-      process.exitCode = 1;
-      if (err instanceof AppError) {
-        const detail = err.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n');
-        if (json) console.log(JSON.stringify({ status: false, code: err.code, message: err.message, errors: err.errors }));
-        else console.error(`error: ${err.message}${detail ? `\n${detail}` : ''}`);
-      } else {
-        console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      report(err, out.json);
     } finally {
       if (ctx) await closeContext(ctx);
+    }
+  };
+}
+
+/** An action that must not open the database through a context (backup, restore): output and errors only. */
+export function bareAction<A extends unknown[]>(fn: (out: Output, ...args: A) => Promise<void> | void) {
+  return async (...args: A) => {
+    const out = outputOf(args);
+    try {
+      await fn(out, ...args);
+    } catch (err) {
+      report(err, out.json);
     }
   };
 }

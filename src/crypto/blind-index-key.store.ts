@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Executor } from '../db/database.js';
 import type { FieldCipher } from './field-cipher.js';
+import type { EncryptedColumn } from './encrypted-column.js';
 
 const NAME = 'blind_index_key';
 const AAD = 'system_secrets:blind_index_key';
 
+/** Re-wrapped by key rotation (`crm reencrypt`) like any sealed column; the HMAC key itself never changes. */
+export const BLIND_INDEX_KEY_COLUMNS: EncryptedColumn[] = [
+  { table: 'system_secrets', column: 'value_enc', key: ['name'], where: { name: NAME }, aad: () => AAD },
+];
+
 /**
  * The blind-index HMAC key is generated once per deployment and stored wrapped by the encryption key ring:
- * encryption keys can rotate (the wrapper is re-encrypted) while every stored index entry stays valid.
+ * encryption keys can rotate (the wrapper is re-encrypted, see BLIND_INDEX_KEY_COLUMNS) while every stored
+ * index entry stays valid.
  * Several instances starting at once agree on one key: the first insert wins, the others read it.
  */
 export async function loadBlindIndexKey(db: Executor, cipher: FieldCipher, now: Date): Promise<Buffer> {
@@ -20,13 +27,4 @@ export async function loadBlindIndexKey(db: Executor, cipher: FieldCipher, now: 
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
   return loadBlindIndexKey(db, cipher, now);
-}
-
-/** Re-wraps the key with the current encryption key (part of retiring an old key). */
-export async function rewrapBlindIndexKey(db: Executor, cipher: FieldCipher): Promise<boolean> {
-  const row = await db.selectFrom('system_secrets').select('value_enc').where('name', '=', NAME).executeTakeFirst();
-  if (!row || !cipher.isStale(row.value_enc)) return false;
-  const value = cipher.decrypt(row.value_enc, AAD);
-  await db.updateTable('system_secrets').set({ value_enc: cipher.encrypt(value, AAD) }).where('name', '=', NAME).execute();
-  return true;
 }

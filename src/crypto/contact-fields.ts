@@ -2,6 +2,7 @@ import { normalizeEmail, normalizePhone } from '../lib/contact.js';
 import { validationFailed } from '../errors.js';
 import type { BlindIndex } from './blind-index.js';
 import type { FieldCipher } from './field-cipher.js';
+import type { EncryptedColumn } from './encrypted-column.js';
 
 export interface SealedField {
   enc: string | null;
@@ -11,6 +12,16 @@ export interface SealedField {
 export interface ContactCrypto {
   cipher: FieldCipher;
   blindIndex: BlindIndex;
+}
+
+/** The AAD of a contact value: its table, row and kind (a ciphertext moved elsewhere fails to decrypt). */
+export function contactAad(table: string, rowId: string, kind: 'email' | 'phone'): string {
+  return `${table}:${rowId}:${kind}`;
+}
+
+/** The `<kind>_enc` columns of a table whose rows are keyed by `id` (for key rotation). */
+export function contactColumns(table: string, kinds: readonly ('email' | 'phone')[]): EncryptedColumn[] {
+  return kinds.map((kind) => ({ table, column: `${kind}_enc`, key: ['id'], aad: (row) => contactAad(table, String(row.id), kind) }));
 }
 
 /**
@@ -25,13 +36,13 @@ export function sealContact(
 ): SealedField {
   if (normalized === null) return { enc: null, bidx: null };
   return {
-    enc: c.cipher.encrypt(normalized, `${where.table}:${where.rowId}:${kind}`),
+    enc: c.cipher.encrypt(normalized, contactAad(where.table, where.rowId, kind)),
     bidx: c.blindIndex.compute(kind, where.organizationId, normalized),
   };
 }
 
 export function openContact(c: ContactCrypto, kind: 'email' | 'phone', where: { table: string; rowId: string }, enc: string | null): string | null {
-  return enc === null ? null : c.cipher.decrypt(enc, `${where.table}:${where.rowId}:${kind}`);
+  return enc === null ? null : c.cipher.decrypt(enc, contactAad(where.table, where.rowId, kind));
 }
 
 /** Normalizes the e-mail and phone of an input (already format-checked by the schema) to their stored form. */

@@ -4,40 +4,57 @@ import type { Migration } from './migrations/helpers.js';
 import { foundation } from './migrations/0001_foundation.js';
 import { accountsDeals } from './migrations/0002_accounts_deals.js';
 import { objectsRecords } from './migrations/0003_objects_records.js';
-import { adminConsole } from './migrations/0005_admin_console.js';
 import { webhooks } from './migrations/0004_webhooks.js';
+import { adminConsole } from './migrations/0005_admin_console.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_accounts_deals': accountsDeals,
   '0003_objects_records': objectsRecords,
-  '0005_admin_console': adminConsole,
   '0004_webhooks': webhooks,
+  '0005_admin_console': adminConsole,
 };
+
+/**
+ * Names of migrations already applied to this database (none before the first run). Read outside the
+ * migrator so that migrations unknown to this release can be recognized (see below).
+ */
+async function appliedMigrations(database: Database): Promise<string[]> {
+  try {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(database.db);
+    return rows.rows.map((r) => r.name);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * Applies pending migrations. Kysely's migrator takes a lock (an advisory lock on PostgreSQL), so several
  * instances starting together apply each migration once.
+ *
+ * During a rolling upgrade an instance of the previous release may restart after a newer one has migrated
+ * the database. Migrations are expand-only within a release (docs/operations.md), so the older code still
+ * works on the newer schema; it only has to accept that migrations it does not know were applied. Kysely
+ * would refuse ("previously executed migration is missing"), so those are listed here as applied no-ops.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
-  // Kysely looks for its bookkeeping tables in ANY schema unless told which one: with several schemas in one
-  // database (one per test file, or per deployment) it would find another schema's and skip creating its own.
-  const schema =
-    database.dialect === 'postgres' ? (await sql<{ name: string }>`select current_schema() as name`.execute(database.db)).rows[0]?.name : undefined;
+  const applied = await appliedMigrations(database);
+  const newer = applied.filter((name) => !(name in MIGRATIONS));
   const migrator = new Migrator({
     db: database.db,
-    ...(schema ? { migrationTableSchema: schema } : {}),
     // Branches land migrations with reserved numbers in any order; each still runs exactly once.
     allowUnorderedMigrations: true,
     // Kysely looks for its bookkeeping tables in every schema; with several schemas in one database (one per
     // test file) it must be told which one is this database's, or it finds another's and never creates its own.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
     provider: {
-      getMigrations: async () =>
-        Object.fromEntries(
+      getMigrations: async () => ({
+        ...Object.fromEntries(newer.map((name) => [name, { up: async () => undefined }])),
+        ...Object.fromEntries(
           Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db) => m.up({ db, dialect: database.dialect }) }]),
         ),
+      }),
     },
   });
   const result = await migrator.migrateToLatest();

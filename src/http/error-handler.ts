@@ -1,7 +1,11 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
+import { AppError, ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { toFieldErrors } from './validation.js';
 import type { ErrorEnvelope } from './schemas.js';
+import { requestId } from './logging.js';
+import { applySecurityHeaders } from './security-headers.js';
 
 /** Fastify's own errors (parsing, limits) mapped onto the contract's codes. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
@@ -11,6 +15,7 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'The body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'The body is not valid JSON' },
   FST_ERR_BAD_URL: { code: 'ROUTE_NOT_FOUND', message: 'The URL is malformed' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'ROUTE_NOT_FOUND', message: 'No route has a path segment this long' },
   FST_ERR_ASYNC_CONSTRAINT: { code: 'ROUTE_NOT_FOUND', message: 'No such route' },
 };
 
@@ -50,4 +55,39 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, request, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
   );
+}
+
+/**
+ * Errors Fastify's router raises before any route or hook runs (a path that does not percent-decode, a path
+ * parameter over maxParamLength): same envelope and headers as every other answer.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  applySecurityHeaders(request, reply);
+  const mapped = FASTIFY_CODES[error.code] ?? { code: 'ROUTE_NOT_FOUND', message: 'No such route' };
+  void sendError(reply, request, mapped.code, mapped.message);
+}
+
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+};
+
+/**
+ * Failures Node detects before a request exists (a slow or idle client past its timeout, oversized headers,
+ * bytes that are not HTTP): answered in the same envelope, straight onto the socket, which is then closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const code = CLIENT_ERRORS[err.code ?? ''] ?? 'MALFORMED_REQUEST';
+  const status = ERROR_STATUS[code];
+  const id = requestId({ headers: {} });
+  const body = JSON.stringify({ status: false, code, message: ERROR_DESCRIPTIONS[code], requestId: id } satisfies ErrorEnvelope);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -38,7 +38,8 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: sanitizeUrl(req.url), requestId: req.id }),
+      // ip is the client's address: the peer, or X-Forwarded-For's client only when TRUST_PROXY is set.
+      req: (req: FastifyRequest) => ({ method: req.method, url: sanitizeUrl(req.url), requestId: req.id, ip: req.ip }),
     },
   };
 }

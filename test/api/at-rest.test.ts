@@ -1,8 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { databaseText } from '../helpers/database-text.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 
@@ -20,21 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Everything the database holds, as text: the SQLite files (main, WAL) or every row of every table. */
-async function databaseText(): Promise<string> {
-  if (dialect === 'sqlite') {
-    await sql`pragma wal_checkpoint(passive)`.execute(t.ctx.database.db);
-    const dir = dirname(t.location);
-    return readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n');
-  }
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = ${t.location}`.execute(t.ctx.database.db);
-  const dumps = await Promise.all(tables.rows.map(async ({ table_name }) => JSON.stringify((await sql`select * from ${sql.table(table_name)}`.execute(t.ctx.database.db)).rows)));
-  return dumps.join('\n');
-}
-
 describe('contact details and keys at rest', () => {
   it('the database holds no e-mail, phone (any notation) or API key in clear', async () => {
-    const text = await databaseText();
+    const text = await databaseText(t);
     expect(text).toContain('Secret Person');
     for (const needle of [EMAIL, EMAIL.toUpperCase(), PHONE, PHONE.slice(1), '415 555 0142', s.key, s.key.slice(9)]) {
       expect(text.includes(needle), needle).toBe(false);

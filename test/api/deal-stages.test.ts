@@ -172,7 +172,7 @@ describe('crm stages set (process)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
 
 /** The test's PostgreSQL schema first on the search path, as the test app opens it. */

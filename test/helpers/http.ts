@@ -2,6 +2,8 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 
 export const API = '/api/public/v1';
+/** Paths served outside the versioned API prefix; every other path is taken relative to it. */
+const ROOT_PATHS = ['/api', '/health', '/ready', '/openapi', '/docs', '/metrics', '/admin'];
 
 export interface Res {
   status: number;
@@ -13,7 +15,7 @@ export interface Res {
 export async function call(app: FastifyInstance, method: InjectOptions['method'], path: string, opts: { auth?: Record<string, string>; body?: unknown; headers?: Record<string, string> } = {}): Promise<Res> {
   const res = await app.inject({
     method,
-    url: path.startsWith('/api') || path.startsWith('/health') || path.startsWith('/ready') || path.startsWith('/openapi') || path.startsWith('/docs') ? path : API + path,
+    url: ROOT_PATHS.some((p) => path.startsWith(p)) ? path : API + path,
     headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.auth, ...opts.headers },
     ...(opts.body !== undefined ? { payload: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
@@ -33,6 +33,8 @@ export interface TestAppOptions {
   sameDatabaseAs?: TestApp;
   /** Extra routes registered before the app is sealed (e.g. one that throws, to test the 500 path). */
   beforeReady?: (app: FastifyInstance) => void;
+  /** Sees every route the app registers (route matrices). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 const TEST_KEY = randomBytes(32).toString('base64');
@@ -70,7 +72,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redisUrl = process.env.TEST_REDIS_URL;
   const rateLimiter = opts.redisPrefix && redisUrl ? new RedisRateLimiter(new Redis(redisUrl), `crm-test:${opts.redisPrefix}:`) : undefined;
   const ctx = await createContext(config, { database, clock: opts.clock, rateLimiter });
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: false, ...(opts.onRoute ? { onRoute: opts.onRoute } : {}) });
   opts.beforeReady?.(app);
   await app.ready();
   return {

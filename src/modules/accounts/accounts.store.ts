@@ -3,6 +3,9 @@ import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactColumns } from '../../crypto/contact-fields.js';
+
+export const ACCOUNT_ENCRYPTED_COLUMNS = contactColumns('accounts', ['email', 'phone']);
 
 /** An account as stored: contact fields still encrypted. */
 export interface StoredAccount {

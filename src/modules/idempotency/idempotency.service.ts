@@ -6,7 +6,7 @@ import type { DB } from '../../db/schema.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { inTransaction } from '../../db/transaction.js';
-import { claimKey, completeKey, findKey, releaseKey, takeOverKey } from './idempotency.store.js';
+import { claimKey, completeKey, findKey, releaseKey, responseAad, takeOverKey } from './idempotency.store.js';
 
 /** Kept at least 24 hours (contract §3); a claim whose holder crashed is taken over after the lock expires. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -58,7 +58,7 @@ export async function runIdempotent<T>(
   }
   const key = parseIdempotencyKey(req.header);
   const hash = requestHash(req);
-  const aad = `idempotency:${req.organizationId}:${key}`;
+  const aad = responseAad(req.organizationId, key);
   const replay = await claim(db, ctx, req.organizationId, key, hash);
   if (replay) return { status: replay.status, body: JSON.parse(ctx.cipher.decrypt(replay.body, aad)) as T, replayed: true };
   try {

@@ -1,4 +1,14 @@
 import type { Executor } from '../../db/database.js';
+import type { EncryptedColumn } from '../../crypto/encrypted-column.js';
+
+/** A stored response may hold contact details: sealed, bound to its organization and key. */
+export function responseAad(organizationId: string, key: string): string {
+  return `idempotency:${organizationId}:${key}`;
+}
+
+export const IDEMPOTENCY_ENCRYPTED_COLUMNS: EncryptedColumn[] = [
+  { table: 'idempotency_keys', column: 'response_body', key: ['organization_id', 'key'], aad: (row) => responseAad(String(row.organization_id), String(row.key)) },
+];
 
 export interface IdempotencyRow {
   requestHash: string;

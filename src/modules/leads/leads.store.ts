@@ -6,6 +6,9 @@ import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactColumns } from '../../crypto/contact-fields.js';
+
+export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
 /** A lead as stored: contact fields still encrypted. */
 export interface StoredLead {

@@ -15,6 +15,7 @@ import { findObject, type StoredObject } from './objects.store.js';
 import { findRecord, insertRecords, listRecords as listStored, updateRecord as updateStored, type NewRecord, type StoredRecord } from './records.store.js';
 import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
+import { recordValueAad } from './records.encryption.js';
 import { organizationTimezone } from './reminders.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
@@ -26,7 +27,7 @@ export interface Caller {
 /** The API shape: flat, every field of the object present (null when unset). */
 export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string } & Record<string, unknown>;
 
-const aad = (recordId: string, key: string) => `records:${recordId}:${key}`;
+const aad = recordValueAad;
 
 /** The object `slug` of the organization, or 404 (also for another organization's object). */
 export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, slug: string, lock?: 'share'): Promise<StoredObject> {

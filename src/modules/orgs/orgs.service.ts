@@ -5,6 +5,7 @@ import { isEmail, normalizeEmail } from '../../lib/contact.js';
 import { isValidTimeZone } from '../../lib/dates.js';
 import { generateApiKey, hashSecret, looksLikeApiKey } from '../../crypto/secrets.js';
 import { hashPassword } from '../../crypto/password.js';
+import { contactAad } from '../../crypto/contact-fields.js';
 import { findOrganization, insertOrganization, type Organization } from './orgs.store.js';
 import { insertUser, findUserByEmailIndex } from './users.store.js';
 import { findKey, findKeyByHash, insertKey, revokeKey, touchKey, type ApiKeyRecord } from './keys.store.js';
@@ -56,7 +57,7 @@ export async function createUser(
     id,
     organizationId: input.organizationId,
     name: input.name.trim(),
-    emailEnc: ctx.cipher.encrypt(normalizeEmail(input.email), `users:${id}:email`),
+    emailEnc: ctx.cipher.encrypt(normalizeEmail(input.email), contactAad('users', id, 'email')),
     emailBidx,
     passwordHash: input.password === undefined ? null : await hashPassword(input.password),
     isAdmin: input.admin === true,

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../errors.js';
 import { findUser, listUsers, setUserAdmin } from './users.store.js';
+import { contactAad } from '../../crypto/contact-fields.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 
@@ -19,7 +20,7 @@ export async function listUserSummaries(ctx: Ctx, organizationId: string): Promi
   return users.map((u) => ({
     id: u.id,
     name: u.name,
-    email: ctx.cipher.decrypt(u.emailEnc, `users:${u.id}:email`),
+    email: ctx.cipher.decrypt(u.emailEnc, contactAad('users', u.id, 'email')),
     isAdmin: u.isAdmin,
     canSignIn: u.passwordHash !== null,
     createdAt: u.createdAt,

@@ -1,4 +1,8 @@
 import type { Executor } from '../../db/database.js';
+import { contactColumns } from '../../crypto/contact-fields.js';
+
+/** Users' sign-in e-mails are sealed like any contact detail. */
+export const USER_ENCRYPTED_COLUMNS = contactColumns('users', ['email']);
 
 export interface UserRow {
   id: string;

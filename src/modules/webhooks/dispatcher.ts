@@ -11,7 +11,9 @@ import type dns from 'node:dns';
 import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import type { DeliveryOutcome } from '../../observability/metrics.js';
 import { runAttempt, type AttemptDeps } from './dispatcher.attempt.js';
+import type { DeliveryDecision } from './dispatcher.outcome.js';
 import { claimDeliveries, endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
 import { fanOutBatch } from './dispatcher.work.js';
 import { OutcomeWriter } from './dispatcher.writer.js';
@@ -54,11 +56,19 @@ export interface DispatcherOptions {
   pruneIntervalMs?: number;
 }
 
-type Ctx = Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock' | 'outbox'>;
+type Ctx = Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock' | 'outbox'> & Partial<Pick<AppContext, 'metrics'>>;
 
 const silent: DispatcherLogger = { debug() {}, info() {}, warn() {}, error() {} };
+/** An attempt's decision as the crm_webhook_deliveries_total{outcome} label. */
+const DELIVERY_OUTCOMES = { SUCCEEDED: 'delivered', PENDING: 'retrying', FAILED: 'failed' } as const satisfies Record<DeliveryDecision['status'], DeliveryOutcome>;
+
 /** Margin on top of the send timeout before another worker may take a claimed row over. */
 const LEASE_MARGIN_MS = 5_000;
+/**
+ * Commits closer together than this share one fan-out transaction: at hundreds of commits a second that
+ * halves the dispatcher's database work per event, for at most this much added latency.
+ */
+const FAN_OUT_SPACING_MS = 4;
 
 export class WebhookDispatcher {
   private readonly opts: Required<Omit<DispatcherOptions, 'lookup' | 'logger'>>;
@@ -77,6 +87,8 @@ export class WebhookDispatcher {
   private wantPoll = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private lastFanOutAt = Number.NEGATIVE_INFINITY;
   private unsubscribe: (() => void) | undefined;
   private lastPruneAt = Number.NEGATIVE_INFINITY;
 
@@ -124,7 +136,12 @@ export class WebhookDispatcher {
   /** New events may be in the outbox (a commit here, or a NOTIFY from another process). */
   wake(): void {
     this.wantFanOut = true;
-    this.kick();
+    const wait = this.lastFanOutAt + FAN_OUT_SPACING_MS - performance.now();
+    if (wait <= 0) return this.kick();
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.kick();
+    }, wait);
   }
 
   /** Stops taking work, lets in-flight attempts finish (bounded by the timeout) and records their results. */
@@ -132,6 +149,7 @@ export class WebhookDispatcher {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.wakeTimer);
     this.unsubscribe?.();
     // Bounded: with the database gone, results can't be written; their leases expire and they are retried.
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.timeoutMs + LEASE_MARGIN_MS).unref());
@@ -213,6 +231,7 @@ export class WebhookDispatcher {
   }
 
   private async fanOut(): Promise<void> {
+    this.lastFanOutAt = performance.now();
     for (;;) {
       const reserved: string[] = [];
       const tryReserve = (endpointId: string): boolean => {
@@ -280,7 +299,10 @@ export class WebhookDispatcher {
   /** Runs one attempt in its (already reserved) slot; the slot frees when it ends and the pump refills it. */
   private launch(job: Job): void {
     const run = runAttempt(job, this.attemptDeps)
-      .then((outcome) => this.writer.record(outcome))
+      .then((outcome) => {
+        if (outcome.kind === 'attempt') this.ctx.metrics?.deliveries.inc({ outcome: DELIVERY_OUTCOMES[outcome.record.decision.status] });
+        this.writer.record(outcome);
+      })
       .catch((err: unknown) => this.log.error({ err, deliveryId: job.deliveryId }, 'webhook attempt crashed'))
       .finally(() => {
         this.release(job.endpointId);

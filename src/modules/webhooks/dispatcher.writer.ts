@@ -1,9 +1,12 @@
-// Attempt results are written in batches, off the send path: whatever finished during one turn of the event
-// loop goes in one transaction, one write at a time.
+// Attempt results are written in batches, off the send path: whatever finished within a few milliseconds goes
+// in one transaction, one write at a time. The receiver already has its delivery; only the log waits.
 
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { recordOutcomes, type Outcome } from './dispatcher.work.js';
+
+/** How long results gather before a write: batches of several results instead of one transaction each. */
+const GATHER_MS = 5;
 
 interface Log {
   warn(obj: object, msg: string): void;
@@ -19,7 +22,7 @@ export class OutcomeWriter {
 
   record(outcome: Outcome): void {
     this.pending.push(outcome);
-    this.schedule(0);
+    this.schedule(GATHER_MS);
   }
 
   /** True while results wait to be written or are being written. */
@@ -35,9 +38,7 @@ export class OutcomeWriter {
   private schedule(delayMs: number): void {
     if (this.queued) return;
     this.queued = true;
-    const run = () => void this.flush();
-    if (delayMs > 0) setTimeout(run, delayMs).unref();
-    else setImmediate(run);
+    setTimeout(() => void this.flush(), delayMs).unref();
   }
 
   private async flush(): Promise<void> {
@@ -60,6 +61,6 @@ export class OutcomeWriter {
         this.writing = null;
       });
     await this.writing;
-    if (this.pending.length > 0) this.schedule(failed ? 1_000 : 0);
+    if (this.pending.length > 0) this.schedule(failed ? 1_000 : GATHER_MS);
   }
 }

@@ -1,4 +1,5 @@
 import type { FieldCipher } from '../../crypto/field-cipher.js';
+import type { EncryptedColumn } from '../../crypto/encrypted-column.js';
 
 /** After a rotation the previous secret keeps signing (next to the new one) this long (contract §5). */
 export const ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -6,13 +7,23 @@ export const ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
 type Slot = 'secret' | 'previous_secret';
 
 /** Signing secrets are encrypted at rest like contact fields; the AAD binds each to its endpoint and slot. */
+const secretAad = (endpointId: string, slot: Slot) => `webhook_endpoints:${endpointId}:${slot}`;
+
 export function sealSecret(cipher: FieldCipher, endpointId: string, slot: Slot, secret: string): string {
-  return cipher.encrypt(secret, `webhook_endpoints:${endpointId}:${slot}`);
+  return cipher.encrypt(secret, secretAad(endpointId, slot));
 }
 
 export function openSecret(cipher: FieldCipher, endpointId: string, slot: Slot, sealed: string): string {
-  return cipher.decrypt(sealed, `webhook_endpoints:${endpointId}:${slot}`);
+  return cipher.decrypt(sealed, secretAad(endpointId, slot));
 }
+
+/** Both slots, for key rotation (`crm reencrypt`). */
+export const WEBHOOK_ENCRYPTED_COLUMNS: EncryptedColumn[] = (['secret', 'previous_secret'] as const).map((slot) => ({
+  table: 'webhook_endpoints',
+  column: `${slot}_enc`,
+  key: ['id'],
+  aad: (row) => secretAad(String(row.id), slot),
+}));
 
 export interface SealedSecrets {
   id: string;

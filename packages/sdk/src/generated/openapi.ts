@@ -3763,7 +3763,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;

@@ -20,10 +20,10 @@ import { LEAD_SOURCES } from '../src/modules/orgs/rules.schemas.js';
 import { setAssignmentRules } from '../src/modules/orgs/rules.service.js';
 
 /** The real app on a throw-away SQLite file (or on `databaseUrl`, an empty database), for the screenshot and timing scripts. */
-export async function startDemoApp(opts: { clock?: Clock; databaseUrl?: string } = {}): Promise<{ app: FastifyInstance; ctx: AppContext; close(): Promise<void> }> {
+export async function startDemoApp(opts: { clock?: Clock; databaseUrl?: string; env?: Record<string, string> } = {}): Promise<{ app: FastifyInstance; ctx: AppContext; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'crm-demo-'));
   const url = opts.databaseUrl ?? join(dir, 'crm.db');
-  const config = loadConfig({ DATABASE_URL: url, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent' }, () => undefined);
+  const config = loadConfig({ DATABASE_URL: url, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', ...opts.env }, () => undefined);
   const ctx = await createContext(config, opts.clock ? { clock: opts.clock } : {});
   const app = await buildApp(ctx, { logger: false });
   return {
@@ -63,6 +63,9 @@ export interface Demo {
   orgId: string;
   admin: { email: string; password: string };
   member: { email: string; password: string };
+  adminId: string;
+  /** The two sales reps who own leads, accounts and deals. */
+  reps: string[];
 }
 
 /**
@@ -122,5 +125,5 @@ export async function seedDemo(ctx: AppContext, opts: { leads: number; withEvent
     opts.clock?.advance(17 * 60_000);
     await inTransaction(ctx, (trx) => createLead(ctx, trx, i % 4 === 0 ? viaConsole : viaApi, demoLead(i)));
   }
-  return { orgId: org.id, admin, member };
+  return { orgId: org.id, admin, member, adminId, reps: [sam, priya] };
 }

@@ -31,6 +31,7 @@ describe('API and Webhooks', () => {
     const { id, secret, page } = await addEndpoint('/console-1', ['lead.created', 'deal.stage_changed'], 'Sales sync');
     expect(secret).toMatch(/^whsec_/);
     expect(page).toContain('data-copy="secret-value"');
+    expect(page).toContain(`<dd><code>${h.receiver.url('/console-1')}</code></dd>`);
     const list = await get(h.t.app, '/admin/config/webhooks', admin.cookie);
     expect(list.body).not.toContain(secret);
     expect(list.body).toContain('<li>lead.created</li><li>deal.stage_changed</li>');
@@ -52,7 +53,7 @@ describe('API and Webhooks', () => {
       return res.body;
     });
     expect(log).toContain('<code>webhook.test</code>');
-    expect(log).toMatch(/<td class="num">1<\/td>\s*<td class="num">\d+ ms<\/td>\s*<td class="response"><code>200<\/code> <span class="excerpt">ok<\/span>/);
+    expect(log).toMatch(/Succeeded<\/span><span class="subline">Attempt 1<\/span><\/td>\s*<td class="num">\d+ ms<\/td>\s*<td class="response"><code>200<\/code> <span class="excerpt">ok<\/span>/);
     expect((await get(h.t.app, '/admin/config/webhooks', admin.cookie)).body).toMatch(/badge--good">Succeeded<\/span> <code>webhook.test<\/code>/);
 
     const deliveryId = /action="\/admin\/config\/webhooks\/[0-9a-f]{24}\/deliveries\/([0-9a-f]{24})\/resend"/.exec(log)![1]!;

@@ -19,7 +19,7 @@ import { checkedBody, formBody, list, problemOf, queryPage, queryText, text, typ
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { lastDeliveries } from './webhooks.store.js';
-import { deliveryLog, endpointPanel, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
+import { deliveryLog, endpointPanel, endpointSummary, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const CRUMBS = ['Configuration', 'Marketplace', 'API and Webhooks'];
@@ -31,7 +31,7 @@ const NOTICES: Record<string, string> = {
   saved: 'Endpoint saved.',
   deleted: 'Endpoint and its delivery log deleted.',
 };
-const SECRET_NOTE = 'Copy it now and keep it with the receiver: it will not be shown again. Use it to check each delivery’s signature (see docs/webhooks.md).';
+const SECRET_NOTE = 'Copy it now and keep it with the receiver: it will not be shown again. The receiver checks every delivery’s signature with it (the X-Service-Signature header, Stripe’s format, or the Standard Webhooks headers).';
 
 type Params = { id: string };
 
@@ -136,6 +136,7 @@ ${webhooksTable(webhooks, last, viewer.organization.timezone)}${pager(WEBHOOKS_P
           crumbs: CRUMBS,
           status: 201,
           body: html`${secretOnce('Signing secret', created.secret!, SECRET_NOTE)}
+${endpointSummary(created)}
 <p class="button-row"><a class="button button--primary" href="${WEBHOOKS_PATH}/${created.id}">Go to the endpoint</a> <a class="button button--secondary" href="${WEBHOOKS_PATH}">All endpoints</a></p>`,
         });
       } catch (err) {

@@ -62,6 +62,11 @@ export function webhookForm(request: FastifyRequest, opts: { action: string; for
 </form>`;
 }
 
+/** What a new endpoint receives, shown under its secret. */
+export function endpointSummary(w: Webhook): SafeHtml {
+  return html`<dl class="details"><dt>${WEBHOOK_LABELS.url}</dt><dd><code>${w.url}</code></dd><dt>${WEBHOOK_LABELS.events}</dt><dd>${eventList(w.events)}</dd><dt>${WEBHOOK_LABELS.description}</dt><dd>${w.description ?? html`<span class="muted">—</span>`}</dd></dl>`;
+}
+
 /** The endpoint's settings and the buttons that act on it (administrators only). */
 export function endpointPanel(request: FastifyRequest, w: Webhook, opts: { timeZone: string; isAdmin: boolean }): SafeHtml {
   const base = `${WEBHOOKS_PATH}/${w.id}`;
@@ -98,8 +103,7 @@ export function deliveryLog(request: FastifyRequest, w: Webhook, deliveries: rea
   const rows = deliveries.map(
     (d) => html`<tr>
   <td><code>${d.eventType}</code><span class="subline"><code>${d.eventId}</code></span></td>
-  <td>${deliveryBadge(d.status)}</td>
-  <td class="num">${d.attempt}</td>
+  <td>${deliveryBadge(d.status)}<span class="subline">Attempt ${d.attempt}</span></td>
   <td class="num">${d.durationMs === null ? '' : `${d.durationMs} ms`}</td>
   <td class="response">${responseCell(d)}</td>
   <td>${d.nextAttemptAt ? timeTag(d.nextAttemptAt, opts.timeZone) : html`<span class="muted">—</span>`}</td>
@@ -107,7 +111,7 @@ export function deliveryLog(request: FastifyRequest, w: Webhook, deliveries: rea
   ${opts.isAdmin ? html`<td>${w.enabled && d.status !== 'SENDING' ? actionForm(request, `${base}/deliveries/${d.id}/resend`, 'Resend', { accessibleName: `Resend ${d.eventType} ${d.eventId}` }) : ''}</td>` : ''}
 </tr>`,
   );
-  const head = ['Event', 'Status', 'Attempt', 'Duration', 'Response', 'Next attempt', 'Created', ...(opts.isAdmin ? ['Action'] : [])];
+  const head = ['Event', 'Status', 'Duration', 'Response', 'Next attempt', 'Created', ...(opts.isAdmin ? ['Action'] : [])];
   const filter = html`<form method="get" action="${base}" class="search" role="search" aria-label="Filter deliveries">
   ${selectField({ name: 'status', label: 'Status', value: opts.status, error: opts.error, options: DELIVERY_STATUSES.map((s) => ({ value: s, label: humanize(s) })), blank: 'Any status', markOptional: false })}
   ${button('Filter', 'secondary')}

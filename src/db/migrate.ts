@@ -6,6 +6,7 @@ import { accountsDeals } from './migrations/0002_accounts_deals.js';
 import { objectsRecords } from './migrations/0003_objects_records.js';
 import { webhooks } from './migrations/0004_webhooks.js';
 import { adminConsole } from './migrations/0005_admin_console.js';
+import { console2 } from './migrations/0007_console2.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_objects_records': objectsRecords,
   '0004_webhooks': webhooks,
   '0005_admin_console': adminConsole,
+  '0007_console2': console2,
 };
 
 /**

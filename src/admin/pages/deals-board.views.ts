@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { Deal } from '../../modules/deals/deals.schemas.js';
 import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { badge } from '../components.js';
 import { dayOnly, money, plural } from '../format.js';
 import { href, html, type SafeHtml } from '../html.js';
+import type { BoardCard } from './board.store.js';
 import { DEALS_PATH, moveForm, type DealFilters } from './deals.views.js';
 
 /** Cards shown per column; the rest are one link away, in the table filtered by that stage. */
@@ -11,11 +11,11 @@ export const BOARD_CARDS = 10;
 
 export interface BoardColumn {
   stage: DealStage;
-  deals: Deal[];
+  deals: BoardCard[];
   total: number;
 }
 
-function card(request: FastifyRequest, deal: Deal, stages: readonly DealStage[], people: ReadonlyMap<string, string>, back: string): SafeHtml {
+function card(request: FastifyRequest, deal: BoardCard, stages: readonly DealStage[], people: ReadonlyMap<string, string>, back: string): SafeHtml {
   const facts = [
     deal.amount !== null ? html`<span>${money(deal.amount, deal.currency)}</span>` : '',
     deal.ownerId ? html`<span>${people.get(deal.ownerId) ?? 'Unknown owner'}</span>` : '',

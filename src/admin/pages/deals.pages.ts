@@ -5,13 +5,15 @@ import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody, type Deal } from '../../modules/deals/deals.schemas.js';
 import { createDeal, getDeal, listDeals, updateDeal } from '../../modules/deals/deals.service.js';
+import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { safeNext } from '../guard.js';
 import { href, html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
 import { listRecentEvents } from './activity.store.js';
-import { BOARD_CARDS, dealBoard } from './deals-board.views.js';
+import { countByStage, newestInStage, type BoardFilter } from './board.store.js';
+import { BOARD_CARDS, dealBoard, type BoardColumn } from './deals-board.views.js';
 import { BOARD_PATH, DEAL_LABELS, dealDetail, dealFilterForm, dealForm, dealFormValues, DEALS_PATH, dealsPager, dealsTable, emptyDealForm, viewSwitch, type DealFilters, type DealFormValues } from './deals.views.js';
 import { listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
@@ -125,6 +127,15 @@ ${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}
   };
 }
 
+/** The board's columns: every stage's count in one query, then each stage's newest cards. */
+async function boardColumns(deps: AdminDeps, organizationId: string, stages: readonly DealStage[], filter: BoardFilter): Promise<BoardColumn[]> {
+  const { db, dialect } = deps.ctx.database;
+  const counts = await countByStage(db, dialect, organizationId, filter);
+  return Promise.all(
+    stages.map(async (stage) => ({ stage, total: counts.get(stage.key) ?? 0, deals: counts.has(stage.key) ? await newestInStage(db, dialect, organizationId, stage.key, filter, BOARD_CARDS) : [] })),
+  );
+}
+
 /** `back` (a console path, maybe with filters) with the confirmation's parameters added: where a moved card returns to. */
 function withNotice(back: string, params: Record<string, string>): string {
   const url = new URL(back, 'http://console.invalid');
@@ -149,14 +160,9 @@ export const dealsModule: AdminModule = {
       const viewer = viewerOf(request);
       const org = viewer.organization.id;
       const filters = { ...readFilters(request), stage: '', accountId: '' };
-      const { query, errors } = listQuery(filters, 1, BOARD_CARDS);
+      const { errors } = listQuery(filters, 1, BOARD_CARDS);
       const [stages, people] = await Promise.all([getDealStages(ctx.database.db, org), listPeople(ctx.database.db, org)]);
-      const columns = errors.length
-        ? []
-        : await Promise.all(stages.map(async (stage) => {
-            const { deals, pagination } = await listDeals(ctx, org, { ...query, stage: stage.key });
-            return { stage, deals, total: pagination.total };
-          }));
+      const columns = errors.length ? [] : await boardColumns(deps, org, stages, { ...(filters.ownerId ? { ownerId: filters.ownerId } : {}), ...(filters.q ? { q: filters.q } : {}) });
       const problem = errors.length ? problemOf(validationFailed(errors)) : undefined;
       const back = href(BOARD_PATH, { q: filters.q, ownerId: filters.ownerId });
       const movedTo = stages.find((s) => s.key === queryText(request, 'to'));

@@ -138,7 +138,7 @@ export function dealsPager(filters: DealFilters, pagination: Pagination): SafeHt
  * The form that moves one deal to another stage: a labelled select and a button, posting to
  * `<deal>/stage`; `back` is where to return (the board with its filters, or the deal).
  */
-export function moveForm(request: FastifyRequest, deal: Deal, stages: readonly DealStage[], back: string, error?: string): SafeHtml {
+export function moveForm(request: FastifyRequest, deal: Pick<Deal, 'id' | 'name' | 'stage'>, stages: readonly DealStage[], back: string, error?: string): SafeHtml {
   const id = `move-${deal.id}`;
   return html`<form method="post" action="${DEALS_PATH}/${deal.id}/stage" class="move-form">
   ${csrfField(request)}<input type="hidden" name="back" value="${back}">

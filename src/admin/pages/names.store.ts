@@ -3,12 +3,16 @@ import type { Executor } from '../../db/database.js';
 /** Tables whose rows the console names in tables and pickers by their `name` column alone (nothing decrypted). */
 type NamedTable = 'accounts' | 'leads';
 
-/** The names of the given rows of the organization (one query, however many ids a page shows). */
+/**
+ * The names of the given rows of the organization (one query, however many ids a page shows). Looked up by
+ * id alone and checked against the organization here: given both conditions, SQLite walks the
+ * (organization_id, seq) index through every row of the organization instead of the unique id index.
+ */
 export async function namesByIds(db: Executor, table: NamedTable, organizationId: string, ids: readonly (string | null)[]): Promise<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom(table).select(['id', 'name']).where('organization_id', '=', organizationId).where('id', 'in', wanted).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const rows = await db.selectFrom(table).select(['id', 'name', 'organization_id']).where('id', 'in', wanted).execute();
+  return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.id, r.name]));
 }
 
 /** The newest rows' ids and names, for a picker (bounded: an organization may have 100,000 accounts). */

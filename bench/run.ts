@@ -5,11 +5,13 @@ import { runThroughput } from './throughput.js';
 import { runWebhookBench } from './webhooks.js';
 import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
+import { runScaleOut } from './scale-out.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics] [--rows N] [--record-rows N]
- * [--seconds S] [--postgres URL]`: prints markdown tables; every ratio is measured in this run against a
- * bare node:http server on the same machine. Not part of `npm test`.
+ * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics,scale-out] [--rows N]
+ * [--record-rows N] [--seconds S] [--postgres URL] [--redis URL]`: prints markdown tables; every ratio is
+ * measured in this run against a bare node:http server on the same machine. Not part of `npm test`.
+ * scale-out needs --postgres (an admin URL: it creates and drops its own database) and Redis.
  */
 const { values } = parseArgs({
   options: {
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     'record-rows': { type: 'string', default: '500000' },
     seconds: { type: 'string', default: '8' },
     postgres: { type: 'string' },
+    redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
 });
 const want = (section: string) => values.only === undefined || values.only.split(',').includes(section);
@@ -34,6 +37,7 @@ if (want('records')) {
   if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
 }
 if (want('import')) await runImportBench({ rows: 100_000 });
+if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {
   console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');
   console.log('```json\n' + JSON.stringify(await runWebhookBench(), null, 2) + '\n```');

@@ -6,11 +6,13 @@ import { createApiKey, createOrganization } from '../../src/modules/orgs/orgs.se
 import { scratchDatabase } from '../helpers/scratch-database.js';
 import { freePort, spawnCrm, waitUntilServing, type CrmProcess } from '../helpers/server-process.js';
 import { startWriteLoad, type Acked } from '../helpers/write-load.js';
+import { Receiver, eventually } from '../helpers/receiver.js';
 
 /**
- * A real `crm serve` process under a write load, killed with SIGKILL (no shutdown code runs) several
- * times and restarted. Afterwards every acknowledged write is there, every change has exactly its events,
- * and no event describes a change that did not happen.
+ * A real `crm serve` process (API and in-process webhook dispatcher) under a write load, killed with
+ * SIGKILL (no shutdown code runs) several times and restarted. Afterwards every acknowledged write is there,
+ * every change has exactly its events, no event describes a change that did not happen, and every event
+ * reached the subscriber (at least once: deliveries cut off by a kill are sent again).
  */
 const KILLS = 5;
 const CLIENTS = 6;
@@ -23,7 +25,16 @@ describe('crash safety: SIGKILL under write load', () => {
   let orgId: string;
   let acked: Acked;
   let server: CrmProcess | undefined;
+  let receiver: Receiver;
   const killedAfter: number[] = [];
+
+  /** Event ids the subscriber has received (deduplicated) and how many deliveries it got in all. */
+  const delivered = () => {
+    const bodies = receiver.requests('/crash').map((r) => JSON.parse(r.body) as { id: string });
+    return { ids: new Set(bodies.map((b) => b.id)), total: bodies.length };
+  };
+  const storedEventIds = async () =>
+    (await ctx.database.db.selectFrom('events').select('id').where('organization_id', '=', orgId).execute()).map((r) => r.id);
 
   const start = async () => {
     const proc = spawnCrm(['serve'], env);
@@ -33,6 +44,7 @@ describe('crash safety: SIGKILL under write load', () => {
 
   beforeAll(async () => {
     db = await scratchDatabase();
+    receiver = await Receiver.start();
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     env = {
@@ -42,12 +54,21 @@ describe('crash safety: SIGKILL under write load', () => {
       HOST: '127.0.0.1',
       RATE_LIMIT_PER_MINUTE: '1000000000',
       LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // A delivery cut off by a kill is taken over once its lease (timeout + 5 s) expires.
+      WEBHOOK_TIMEOUT_MS: '2000',
     };
     ctx = await createContext(loadConfig(env));
     orgId = (await createOrganization(ctx, { name: 'Crash' })).id;
-    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'deals:read', 'records:write', 'objects:admin'] })).key;
+    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'deals:read', 'records:write', 'objects:admin', 'webhooks:write'] })).key;
 
     server = await start();
+    const hook = await fetch(`${baseUrl}/api/public/v1/webhooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url('/crash'), events: ['*'] }),
+    });
+    expect(hook.status).toBe(201);
     const deals: string[] = [];
     for (let i = 0; i < CLIENTS; i++) {
       const res = await fetch(`${baseUrl}/api/public/v1/deals`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Deal ${i}`, stage: 'qualification' }) });
@@ -74,18 +95,25 @@ describe('crash safety: SIGKILL under write load', () => {
       const res = await fetch(`${baseUrl}/api/public/v1${c.path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': c.key }, body: JSON.stringify(c.body) });
       expect([201, 409], `retry of ${c.key}`).toContain(res.status);
     }
+    // Delivery catches up after the last restart (leases of attempts cut off by the last kill expire first).
+    await eventually(async () => {
+      const missing = (await storedEventIds()).filter((id) => !delivered().ids.has(id));
+      if (missing.length > 0) throw new Error(`${missing.length} events not delivered yet`);
+    }, 120_000, 250);
     await server.stop('SIGTERM');
     server = undefined;
   }, 300_000);
 
   afterAll(async () => {
     await server?.stop('SIGKILL');
+    await receiver?.close();
     if (ctx) await closeContext(ctx);
     await db?.drop();
   });
 
   it(`killed the server ${KILLS} times while writes were in flight`, () => {
-    console.log(JSON.stringify({ killedAfter, leads: acked.leads.length, accounts: acked.accounts.length, records: acked.records.length, moves: [...acked.deals.values()].reduce((n, d) => n + d.acked.length - 1, 0), requests: acked.requests, failures: acked.failures, unknownCreates: acked.unknownCreates.length }));
+    const { ids, total } = delivered();
+    console.log(JSON.stringify({ killedAfter, leads: acked.leads.length, accounts: acked.accounts.length, records: acked.records.length, moves: [...acked.deals.values()].reduce((n, d) => n + d.acked.length - 1, 0), requests: acked.requests, failures: acked.failures, unknownCreates: acked.unknownCreates.length, eventsDelivered: ids.size, deliveries: total }));
     expect(killedAfter).toHaveLength(KILLS);
     expect(acked.leads.length + acked.accounts.length + acked.records.length).toBeGreaterThan(killedAfter[0]!);
     // Some requests were cut off mid-flight: the kills really landed during writes.
@@ -130,5 +158,13 @@ describe('crash safety: SIGKILL under write load', () => {
       }
       expect(stage, deal.id).toBe(deal.stage);
     }
+  });
+
+  it('every event reached the subscriber, and nothing else did (deduplicated by event id)', async () => {
+    const stored = await storedEventIds();
+    const { ids, total } = delivered();
+    expect(stored.length).toBeGreaterThan(CLIENTS * 2);
+    expect([...ids].sort()).toEqual([...stored].sort());
+    expect(total).toBeGreaterThanOrEqual(stored.length);
   });
 });

@@ -92,7 +92,7 @@ export function verifyBoth(r: Received, secret: string): any {
 }
 
 /** Retries `fn` until it stops throwing, or rethrows its last error after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 5_000, intervalMs = 10): Promise<T> {
+export async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 15_000, intervalMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -82,7 +82,7 @@ export async function deliveries(h: Harness, e: Endpoint): Promise<any[]> {
 }
 
 /** Waits until the endpoint's newest delivery satisfies `check` (an expect-style assertion). */
-export async function latestDelivery(h: Harness, e: Endpoint, check: (d: any) => void, timeoutMs = 5_000): Promise<any> {
+export async function latestDelivery(h: Harness, e: Endpoint, check: (d: any) => void, timeoutMs = 15_000): Promise<any> {
   return eventually(async () => {
     const [d] = await deliveries(h, e);
     expect(d).toBeDefined();

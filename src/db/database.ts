@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { DB } from './schema.js';
+import { GroupCommit } from './group-commit.js';
 
 export type Db = Kysely<DB>;
 /** What stores accept: the database or an open transaction, so a route's transaction passes straight through. */
@@ -23,6 +24,11 @@ export interface Database {
   readonly dialect: Dialect;
   /** PostgreSQL only: the schema first on the search_path when one was given (see OpenOptions.schema). */
   readonly schema?: string;
+  /**
+   * Runs `fn` in a transaction. On SQLite, transactions requested together share one commit (see
+   * GroupCommit); on PostgreSQL each is its own transaction on a pooled connection.
+   */
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -88,7 +94,8 @@ export function openDatabase(opts: OpenOptions): Database {
   if (opts.dialect === 'sqlite') {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const group = new GroupCommit(db);
+    return { db, dialect: 'sqlite', transaction: (fn) => group.run(fn), close: () => db.destroy() };
   }
   // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
@@ -98,7 +105,13 @@ export function openDatabase(opts: OpenOptions): Database {
     ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', ...(opts.schema ? { schema: opts.schema } : {}), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    ...(opts.schema ? { schema: opts.schema } : {}),
+    transaction: (fn) => db.transaction().execute(fn),
+    close: () => db.destroy(),
+  };
 }
 
 /** True when a unique constraint rejected the write (both dialects). */

@@ -7,7 +7,7 @@ import type { DB } from './schema.js';
  * then the in-process dispatcher is woken once the commit is durable.
  */
 export async function inTransaction<T>(ctx: Pick<AppContext, 'database' | 'outbox'>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-  const result = await ctx.database.db.transaction().execute(fn);
+  const result = await ctx.database.transaction(fn);
   ctx.outbox.notify();
   return result;
 }

@@ -96,12 +96,16 @@ describe('POST /leads', () => {
 
   it('marks a later lead with the same e-mail or phone as a duplicate of the oldest', async () => {
     const first = (await createLead(a, { name: 'Dup One', email: 'dup@example.com' })).body.data.lead;
-    await createLead(a, { name: 'Dup Other', phoneNumber: '+14155550199' });
+    const other = (await createLead(a, { name: 'Dup Other', phoneNumber: '+14155550199' })).body.data.lead;
     const second = (await createLead(a, { name: 'Dup Two', email: 'DUP@example.com' })).body.data.lead;
     const third = (await createLead(a, { name: 'Dup Three', phoneNumber: '+1 (415) 555-0199' })).body.data.lead;
+    // Matches both by phone (other) and by e-mail (first, older): the oldest wins.
+    const both = (await createLead(a, { name: 'Dup Both', email: 'dup@example.com', phoneNumber: '+14155550199' })).body.data.lead;
     expect(first.duplicateOf).toBeNull();
+    expect(other.duplicateOf).toBeNull();
     expect(second.duplicateOf).toBe(first.id);
-    expect(third.duplicateOf).not.toBeNull();
+    expect(third.duplicateOf).toBe(other.id);
+    expect(both.duplicateOf).toBe(first.id);
     const inOtherOrg = (await createLead(b, { name: 'Dup B', email: 'dup@example.com' })).body.data.lead;
     expect(inOtherOrg.duplicateOf).toBeNull();
   });

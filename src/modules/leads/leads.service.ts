@@ -75,7 +75,7 @@ function seal(ctx: Ctx, id: string, organizationId: string, contacts: { email?: 
  * lead of the same batch.
  */
 async function duplicatesOf(db: Executor, organizationId: string, rows: { id: string; emailBidx: string | null; phoneBidx: string | null }[]): Promise<(string | null)[]> {
-  const existing = await findContactMatches(db, organizationId, rows.flatMap((r) => [r.emailBidx, r.phoneBidx]));
+  const existing = await findContactMatches(db, organizationId, rows);
   const first = new Map<string, string>();
   for (const m of existing) {
     for (const bidx of [m.emailBidx, m.phoneBidx]) if (bidx !== null && !first.has(bidx)) first.set(bidx, m.id);

@@ -135,35 +135,48 @@ export async function findOldestDuplicate(
   contacts: { emailBidx: string | null; phoneBidx: string | null },
   olderThanSeq?: number,
 ): Promise<string | null> {
-  const [oldest] = await findContactMatches(db, organizationId, [contacts.emailBidx, contacts.phoneBidx], olderThanSeq);
+  const [oldest] = await findContactMatches(db, organizationId, [contacts], olderThanSeq);
   return oldest?.id ?? null;
 }
 
-/** Leads holding any of the given e-mail or phone indexes, oldest first (two index range scans). */
+/** Probes per statement: SQLite allows at most 500 members in a compound SELECT. */
+const PROBES_PER_QUERY = 250;
+
+/**
+ * For every e-mail and phone index of the given contacts, the oldest lead holding it, oldest first. Each
+ * probe reads one entry of the (bidx, seq) index, so the cost does not grow with the number of leads that
+ * share an address; the probes of a batch go out as UNION ALL statements.
+ */
 export async function findContactMatches(
   db: Executor,
   organizationId: string,
-  bidxs: readonly (string | null)[],
+  contacts: readonly { emailBidx: string | null; phoneBidx: string | null }[],
   olderThanSeq?: number,
 ): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
-  const wanted = [...new Set(bidxs.filter((b): b is string => b !== null))];
-  if (wanted.length === 0) return [];
-  const rows = (
-    await Promise.all(
-      (['email_bidx', 'phone_bidx'] as const).map((column) =>
+  const distinct = (column: 'email_bidx' | 'phone_bidx', values: (string | null)[]) =>
+    [...new Set(values.filter((b): b is string => b !== null))].map((bidx) => ({ column, bidx }));
+  const probes = [...distinct('email_bidx', contacts.map((c) => c.emailBidx)), ...distinct('phone_bidx', contacts.map((c) => c.phoneBidx))];
+  const probe = ({ column, bidx }: (typeof probes)[number]) =>
+    db
+      .selectFrom(
         db
           .selectFrom('leads')
           .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
-          .where(column, 'in', wanted)
+          .where(column, '=', bidx)
           .where('organization_id', '=', organizationId)
           .$if(olderThanSeq !== undefined, (qb) => qb.where('seq', '<', olderThanSeq!))
-          .execute(),
-      ),
-    )
-  ).flat();
-  return rows
-    .sort((a, b) => a.seq - b.seq)
-    .map((r) => ({ id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx }));
+          .orderBy('seq')
+          .limit(1)
+          .as('oldest'),
+      )
+      .selectAll();
+  const found = new Map<string, { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }>();
+  for (let i = 0; i < probes.length; i += PROBES_PER_QUERY) {
+    const [first, ...rest] = probes.slice(i, i + PROBES_PER_QUERY).map(probe);
+    const rows = await rest.reduce((union, q) => union.unionAll(q), first!).execute();
+    for (const r of rows) found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
+  }
+  return [...found.values()].sort((a, b) => a.seq - b.seq);
 }
 
 /** Which of `ids` are leads of the organization (for validating references in one query). */

@@ -1,0 +1,94 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from './schema.js';
+
+interface Unit {
+  fn: (trx: Transaction<DB>) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+export interface GroupCommitOptions {
+  /** Most transactions folded into one commit. */
+  maxUnits?: number;
+  /** A batch stops taking new work after this long, so no caller waits behind an endless stream. */
+  maxBatchMs?: number;
+}
+
+/**
+ * Group commit for SQLite. A commit costs far more than the writes of one API call (WAL frames, and every
+ * thousandth page a checkpoint), and SQLite has one writer anyway. Transactions requested in the same turn
+ * of the event loop share one `BEGIN IMMEDIATE … COMMIT`; each runs inside its own savepoint, so one that
+ * fails is rolled back alone and rejects alone. Nobody is answered before the shared COMMIT succeeds: if it
+ * fails, every transaction of the batch fails. The result is what running them one after another would
+ * give, in arrival order.
+ */
+export class GroupCommit {
+  private readonly queue: Unit[] = [];
+  private scheduled = false;
+  private readonly maxUnits: number;
+  private readonly maxBatchMs: number;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    opts: GroupCommitOptions = {},
+  ) {
+    this.maxUnits = opts.maxUnits ?? 128;
+    this.maxBatchMs = opts.maxBatchMs ?? 20;
+  }
+
+  run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    // After the current I/O phase, so every request that arrived with this one joins its batch.
+    setImmediate(() => {
+      void this.flush().finally(() => {
+        this.scheduled = false;
+        this.schedule();
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const done: { unit: Unit; value: unknown }[] = [];
+    let trx: Awaited<ReturnType<ReturnType<Kysely<DB>['startTransaction']>['execute']>>;
+    try {
+      trx = await this.db.startTransaction().execute();
+    } catch (err) {
+      for (const unit of this.queue.splice(0)) unit.reject(err);
+      return;
+    }
+    const started = Date.now();
+    let current: Unit | undefined;
+    try {
+      while (this.queue.length > 0 && done.length < this.maxUnits && Date.now() - started < this.maxBatchMs) {
+        current = this.queue.shift()!;
+        await sql`savepoint unit`.execute(trx);
+        try {
+          const value = await current.fn(trx);
+          await sql`release unit`.execute(trx);
+          done.push({ unit: current, value });
+        } catch (err) {
+          // If this rollback fails, SQLite has already ended the whole transaction (disk full, I/O error):
+          // the outer catch then fails the batch.
+          await sql`rollback to unit`.execute(trx);
+          await sql`release unit`.execute(trx);
+          current.reject(err);
+        }
+        current = undefined;
+      }
+      await trx.commit().execute();
+    } catch (err) {
+      await trx.rollback().execute().catch(() => undefined);
+      for (const unit of [...done.map((d) => d.unit), ...(current ? [current] : [])]) unit.reject(err);
+      return;
+    }
+    for (const { unit, value } of done) unit.resolve(value);
+  }
+}

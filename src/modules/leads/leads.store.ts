@@ -1,5 +1,6 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
+import { insertRows } from '../../db/bulk-insert.js';
 import { precompile } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
@@ -82,10 +83,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
 
 /** Inserts new leads, a few hundred rows per statement (one for an API create, thousands for an import). */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
-  const CHUNK = 500;
-  for (let i = 0; i < leads.length; i += CHUNK) {
-    await db.insertInto('leads').values(leads.slice(i, i + CHUNK).map(toRow)).execute();
-  }
+  await insertRows(db, 'leads', leads.map(toRow));
 }
 
 const selectLead = precompile((db, organizationId: string, id: string) =>
@@ -139,13 +137,13 @@ export async function findOldestDuplicate(
   return oldest?.id ?? null;
 }
 
-/** Probes per statement: SQLite allows at most 500 members in a compound SELECT. */
-const PROBES_PER_QUERY = 250;
+/** Indexes probed per statement (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
+const PROBES_PER_QUERY = 1000;
 
 /**
  * For every e-mail and phone index of the given contacts, the oldest lead holding it, oldest first. Each
  * probe reads one entry of the (bidx, seq) index, so the cost does not grow with the number of leads that
- * share an address; the probes of a batch go out as UNION ALL statements.
+ * share an address; the probes of a batch go out as one statement per column, over a VALUES list of indexes.
  */
 export async function findContactMatches(
   db: Executor,
@@ -153,28 +151,21 @@ export async function findContactMatches(
   contacts: readonly { emailBidx: string | null; phoneBidx: string | null }[],
   olderThanSeq?: number,
 ): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
-  const distinct = (column: 'email_bidx' | 'phone_bidx', values: (string | null)[]) =>
-    [...new Set(values.filter((b): b is string => b !== null))].map((bidx) => ({ column, bidx }));
-  const probes = [...distinct('email_bidx', contacts.map((c) => c.emailBidx)), ...distinct('phone_bidx', contacts.map((c) => c.phoneBidx))];
-  const probe = ({ column, bidx }: (typeof probes)[number]) =>
-    db
-      .selectFrom(
-        db
-          .selectFrom('leads')
-          .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
-          .where(column, '=', bidx)
-          .where('organization_id', '=', organizationId)
-          .$if(olderThanSeq !== undefined, (qb) => qb.where('seq', '<', olderThanSeq!))
-          .orderBy('seq')
-          .limit(1)
-          .as('oldest'),
-      )
-      .selectAll();
   const found = new Map<string, { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }>();
-  for (let i = 0; i < probes.length; i += PROBES_PER_QUERY) {
-    const [first, ...rest] = probes.slice(i, i + PROBES_PER_QUERY).map(probe);
-    const rows = await rest.reduce((union, q) => union.unionAll(q), first!).execute();
-    for (const r of rows) found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
+  for (const [column, key] of [['email_bidx', 'emailBidx'], ['phone_bidx', 'phoneBidx']] as const) {
+    const indexes = [...new Set(contacts.map((c) => c[key]).filter((b): b is string => b !== null))];
+    for (let i = 0; i < indexes.length; i += PROBES_PER_QUERY) {
+      const probes = sql.join(indexes.slice(i, i + PROBES_PER_QUERY).map((bidx) => sql`(${bidx})`));
+      const { rows } = await sql<{ id: string; seq: number; email_bidx: string | null; phone_bidx: string | null }>`
+        select l.id, l.seq, l.email_bidx, l.phone_bidx
+        from (values ${probes}) as probe
+        join leads l on l.seq = (
+          select o.seq from leads o
+          where ${sql.ref(`o.${column}`)} = probe.column1 and o.organization_id = ${organizationId}
+          ${olderThanSeq === undefined ? sql`` : sql`and o.seq < ${olderThanSeq}`}
+          order by o.seq limit 1)`.execute(db);
+      for (const r of rows) found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
+    }
   }
   return [...found.values()].sort((a, b) => a.seq - b.seq);
 }

@@ -8,8 +8,8 @@ const BULK_WAL_AUTOCHECKPOINT = 10_000;
  * Runs a long bulk write (`crm import`) with SQLite settings suited to it, restored afterwards: statement
  * journals in memory rather than in temporary files (every multi-row INSERT opens one), and fewer WAL
  * checkpoints, so index pages rewritten by consecutive batches are copied into the database file once rather
- * than once per batch. Both settings belong to this connection only; durability is unchanged. PostgreSQL
- * needs none.
+ * than once per batch; the WAL is checkpointed at the end. Both settings belong to this connection only;
+ * durability is unchanged. PostgreSQL needs none.
  */
 export async function withBulkWrites<T>(database: Database, fn: () => Promise<T>): Promise<T> {
   if (database.dialect !== 'sqlite') return fn();
@@ -23,5 +23,7 @@ export async function withBulkWrites<T>(database: Database, fn: () => Promise<T>
   } finally {
     await sql.raw(`pragma temp_store = ${Number(tempStore!.temp_store)}`).execute(db);
     await sql.raw(`pragma wal_autocheckpoint = ${Number(autocheckpoint!.wal_autocheckpoint)}`).execute(db);
+    // The WAL left behind is checkpointed here, as part of the bulk write, not by the next writer.
+    await sql`pragma wal_checkpoint(passive)`.execute(db);
   }
 }

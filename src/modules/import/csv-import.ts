@@ -40,6 +40,13 @@ export interface ImportOptions {
   onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
 
+/**
+ * Rows per transaction (after a first one of at most 500): large enough that a batch rewrites each page of
+ * the random blind-index and event-id indexes once for thousands of rows, small enough that a concurrent API
+ * write waits a fraction of a second for the SQLite write lock.
+ */
+const BATCH_ROWS = 5000;
+
 /** The importer's actor in events: a system write over the API's rules (documented in docs/import.md). */
 export const IMPORT_ACTOR: Actor = { type: 'SYSTEM', id: 'import', channel: 'API' };
 
@@ -63,10 +70,9 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
     file: opts.file,
     organizationId: opts.organizationId,
     rows: opts.adapter.rows,
-    chunkRows: opts.batchSize ?? 2000,
     keys: { encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) },
   };
-  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock);
+  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? BATCH_ROWS);
 
   const run = async (trx: Executor | null) => {
     for await (const chunk of chunks) {

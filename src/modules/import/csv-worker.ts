@@ -16,12 +16,12 @@ export interface WorkerInput {
   file: string;
   organizationId: string;
   rows: PreparerRef;
-  chunkRows: number;
   keys: { encryption: readonly string[]; blindIndex: Uint8Array };
 }
 
-/** A request for the next chunk, with the instant its rows are created at (the main thread's clock). */
+/** A request for the next chunk: how many data rows to read, and the instant they are created at (the main thread's clock). */
 export interface ChunkRequest {
+  rows: number;
   now: string;
 }
 
@@ -44,17 +44,17 @@ type CsvRecord = { record: string[]; info: { lines: number } };
 const input = workerData as WorkerInput;
 const port = parentPort!;
 
-const requests: string[] = [];
-let waiting: ((now: string) => void) | null = null;
+const requests: ChunkRequest[] = [];
+let waiting: ((request: ChunkRequest) => void) | null = null;
 const onRequest = (request: ChunkRequest) => {
   if (waiting) {
     const resolve = waiting;
     waiting = null;
-    resolve(request.now);
-  } else requests.push(request.now);
+    resolve(request);
+  } else requests.push(request);
 };
 port.on('message', onRequest);
-const nextRequest = () => (requests.length > 0 ? Promise.resolve(requests.shift()!) : new Promise<string>((resolve) => (waiting = resolve)));
+const nextRequest = () => (requests.length > 0 ? Promise.resolve(requests.shift()!) : new Promise<ChunkRequest>((resolve) => (waiting = resolve)));
 
 const preparer = createPreparer(input.rows, {
   organizationId: input.organizationId,
@@ -69,10 +69,10 @@ let lastLine = first.done ? 0 : first.value.info.lines;
 let done = Boolean(first.done);
 
 while (true) {
-  const now = await nextRequest();
-  const at = new Date(now);
-  const chunk: PreparedChunk = { now, prepared: [], failed: [], rows: 0, lastLine, bytesRead: 0, last: false };
-  while (!done && chunk.rows < input.chunkRows) {
+  const request = await nextRequest();
+  const at = new Date(request.now);
+  const chunk: PreparedChunk = { now: request.now, prepared: [], failed: [], rows: 0, lastLine, bytesRead: 0, last: false };
+  while (!done && chunk.rows < request.rows) {
     const next = await records.next();
     if (next.done) {
       done = true;

@@ -2,6 +2,9 @@ import type { Worker } from 'node:worker_threads';
 import type { Clock } from '../../lib/clock.js';
 import type { ChunkRequest, PreparedChunk } from './csv-worker.js';
 
+/** Rows of the first chunk: the main thread starts storing while the worker prepares the first full chunk. */
+const FIRST_CHUNK_ROWS = 500;
+
 /**
  * The chunks a worker thread prepares, in file order. The worker works on at most `ahead` chunks the main
  * thread has not taken yet, so it prepares the next chunk while this one is stored, and memory stays
@@ -16,6 +19,7 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
   constructor(
     private readonly worker: Worker,
     private readonly clock: Clock,
+    private readonly chunkRows: number,
     ahead = 2,
   ) {
     worker.on('message', (chunk: PreparedChunk) => {
@@ -27,7 +31,8 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
     worker.on('exit', (code) => {
       if (!this.lastArrived) this.fail(new Error(`the import worker stopped before the end of the file (exit code ${code})`));
     });
-    for (let i = 0; i < ahead; i++) this.request();
+    this.request(Math.min(FIRST_CHUNK_ROWS, chunkRows));
+    for (let i = 1; i < ahead; i++) this.request();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<PreparedChunk> {
@@ -47,8 +52,8 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
     await this.worker.terminate();
   }
 
-  private request(): void {
-    const request: ChunkRequest = { now: this.clock.now().toISOString() };
+  private request(rows = this.chunkRows): void {
+    const request: ChunkRequest = { rows, now: this.clock.now().toISOString() };
     this.worker.postMessage(request);
   }
 

@@ -1,7 +1,7 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { insertRows } from '../../db/bulk-insert.js';
-import { precompile } from '../../db/precompiled.js';
+import { precompile, precompileInsert } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
@@ -81,8 +81,14 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
   };
 }
 
-/** Inserts new leads, a few hundred rows per statement (one for an API create, thousands for an import). */
+const insertLead = precompileInsert('leads', [
+  'id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign',
+  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'created_at', 'updated_at',
+]);
+
+/** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
+  if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
   await insertRows(db, 'leads', leads.map(toRow));
 }
 
@@ -140,32 +146,75 @@ export async function findOldestDuplicate(
 /** Indexes probed per statement (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
 const PROBES_PER_QUERY = 1000;
 
+type ContactMatch = { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null };
+type Probe = { column: 'email_bidx' | 'phone_bidx'; bidx: string };
+
+/** The oldest lead holding `bidx` in `column`, older than `olderThanSeq`: one entry of the (bidx, seq) index. */
+function oldestHolding(db: Executor, column: Probe['column'], bidx: string, organizationId: string, olderThanSeq: number) {
+  return (
+    db
+      .selectFrom('leads')
+      .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
+      .where(column, '=', bidx)
+      .where('organization_id', '=', organizationId)
+      .where('seq', '<', olderThanSeq)
+      .orderBy('seq')
+      // A literal: with a bound LIMIT, SQLite's plan costs about three times as much here.
+      .limit(sql.lit(1))
+  );
+}
+
+/** One probe on its own (an API create or update): compiled once per column. */
+const singleProbe = {
+  email_bidx: precompile((db, bidx: string, organizationId: string, olderThanSeq: number) => oldestHolding(db, 'email_bidx', bidx, organizationId, olderThanSeq)),
+  phone_bidx: precompile((db, bidx: string, organizationId: string, olderThanSeq: number) => oldestHolding(db, 'phone_bidx', bidx, organizationId, olderThanSeq)),
+};
+
+async function runProbes(db: Executor, organizationId: string, probes: Probe[], olderThanSeq: number) {
+  if (probes.length <= 2) {
+    return (await Promise.all(probes.map((p) => singleProbe[p.column](db, p.bidx, organizationId, olderThanSeq)))).flat();
+  }
+  const rows = [];
+  for (const column of ['email_bidx', 'phone_bidx'] as const) {
+    const indexes = probes.filter((p) => p.column === column).map((p) => p.bidx);
+    for (let i = 0; i < indexes.length; i += PROBES_PER_QUERY) rows.push(...(await probeMany(db, organizationId, column, indexes.slice(i, i + PROBES_PER_QUERY), olderThanSeq)));
+  }
+  return rows;
+}
+
 /**
- * For every e-mail and phone index of the given contacts, the oldest lead holding it, oldest first. Each
- * probe reads one entry of the (bidx, seq) index, so the cost does not grow with the number of leads that
- * share an address; the probes of a batch go out as one statement per column, over a VALUES list of indexes.
+ * Batches (imports): one statement per column over a VALUES list of indexes, each still probing a single
+ * index entry. Kysely building one sub-select per probe cost more than SQLite running them.
+ */
+async function probeMany(db: Executor, organizationId: string, column: Probe['column'], indexes: string[], olderThanSeq: number) {
+  const values = sql.join(indexes.map((bidx) => sql`(${bidx})`));
+  const { rows } = await sql<{ id: string; seq: number; email_bidx: string | null; phone_bidx: string | null }>`
+    select l.id, l.seq, l.email_bidx, l.phone_bidx
+    from (values ${values}) as probe
+    join leads l on l.seq = (
+      select o.seq from leads o
+      where ${sql.ref(`o.${column}`)} = probe.column1 and o.organization_id = ${organizationId} and o.seq < ${olderThanSeq}
+      order by o.seq limit 1)`.execute(db);
+  return rows;
+}
+
+/**
+ * For every e-mail and phone index of the given contacts, the oldest lead holding it (among leads older than
+ * `olderThanSeq`, when given), oldest first. Each probe reads one index entry, so the cost does not grow with
+ * the number of leads that share an address.
  */
 export async function findContactMatches(
   db: Executor,
   organizationId: string,
   contacts: readonly { emailBidx: string | null; phoneBidx: string | null }[],
-  olderThanSeq?: number,
-): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
-  const found = new Map<string, { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }>();
-  for (const [column, key] of [['email_bidx', 'emailBidx'], ['phone_bidx', 'phoneBidx']] as const) {
-    const indexes = [...new Set(contacts.map((c) => c[key]).filter((b): b is string => b !== null))];
-    for (let i = 0; i < indexes.length; i += PROBES_PER_QUERY) {
-      const probes = sql.join(indexes.slice(i, i + PROBES_PER_QUERY).map((bidx) => sql`(${bidx})`));
-      const { rows } = await sql<{ id: string; seq: number; email_bidx: string | null; phone_bidx: string | null }>`
-        select l.id, l.seq, l.email_bidx, l.phone_bidx
-        from (values ${probes}) as probe
-        join leads l on l.seq = (
-          select o.seq from leads o
-          where ${sql.ref(`o.${column}`)} = probe.column1 and o.organization_id = ${organizationId}
-          ${olderThanSeq === undefined ? sql`` : sql`and o.seq < ${olderThanSeq}`}
-          order by o.seq limit 1)`.execute(db);
-      for (const r of rows) found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
-    }
+  olderThanSeq = Number.MAX_SAFE_INTEGER,
+): Promise<ContactMatch[]> {
+  const distinct = (column: Probe['column'], values: (string | null)[]): Probe[] =>
+    [...new Set(values.filter((b): b is string => b !== null))].map((bidx) => ({ column, bidx }));
+  const probes = [...distinct('email_bidx', contacts.map((c) => c.emailBidx)), ...distinct('phone_bidx', contacts.map((c) => c.phoneBidx))];
+  const found = new Map<string, ContactMatch>();
+  for (const r of await runProbes(db, organizationId, probes, olderThanSeq)) {
+    found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
   }
   return [...found.values()].sort((a, b) => a.seq - b.seq);
 }

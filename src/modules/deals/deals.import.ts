@@ -1,12 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
-import type { CreateDealBody } from './deals.schemas.js';
+import { CreateDealBody } from './deals.schemas.js';
 import { createDeal } from './deals.service.js';
 
 /** `crm import deals`: CSV columns are the API's field names (`amount` stays a decimal string, exact); each row is created by the API's service. */
 export function dealImportAdapter(ctx: AppContext): ImportAdapter {
   return {
     resource: 'deals',
+    schema: CreateDealBody,
     rows: { kind: 'deals' },
     createMany: oneByOne((trx, caller, input: CreateDealBody) => createDeal(ctx, trx, caller, input)),
   };

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import type { TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
 import { withBulkWrites } from '../../db/bulk-writes.js';
@@ -17,6 +18,8 @@ import type { PreparedRow, PreparerRef, RowError } from './row-preparers.js';
  */
 export interface ImportAdapter {
   resource: string;
+  /** The API's create schema: every row is validated against it, with the same messages. */
+  schema: TSchema;
   rows: PreparerRef;
   /** Stores a batch in one transaction with the same rules, encryption and events as the API. */
   createMany(trx: Executor, caller: { organizationId: string; actor: Actor }, items: unknown[], now: Date): Promise<void>;
@@ -69,6 +72,7 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
   const workerInput: WorkerInput = {
     file: opts.file,
     organizationId: opts.organizationId,
+    schema: opts.adapter.schema,
     rows: opts.adapter.rows,
     keys: { encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) },
   };

@@ -15,6 +15,8 @@ import { createPreparer, prepareRow, type PreparedRow, type PreparerRef, type Ro
 export interface WorkerInput {
   file: string;
   organizationId: string;
+  /** The create schema as plain JSON Schema (validated by the same Ajv setup as API bodies). */
+  schema: object;
   rows: PreparerRef;
   keys: { encryption: readonly string[]; blindIndex: Uint8Array };
 }
@@ -80,7 +82,7 @@ while (true) {
     }
     chunk.rows += 1;
     lastLine = next.value.info.lines;
-    const row = prepareRow(preparer, header, next.value.record, lastLine, at);
+    const row = prepareRow(preparer, input.schema, header, next.value.record, lastLine, at);
     if ('errors' in row) chunk.failed.push(row);
     else chunk.prepared.push(row);
   }

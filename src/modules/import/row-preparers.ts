@@ -1,22 +1,18 @@
-import type { TSchema } from '@sinclair/typebox';
 import { normalizeContacts, type ContactCrypto } from '../../crypto/contact-fields.js';
 import { AppError, type FieldError } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
-import { CreateAccountBody } from '../accounts/accounts.schemas.js';
-import { CreateDealBody } from '../deals/deals.schemas.js';
-import { CreateLeadBody } from '../leads/leads.schemas.js';
+import type { CreateLeadBody } from '../leads/leads.schemas.js';
 import { newLead } from '../leads/new-lead.js';
 import type { Field } from '../objects/definition.js';
 import { recordFromCells } from '../objects/record-cells.js';
-import { RecordInput } from '../objects/records.schemas.js';
 
 /**
  * The half of an import that runs in the worker thread, with no database: CSV cells become the JSON the
  * create schema expects, are validated like an API body, then prepared for the resource's batch create.
- * This module and what it imports are all the worker loads, so no service or store belongs here.
+ * This module and what it imports are all the worker loads, so no service, store or schema module belongs
+ * here: the create schema arrives from the main thread as data.
  */
 export interface RowPreparer {
-  schema: TSchema;
   /** CSV cells are text: turn a row's non-empty cells into the JSON the create schema expects. */
   fromCsv(cells: Record<string, string>): Record<string, unknown>;
   /** CPU work done ahead of the inserts (leads: contacts normalized and sealed); throws AppError for a bad row. */
@@ -40,16 +36,14 @@ export function createPreparer(ref: PreparerRef, env: PreparerEnv): RowPreparer 
   switch (ref.kind) {
     case 'leads':
       return {
-        schema: CreateLeadBody,
         fromCsv: asText,
         prepare: (input, now) => newLead(env.crypto, env.organizationId, input as CreateLeadBody, normalizeContacts(input as CreateLeadBody), now),
       };
     case 'accounts':
-      return { schema: CreateAccountBody, fromCsv: asText, prepare: asIs };
     case 'deals':
-      return { schema: CreateDealBody, fromCsv: asText, prepare: asIs };
+      return { fromCsv: asText, prepare: asIs };
     case 'records':
-      return { schema: RecordInput, fromCsv: recordFromCells(ref.fields), prepare: asIs };
+      return { fromCsv: recordFromCells(ref.fields), prepare: asIs };
   }
 }
 
@@ -66,7 +60,7 @@ export interface RowError {
 }
 
 /** One CSV record checked and prepared: the header's cell count, the create schema, then the preparer's own rules. */
-export function prepareRow(preparer: RowPreparer, header: readonly string[], record: readonly string[], line: number, now: Date): PreparedRow | RowError {
+export function prepareRow(preparer: RowPreparer, schema: object, header: readonly string[], record: readonly string[], line: number, now: Date): PreparedRow | RowError {
   if (record.length !== header.length) {
     return { line, errors: [{ field: 'row', code: 'invalid_format', message: `has ${record.length} cells; the header has ${header.length}` }] };
   }
@@ -75,7 +69,7 @@ export function prepareRow(preparer: RowPreparer, header: readonly string[], rec
     if (record[i]!.trim() !== '') cells[name] = record[i]!;
   });
   const input = preparer.fromCsv(cells);
-  const errors = validateValue(preparer.schema, input, 'row');
+  const errors = validateValue(schema, input, 'row');
   if (errors.length > 0) return { line, errors };
   try {
     return { line, item: preparer.prepare(input, now) };

@@ -1,4 +1,5 @@
 import type { ImportAdapter } from '../import/csv-import.js';
+import { CreateLeadBody } from './leads.schemas.js';
 import { storeNewLeads } from './leads.service.js';
 import type { NewLead } from './new-lead.js';
 
@@ -10,6 +11,7 @@ import type { NewLead } from './new-lead.js';
 export function leadImportAdapter(): ImportAdapter {
   return {
     resource: 'leads',
+    schema: CreateLeadBody,
     rows: { kind: 'leads' },
     createMany: (trx, caller, items, now) => storeNewLeads(trx, caller, items as NewLead[], now),
   };

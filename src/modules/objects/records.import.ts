@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
-import type { RecordInput } from './records.schemas.js';
+import { RecordInput } from './records.schemas.js';
 import { createRecord, requireObject } from './records.service.js';
 
 /** `crm import records FILE --object slug`: columns are the object's field keys (and `stage`); each row is created by the API's service. */
@@ -10,6 +10,7 @@ export async function recordImportAdapter(ctx: AppContext, organizationId: strin
   const object = await requireObject(ctx, ctx.database.db, organizationId, slug);
   return {
     resource: `records of ${slug}`,
+    schema: RecordInput,
     rows: { kind: 'records', fields: object.definition.fields },
     createMany: oneByOne((trx, caller, input: RecordInput) => createRecord(ctx, trx, caller, slug, input)),
   };

@@ -2,7 +2,11 @@ import type { Worker } from 'node:worker_threads';
 import type { Clock } from '../../lib/clock.js';
 import type { ChunkRequest, PreparedChunk } from './csv-worker.js';
 
-/** Rows of the first chunk: the main thread starts storing while the worker prepares the first full chunk. */
+/**
+ * Rows of the first chunk; each next one is twice as large up to the full size. The worker needs a head start
+ * (it loads its modules, then runs cold), so the main thread starts storing small chunks rather than waiting for
+ * a full one.
+ */
 const FIRST_CHUNK_ROWS = 500;
 
 /**
@@ -15,6 +19,7 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
   private failure: Error | null = null;
   private lastArrived = false;
   private wake: (() => void) | null = null;
+  private nextRows = FIRST_CHUNK_ROWS;
 
   constructor(
     private readonly worker: Worker,
@@ -31,8 +36,7 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
     worker.on('exit', (code) => {
       if (!this.lastArrived) this.fail(new Error(`the import worker stopped before the end of the file (exit code ${code})`));
     });
-    this.request(Math.min(FIRST_CHUNK_ROWS, chunkRows));
-    for (let i = 1; i < ahead; i++) this.request();
+    for (let i = 0; i < ahead; i++) this.request();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<PreparedChunk> {
@@ -52,8 +56,9 @@ export class PreparedChunks implements AsyncIterable<PreparedChunk> {
     await this.worker.terminate();
   }
 
-  private request(rows = this.chunkRows): void {
-    const request: ChunkRequest = { rows, now: this.clock.now().toISOString() };
+  private request(): void {
+    const request: ChunkRequest = { rows: Math.min(this.nextRows, this.chunkRows), now: this.clock.now().toISOString() };
+    this.nextRows *= 2;
     this.worker.postMessage(request);
   }
 

@@ -1,5 +1,6 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
+import { insertRows } from '../../db/bulk-insert.js';
 import { precompile, precompileInsert } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
@@ -88,10 +89,7 @@ const insertLead = precompileInsert('leads', [
 /** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
   if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
-  const CHUNK = 500;
-  for (let i = 0; i < leads.length; i += CHUNK) {
-    await db.insertInto('leads').values(leads.slice(i, i + CHUNK).map(toRow)).execute();
-  }
+  await insertRows(db, 'leads', leads.map(toRow));
 }
 
 const selectLead = precompile((db, organizationId: string, id: string) =>
@@ -145,8 +143,8 @@ export async function findOldestDuplicate(
   return oldest?.id ?? null;
 }
 
-/** Probes per statement: SQLite allows at most 500 members in a compound SELECT. */
-const PROBES_PER_QUERY = 250;
+/** Indexes probed per statement (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
+const PROBES_PER_QUERY = 1000;
 
 type ContactMatch = { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null };
 type Probe = { column: 'email_bidx' | 'phone_bidx'; bidx: string };
@@ -177,13 +175,26 @@ async function runProbes(db: Executor, organizationId: string, probes: Probe[], 
     return (await Promise.all(probes.map((p) => singleProbe[p.column](db, p.bidx, organizationId, olderThanSeq)))).flat();
   }
   const rows = [];
-  // Batches (imports): UNION ALL of the probes, each still a single index entry.
-  for (let i = 0; i < probes.length; i += PROBES_PER_QUERY) {
-    const [first, ...rest] = probes
-      .slice(i, i + PROBES_PER_QUERY)
-      .map((p) => db.selectFrom(oldestHolding(db, p.column, p.bidx, organizationId, olderThanSeq).as('oldest')).selectAll());
-    rows.push(...(await rest.reduce((union, q) => union.unionAll(q), first!).execute()));
+  for (const column of ['email_bidx', 'phone_bidx'] as const) {
+    const indexes = probes.filter((p) => p.column === column).map((p) => p.bidx);
+    for (let i = 0; i < indexes.length; i += PROBES_PER_QUERY) rows.push(...(await probeMany(db, organizationId, column, indexes.slice(i, i + PROBES_PER_QUERY), olderThanSeq)));
   }
+  return rows;
+}
+
+/**
+ * Batches (imports): one statement per column over a VALUES list of indexes, each still probing a single
+ * index entry. Kysely building one sub-select per probe cost more than SQLite running them.
+ */
+async function probeMany(db: Executor, organizationId: string, column: Probe['column'], indexes: string[], olderThanSeq: number) {
+  const values = sql.join(indexes.map((bidx) => sql`(${bidx})`));
+  const { rows } = await sql<{ id: string; seq: number; email_bidx: string | null; phone_bidx: string | null }>`
+    select l.id, l.seq, l.email_bidx, l.phone_bidx
+    from (values ${values}) as probe
+    join leads l on l.seq = (
+      select o.seq from leads o
+      where ${sql.ref(`o.${column}`)} = probe.column1 and o.organization_id = ${organizationId} and o.seq < ${olderThanSeq}
+      order by o.seq limit 1)`.execute(db);
   return rows;
 }
 

@@ -16,12 +16,24 @@ export interface LoadResult {
 }
 
 /** A fixed-length load from this process (same generator for the baseline and for us, so ratios are fair). */
-export async function load(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; seconds: number; connections?: number }): Promise<LoadResult> {
+export async function load(opts: {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** A body per request (the n-th), instead of one fixed body. */
+  bodyAt?: (n: number) => string;
+  seconds: number;
+  connections?: number;
+}): Promise<LoadResult> {
+  let n = 0;
+  const bodyAt = opts.bodyAt;
   const result = await autocannon({
     url: opts.url,
     method: opts.method ?? 'GET',
     headers: opts.headers,
     body: opts.body,
+    ...(bodyAt ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodyAt(n++) }) }] } : {}),
     duration: opts.seconds,
     connections: opts.connections ?? 32,
   });

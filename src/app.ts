@@ -8,7 +8,7 @@ import { registerStrictJsonParser, registerTextGuard } from './http/input-hygien
 import { registerMetrics } from './http/metrics.routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { boundServer, transportOptions } from './http/transport.js';
-import { loggerOptions, requestId } from './http/logging.js';
+import { createLoggers, logRequest, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
@@ -41,10 +41,10 @@ export interface BuildOptions {
 
 /** The one app factory: `crm serve` and every test build the same application from an AppContext. */
 export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
-  const base = loggerOptions(ctx.config.logLevel);
+  const loggers = opts.logger === false ? undefined : createLoggers(ctx.config.logLevel, typeof opts.logger === 'object' ? opts.logger.stream : undefined);
   const app = Fastify({
     ...(transportOptions(ctx.config) as FastifyServerOptions),
-    logger: opts.logger === false ? false : typeof opts.logger === 'object' ? { ...base, stream: opts.logger.stream } : base,
+    ...(loggers ? { loggerInstance: loggers.app } : { logger: false }),
     genReqId: requestId,
     // One line per request (written in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -63,14 +63,15 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.removeContentTypeParser('text/plain');
   registerStrictJsonParser(app);
   registerTextGuard(app);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
   registerSecurityHeaders(app);
   registerMetrics(app, ctx);
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
-  });
+  if (loggers) {
+    const access = loggers.access;
+    app.addHook('onResponse', (request, reply, done) => {
+      logRequest(access, request, reply.statusCode, reply.elapsedTime);
+      done();
+    });
+  }
   registerErrorHandling(app);
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { randomBytesPooled } from '../lib/random.js';
 
 /**
@@ -29,14 +29,15 @@ export function keyIdOf(key: Buffer): string {
 /** `keys`: base64 32-byte keys, current first, then retired ones that must still decrypt. */
 export function createFieldCipher(keys: readonly string[]): FieldCipher {
   if (keys.length === 0) throw new Error('at least one encryption key is required');
-  const ring = new Map<string, Buffer>();
+  // KeyObjects: OpenSSL gets the key material once, not on every encrypt/decrypt.
+  const ring = new Map<string, KeyObject>();
   for (const encoded of keys) {
     const key = Buffer.from(encoded, 'base64');
     if (key.length !== 32) throw new Error('encryption keys must be 32 bytes');
-    ring.set(keyIdOf(key), key);
+    ring.set(keyIdOf(key), createSecretKey(key));
   }
-  const current = Buffer.from(keys[0]!, 'base64');
-  const currentKeyId = keyIdOf(current);
+  const currentKeyId = keyIdOf(Buffer.from(keys[0]!, 'base64'));
+  const current = ring.get(currentKeyId)!;
 
   return {
     currentKeyId,

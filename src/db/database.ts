@@ -87,6 +87,7 @@ export function openSqlite(file: string): SqliteDatabase.Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
+  raw.pragma('temp_store = MEMORY');
   return raw;
 }
 

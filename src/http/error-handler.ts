@@ -62,7 +62,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * parameter over maxParamLength): same envelope and headers as every other answer.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
   applySecurityHeaders(request, reply);
   const mapped = FASTIFY_CODES[error.code] ?? { code: 'ROUTE_NOT_FOUND', message: 'No such route' };
   void sendError(reply, request, mapped.code, mapped.message);

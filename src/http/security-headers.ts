@@ -11,17 +11,22 @@ const under = (url: string, prefixes: readonly string[]) =>
   prefixes.some((p) => url.startsWith(p) && (url.length === p.length || url[p.length] === '/' || url[p.length] === '?'));
 
 /**
- * Security headers on every response, errors included (set before anything can fail). HSTS only when the
+ * Security headers on every response, errors included (set before anything can fail), with the request id
+ * (X-Request-Id). HSTS only when the
  * request arrived over HTTPS, directly or through a trusted proxy (TRUST_PROXY + X-Forwarded-Proto): a
  * plain-HTTP development server must not pin browsers to HTTPS. The /docs page's own CSP keeps
  * `frame-ancestors 'none'` (see http/openapi.ts).
  */
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => applySecurityHeaders(request, reply));
+  app.addHook('onRequest', (request, reply, done) => {
+    applySecurityHeaders(request, reply);
+    done();
+  });
 }
 
 /** Also called directly where Fastify answers without running hooks (malformed URLs). */
 export function applySecurityHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'no-referrer');
   if (request.protocol === 'https') reply.header('strict-transport-security', `max-age=${ONE_YEAR}; includeSubDomains`);

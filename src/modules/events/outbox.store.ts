@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { precompileInsert } from '../../db/precompiled.js';
 import type { CrmEvent } from './events.js';
 
 const toRow = (event: CrmEvent) => ({
@@ -11,13 +12,16 @@ const toRow = (event: CrmEvent) => ({
   created_at: event.createdAt,
 });
 
+const insertEvent = precompileInsert('events', ['id', 'organization_id', 'type', 'object', 'object_id', 'payload', 'created_at']);
+
 /** Written in the caller's transaction, next to the change it describes: committed together or not at all. */
 export async function recordEvent(db: Executor, event: CrmEvent): Promise<void> {
-  await db.insertInto('events').values(toRow(event)).execute();
+  await insertEvent(db, toRow(event));
 }
 
 /** Many events in the caller's transaction (bulk imports), a few hundred per statement. */
 export async function recordEvents(db: Executor, events: readonly CrmEvent[]): Promise<void> {
+  if (events.length === 1) return recordEvent(db, events[0]!);
   for (let i = 0; i < events.length; i += 500) {
     await db.insertInto('events').values(events.slice(i, i + 500).map(toRow)).execute();
   }

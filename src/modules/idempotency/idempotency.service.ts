@@ -59,7 +59,8 @@ export async function runIdempotent<T>(
   const key = parseIdempotencyKey(req.header);
   const hash = requestHash(req);
   const aad = responseAad(req.organizationId, key);
-  const replay = await claim(db, ctx, req.organizationId, key, hash);
+  // Its own (group-committed) transaction, committed before the work starts.
+  const replay = await ctx.database.transaction((trx) => claim(trx, ctx, req.organizationId, key, hash));
   if (replay) return { status: replay.status, body: JSON.parse(ctx.cipher.decrypt(replay.body, aad)) as T, replayed: true };
   try {
     const result = await inTransaction(ctx, async (trx) => {

@@ -1,6 +1,6 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
-import { precompile } from '../../db/precompiled.js';
+import { precompile, precompileInsert } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
@@ -80,8 +80,14 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
   };
 }
 
-/** Inserts new leads, a few hundred rows per statement (one for an API create, thousands for an import). */
+const insertLead = precompileInsert('leads', [
+  'id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign',
+  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'created_at', 'updated_at',
+]);
+
+/** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
+  if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
   const CHUNK = 500;
   for (let i = 0; i < leads.length; i += CHUNK) {
     await db.insertInto('leads').values(leads.slice(i, i + CHUNK).map(toRow)).execute();
@@ -142,39 +148,62 @@ export async function findOldestDuplicate(
 /** Probes per statement: SQLite allows at most 500 members in a compound SELECT. */
 const PROBES_PER_QUERY = 250;
 
+type ContactMatch = { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null };
+type Probe = { column: 'email_bidx' | 'phone_bidx'; bidx: string };
+
+/** The oldest lead holding `bidx` in `column`, older than `olderThanSeq`: one entry of the (bidx, seq) index. */
+function oldestHolding(db: Executor, column: Probe['column'], bidx: string, organizationId: string, olderThanSeq: number) {
+  return (
+    db
+      .selectFrom('leads')
+      .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
+      .where(column, '=', bidx)
+      .where('organization_id', '=', organizationId)
+      .where('seq', '<', olderThanSeq)
+      .orderBy('seq')
+      // A literal: with a bound LIMIT, SQLite's plan costs about three times as much here.
+      .limit(sql.lit(1))
+  );
+}
+
+/** One probe on its own (an API create or update): compiled once per column. */
+const singleProbe = {
+  email_bidx: precompile((db, bidx: string, organizationId: string, olderThanSeq: number) => oldestHolding(db, 'email_bidx', bidx, organizationId, olderThanSeq)),
+  phone_bidx: precompile((db, bidx: string, organizationId: string, olderThanSeq: number) => oldestHolding(db, 'phone_bidx', bidx, organizationId, olderThanSeq)),
+};
+
+async function runProbes(db: Executor, organizationId: string, probes: Probe[], olderThanSeq: number) {
+  if (probes.length <= 2) {
+    return (await Promise.all(probes.map((p) => singleProbe[p.column](db, p.bidx, organizationId, olderThanSeq)))).flat();
+  }
+  const rows = [];
+  // Batches (imports): UNION ALL of the probes, each still a single index entry.
+  for (let i = 0; i < probes.length; i += PROBES_PER_QUERY) {
+    const [first, ...rest] = probes
+      .slice(i, i + PROBES_PER_QUERY)
+      .map((p) => db.selectFrom(oldestHolding(db, p.column, p.bidx, organizationId, olderThanSeq).as('oldest')).selectAll());
+    rows.push(...(await rest.reduce((union, q) => union.unionAll(q), first!).execute()));
+  }
+  return rows;
+}
+
 /**
- * For every e-mail and phone index of the given contacts, the oldest lead holding it, oldest first. Each
- * probe reads one entry of the (bidx, seq) index, so the cost does not grow with the number of leads that
- * share an address; the probes of a batch go out as UNION ALL statements.
+ * For every e-mail and phone index of the given contacts, the oldest lead holding it (among leads older than
+ * `olderThanSeq`, when given), oldest first. Each probe reads one index entry, so the cost does not grow with
+ * the number of leads that share an address.
  */
 export async function findContactMatches(
   db: Executor,
   organizationId: string,
   contacts: readonly { emailBidx: string | null; phoneBidx: string | null }[],
-  olderThanSeq?: number,
-): Promise<{ id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }[]> {
-  const distinct = (column: 'email_bidx' | 'phone_bidx', values: (string | null)[]) =>
+  olderThanSeq = Number.MAX_SAFE_INTEGER,
+): Promise<ContactMatch[]> {
+  const distinct = (column: Probe['column'], values: (string | null)[]): Probe[] =>
     [...new Set(values.filter((b): b is string => b !== null))].map((bidx) => ({ column, bidx }));
   const probes = [...distinct('email_bidx', contacts.map((c) => c.emailBidx)), ...distinct('phone_bidx', contacts.map((c) => c.phoneBidx))];
-  const probe = ({ column, bidx }: (typeof probes)[number]) =>
-    db
-      .selectFrom(
-        db
-          .selectFrom('leads')
-          .select(['id', 'seq', 'email_bidx', 'phone_bidx'])
-          .where(column, '=', bidx)
-          .where('organization_id', '=', organizationId)
-          .$if(olderThanSeq !== undefined, (qb) => qb.where('seq', '<', olderThanSeq!))
-          .orderBy('seq')
-          .limit(1)
-          .as('oldest'),
-      )
-      .selectAll();
-  const found = new Map<string, { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null }>();
-  for (let i = 0; i < probes.length; i += PROBES_PER_QUERY) {
-    const [first, ...rest] = probes.slice(i, i + PROBES_PER_QUERY).map(probe);
-    const rows = await rest.reduce((union, q) => union.unionAll(q), first!).execute();
-    for (const r of rows) found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
+  const found = new Map<string, ContactMatch>();
+  for (const r of await runProbes(db, organizationId, probes, olderThanSeq)) {
+    found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
   }
   return [...found.values()].sort((a, b) => a.seq - b.seq);
 }

@@ -14,8 +14,3 @@ export const ID_PATTERN = '^[0-9a-f]{24}$';
 export function isId(value: string): boolean {
   return /^[0-9a-f]{24}$/.test(value);
 }
-
-/** Prefixed random token, e.g. `evt_<hex>`. */
-export function newToken(prefix: string, bytes = 12): string {
-  return `${prefix}_${randomBytesPooled(bytes).toString('hex')}`;
-}

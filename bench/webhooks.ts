@@ -8,7 +8,8 @@
 //  3. deliveries/s to a fast endpoint while the dispatcher works through a backlog of committed outbox rows,
 //     alone and next to the timing-out endpoint. The rate is counted in a window that starts once the
 //     timing-out endpoint's first attempts have run into their timeout (so its failures, result writes and
-//     retries happen inside the window), the same window in both runs.
+//     retries happen inside the window), the same window in both runs; the two runs alternate (BENCH_ROUNDS,
+//     2 by default) and the drop is taken between their means.
 // The receiver is a node:http server in a child process (like a real remote service) that answers 200 at once,
 // except on /dead where it never answers, so every attempt there runs into the 10 s timeout. The CPU time of
 // this process per delivery is reported too: on a shared machine it says more about capacity than wall-clock
@@ -24,6 +25,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext, type AppContext } from '../src/context.js';
 import { inTransaction } from '../src/db/transaction.js';
+import { newId } from '../src/lib/ids.js';
 import { buildEvent } from '../src/modules/events/events.js';
 import { recordEvents } from '../src/modules/events/outbox.store.js';
 import { createLead } from '../src/modules/leads/leads.service.js';
@@ -160,7 +162,7 @@ async function commitBacklog(ctx: AppContext, caller: { organizationId: string; 
         type: 'lead.created',
         organizationId: caller.organizationId,
         object: 'lead',
-        objectId: randomBytes(12).toString('hex'),
+        objectId: newId(),
         description: 'Lead created',
         changes: { before: {}, after: { name: `Backlog ${i + j}` } },
         actor: caller.actor,
@@ -217,7 +219,17 @@ export interface WebhookBenchOptions {
   /** Drain window, in seconds after the dispatcher starts: after the first timeouts (10 s) by default. */
   windowFrom?: number;
   windowTo?: number;
+  /** Drains alone and next to the timing-out endpoint, alternated this many times, so load drifting on a shared machine weighs on both alike. */
+  rounds?: number;
   scenarios?: string[];
+}
+
+type DrainResult = Awaited<ReturnType<typeof drain>> & { load: number[] };
+
+/** The rounds of one drain scenario, and their mean rate and CPU per delivery. */
+function summarize(runs: DrainResult[]) {
+  const mean = (pick: (r: DrainResult) => number) => Math.round(runs.reduce((sum, r) => sum + pick(r), 0) / runs.length);
+  return { perSecond: mean((r) => r.perSecond), cpuMicrosPerDelivery: mean((r) => r.cpuMicrosPerDelivery), runs };
 }
 
 export async function runWebhookBench(opts: WebhookBenchOptions = {}): Promise<Record<string, unknown>> {
@@ -225,18 +237,26 @@ export async function runWebhookBench(opts: WebhookBenchOptions = {}): Promise<R
   const seconds = opts.seconds ?? 20;
   const backlog = opts.backlog ?? 100_000;
   const windowFrom = opts.windowFrom ?? 12;
-  const windowTo = opts.windowTo ?? 22;
+  const windowTo = opts.windowTo ?? 20;
+  const rounds = opts.rounds ?? 2;
   const want = (name: string) => !opts.scenarios || opts.scenarios.includes(name);
   const receiver = await startReceiver();
   const results: Record<string, unknown> = { database: process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite', loadAtStart: load() };
   try {
     if (want('latency')) results.latencyFast = await scenario((ctx) => latency(ctx, receiver, false, rate, seconds));
     if (want('latency-timeout')) results.latencyWithTimingOut = await scenario((ctx) => latency(ctx, receiver, true, rate, seconds));
-    if (want('drain')) results.drainFast = await scenario((ctx) => drain(ctx, receiver, false, backlog, windowFrom, windowTo));
-    if (want('drain-timeout')) results.drainWithTimingOut = await scenario((ctx) => drain(ctx, receiver, true, backlog, windowFrom, windowTo));
-    const alone = results.drainFast as { perSecond: number } | undefined;
-    const beside = results.drainWithTimingOut as { perSecond: number } | undefined;
-    if (alone && beside) results.healthyRateDrop = `${(((alone.perSecond - beside.perSecond) / alone.perSecond) * 100).toFixed(1)} %`;
+    const alone: DrainResult[] = [];
+    const beside: DrainResult[] = [];
+    for (let round = 0; round < rounds; round++) {
+      if (want('drain')) alone.push(await scenario((ctx) => drain(ctx, receiver, false, backlog, windowFrom, windowTo)));
+      if (want('drain-timeout')) beside.push(await scenario((ctx) => drain(ctx, receiver, true, backlog, windowFrom, windowTo)));
+    }
+    if (alone.length) results.drainFast = summarize(alone);
+    if (beside.length) results.drainWithTimingOut = summarize(beside);
+    if (alone.length && beside.length) {
+      const [a, b] = [summarize(alone).perSecond, summarize(beside).perSecond];
+      results.healthyRateDrop = `${(((a - b) / a) * 100).toFixed(1)} %`;
+    }
     return results;
   } finally {
     await receiver.close();
@@ -251,6 +271,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     backlog: env('BENCH_BACKLOG'),
     windowFrom: env('BENCH_WINDOW_FROM'),
     windowTo: env('BENCH_WINDOW_TO'),
+    rounds: env('BENCH_ROUNDS'),
     scenarios: process.env.BENCH_SCENARIOS?.split(','),
   }).then(
     (r) => {

@@ -50,8 +50,8 @@ export function buildEvent(input: {
   now: Date;
 }): CrmEvent {
   return {
-    // Time prefix + random, like every id: the events id index and the deliveries' (endpoint, event) key grow at
-    // their end instead of writing a random page per row (on SQLite, a 4 KB WAL frame each, at every commit).
+    // An id like every other (lib/ids.ts): the events id index and the deliveries' (endpoint, event) key grow at
+    // their end instead of writing a random page per row.
     id: `evt_${newId(input.now)}`,
     type: input.type,
     createdAt: input.now.toISOString(),

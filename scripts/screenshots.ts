@@ -78,6 +78,14 @@ try {
   await shot(page, 'settings');
   await page.getByRole('link', { name: 'Users' }).click();
   await shot(page, 'users');
+  await page.getByRole('link', { name: /^Set password for / }).first().click();
+  await shot(page, 'user-password');
+  await page.getByRole('link', { name: 'Your account' }).click();
+  await page.getByLabel('Current password').fill('not the password');
+  await page.getByLabel('New password', { exact: true }).fill('a new passphrase');
+  await page.getByLabel('Confirm new password').fill('a new passphrase');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await shot(page, 'account');
 
   await page.getByRole('link', { name: 'Accounts', exact: true }).first().click();
   await shot(page, 'accounts');

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError, validationFailed } from '../errors.js';
+import { AppError, validationFailed, type FieldError } from '../errors.js';
 import { validateValue } from '../http/validation.js';
 
 /** A urlencoded form as @fastify/formbody parses it: repeated names (checkboxes) become arrays. */
@@ -62,12 +62,17 @@ export function problemOf(
   if (!(err instanceof AppError) || err.status >= 500) throw err;
   if (err.code === 'CONFLICT' && opts.conflict) return { fields: { [opts.conflict.field]: opts.conflict.message } };
   if (err.code !== 'VALIDATION_FAILED' || !err.errors?.length) return { fields: {}, message: err.message };
+  return { fields: fieldMessages(err.errors, opts.fieldOf) };
+}
+
+/** A service's field errors as one message per form input (several on one input are joined). */
+export function fieldMessages(errors: readonly FieldError[], fieldOf: (field: string) => string = (f) => f): FieldMessages {
   const fields: FieldMessages = {};
-  for (const e of err.errors) {
-    const field = opts.fieldOf ? opts.fieldOf(e.field) : e.field;
+  for (const e of errors) {
+    const field = fieldOf(e.field);
     fields[field] = fields[field] ? `${fields[field]}; ${e.message}` : e.message;
   }
-  return { fields };
+  return fields;
 }
 
 /**

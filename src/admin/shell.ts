@@ -35,7 +35,7 @@ function overviewLink(href: string, label: string, path: string, className?: str
 
 function navigation(entries: readonly NavEntry[], path: string): SafeHtml {
   const dashboard = { href: '/admin', label: 'Dashboard' };
-  const current = currentHref([dashboard, { href: '/admin/account/sessions' }, ...entries], path);
+  const current = currentHref([dashboard, { href: '/admin/account' }, ...entries], path);
   const sections = SECTIONS.map(({ id, label, href }) => {
     const items = entries.filter((e) => e.section === id).sort((a, b) => a.order - b.order);
     if (items.length === 0) return '';
@@ -100,7 +100,7 @@ export function createShell(entries: readonly NavEntry[], assets: AssetUrls): Sh
   <button type="button" class="menu-button" aria-controls="sidenav" aria-expanded="false" hidden>Menu</button>
   <div class="account">
     <span class="user-name">${viewer.user.name}${viewer.user.isAdmin ? html` <span class="badge badge--neutral">Admin</span>` : ''}</span>
-    <a href="/admin/account/sessions">Your sessions</a>
+    <a href="/admin/account">Your account</a>
     <form method="post" action="/admin/sign-out" class="inline-form"><input type="hidden" name="${CSRF_FIELD}" value="${viewer.session.csrfToken}"><button type="submit" class="linklike">Sign out</button></form>
   </div>
 </header>

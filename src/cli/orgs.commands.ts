@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createApiKey, createOrganization, createUser, revokeApiKey } from '../modules/orgs/orgs.service.js';
+import { createApiKey, createOrganization, createUser, requireOrganization, revokeApiKey } from '../modules/orgs/orgs.service.js';
+import { listUserSummaries } from '../modules/orgs/users.service.js';
 import { listKeys } from '../modules/orgs/keys.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
 import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
+import { setPasswordAsOperator } from '../admin/auth/passwords.service.js';
+import { readNewPassword } from './password-input.js';
 import { action, parseExpiresIn } from './run.js';
 
 export function registerOrgCommands(program: Command): void {
@@ -28,9 +31,8 @@ export function registerOrgCommands(program: Command): void {
       out.print(updated, `Updated organization ${updated.id} (${updated.name}, ${updated.timezone})`);
     }));
 
-  program
-    .command('user')
-    .description('Users')
+  const user = program.command('user').description('Users');
+  user
     .command('create')
     .description('Create a user of an organization')
     .requiredOption('--org <id>', 'organization id')
@@ -39,8 +41,26 @@ export function registerOrgCommands(program: Command): void {
     .option('--password <password>', 'password for the admin console (at least 10 characters)')
     .option('--admin', 'may change configuration in the console', false)
     .action(action(async (ctx, out, opts: { org: string; email: string; name: string; password?: string; admin: boolean }) => {
-      const user = await createUser(ctx, { organizationId: opts.org, email: opts.email, name: opts.name, password: opts.password, admin: opts.admin });
-      out.print({ id: user.id }, `Created user ${user.id}`);
+      const created = await createUser(ctx, { organizationId: opts.org, email: opts.email, name: opts.name, password: opts.password, admin: opts.admin });
+      out.print({ id: created.id }, `Created user ${created.id}`);
+    }));
+  user
+    .command('list')
+    .description('List the users of an organization (ids for set-password)')
+    .requiredOption('--org <id>', 'organization id')
+    .action(action(async (ctx, out, opts: { org: string }) => {
+      await requireOrganization(ctx, opts.org);
+      const users = await listUserSummaries(ctx, opts.org);
+      const human = users.map((u) => `${u.id}  ${u.name} <${u.email}>  ${u.isAdmin ? 'admin' : 'member'}  ${u.canSignIn ? 'console sign-in' : 'no sign-in'}`).join('\n');
+      out.print(users, human || 'No users');
+    }));
+  user
+    .command('set-password')
+    .description('Set a user\'s console password, read from standard input (asked twice, not shown, on a terminal); signs the user out of every console session')
+    .requiredOption('--user <id>', 'user id')
+    .action(action(async (ctx, out, opts: { user: string }) => {
+      const signedOut = await setPasswordAsOperator(ctx, opts.user, await readNewPassword());
+      out.print({ id: opts.user, sessionsEnded: signedOut }, `Set the console password of user ${opts.user}; ended ${signedOut} console session(s)`);
     }));
 
   const key = program.command('key').description('API keys');

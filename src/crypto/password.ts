@@ -7,6 +7,10 @@ const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOpti
 const PARAMS = { N: 32768, r: 8, p: 1 };
 const KEY_LEN = 32;
 
+export const MIN_PASSWORD_LENGTH = 10;
+/** Longer inputs are refused before hashing, so nobody makes the server hash megabytes with scrypt. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await scrypt(password, salt, KEY_LEN, { ...PARAMS, maxmem: 64 * 1024 * 1024 });

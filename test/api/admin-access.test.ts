@@ -13,7 +13,7 @@ let otherAdmin: ConsoleSession;
 let leadOfB: string;
 let userOfB: string;
 
-const PAGES = ['/admin', '/admin/data/leads', '/admin/data/leads/new', '/admin/config/api-keys', '/admin/config/assignment-rules', '/admin/config/settings', '/admin/config/users', '/admin/account/sessions'];
+const PAGES = ['/admin', '/admin/data/leads', '/admin/data/leads/new', '/admin/config/api-keys', '/admin/config/assignment-rules', '/admin/config/settings', '/admin/config/users', '/admin/account', '/admin/account/sessions'];
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -37,6 +37,8 @@ const configPosts = () => [
   [`/admin/config/users/${member.userId}/make-admin`, {}],
   [`/admin/config/users/${admin.userId}/remove-admin`, {}],
   [`/admin/config/users/${admin.userId}/revoke-sessions`, {}],
+  [`/admin/config/users/${admin.userId}/password`, { newPassword: 'set by a member', confirmPassword: 'set by a member' }],
+  [`/admin/config/users/${admin.userId}/remove-access`, {}],
 ] as const;
 
 describe('access', () => {
@@ -95,6 +97,8 @@ describe('organizations are isolated', () => {
     expect((await call(t.app, 'GET', '/me', { auth: b.auth })).status).toBe(200);
     expect((await submit(t.app, admin, `/admin/config/users/${userOfB}/make-admin`)).status).toBe(404);
     expect((await submit(t.app, admin, `/admin/config/users/${userOfB}/revoke-sessions`)).status).toBe(404);
+    expect((await submit(t.app, admin, `/admin/config/users/${userOfB}/password`, { newPassword: 'taken over password', confirmPassword: 'taken over password' })).status).toBe(404);
+    expect((await submit(t.app, admin, `/admin/config/users/${userOfB}/remove-access`)).status).toBe(404);
     expect((await get(t.app, '/admin', otherAdmin.cookie)).status).toBe(200);
   });
 

@@ -6,7 +6,8 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { createOrganization } from '../../src/modules/orgs/orgs.service.js';
 import { addConsoleUser } from '../helpers/admin.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { signInAs, startLiveConsole, type LiveConsole } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { fieldErrorOf, signInAs, startLiveConsole, type LiveConsole } from '../helpers/browser.js';
 
 let live: LiveConsole;
 let org: Seeded;
@@ -116,5 +117,85 @@ describe('CSRF', () => {
     expect(await page.getByLabel('Organization name').inputValue()).not.toBe('Pwned');
     // The only off-site requests were the two attacker pages themselves.
     expect(live.offsiteRequests.splice(0)).toHaveLength(2);
+  });
+});
+
+describe('passwords', () => {
+  /** The sign-in form refuses this password: it comes back with its alert. */
+  async function expectSignInRefused(page: Page, email: string, password: string): Promise<void> {
+    await page.goto('/admin/sign-in');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').textContent()).toContain('The e-mail or password is incorrect.');
+  }
+
+  async function expectSignedIn(page: Page, email: string, password: string): Promise<void> {
+    await signInAs(page, email, password);
+    expect(await page.locator('h1').textContent()).toBe('Dashboard');
+  }
+
+  it('changes your own password: wrong current password refused in place, other sessions signed out, only the new one signs in', async () => {
+    const user = await addConsoleUser(live.t.ctx, org.orgId);
+    const { page } = await live.newPage();
+    const { page: elsewhere } = await live.newPage();
+    await signInAs(page, user.email, user.password);
+    await signInAs(elsewhere, user.email, user.password);
+
+    await page.getByRole('link', { name: 'Your account' }).click();
+    await page.waitForURL('**/admin/account');
+    await page.getByLabel('Current password').fill('not my password');
+    await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Confirm new password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await fieldErrorOf(page, 'Current password')).toBe('Error: Current password is incorrect');
+    expect(await page.getByLabel('New password', { exact: true }).inputValue()).toBe('');
+
+    await page.getByLabel('Current password').fill(user.password);
+    await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    await page.getByLabel('Confirm new password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.waitForURL('**/admin/account?notice=password-changed');
+    expect(await page.getByRole('status').textContent()).toBe('Your password was changed. Your other sessions were signed out.');
+    await page.goto('/admin');
+    expect(await page.locator('h1').textContent()).toBe('Dashboard');
+
+    await elsewhere.goto('/admin');
+    expect(new URL(elsewhere.url()).pathname).toBe('/admin/sign-in');
+    expect(await elsewhere.getByRole('status').textContent()).toBe('Your session has ended. Sign in again to continue.');
+    await expectSignInRefused(elsewhere, user.email, user.password);
+    await expectSignedIn(elsewhere, user.email, 'a brand new password');
+  });
+
+  it('lets an administrator reset a member\'s password, then remove their console access, signing them out each time', async () => {
+    const admin = await addConsoleUser(live.t.ctx, org.orgId, { admin: true });
+    const member = await addConsoleUser(live.t.ctx, org.orgId, { name: 'Morgan Member' });
+    const { page } = await live.newPage();
+    const { page: memberPage } = await live.newPage();
+    await signInAs(page, admin.email, admin.password);
+    await signInAs(memberPage, member.email, member.password);
+
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('link', { name: 'Set password for Morgan Member' }).click();
+    expect(await page.locator('h1').textContent()).toBe('Set password for Morgan Member');
+    await page.getByLabel('New password', { exact: true }).fill('given by the admin');
+    await page.getByLabel('Confirm new password').fill('given by the admin');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.waitForURL('**/admin/config/users?notice=password-set');
+    expect(await page.getByRole('status').textContent()).toContain('Password set.');
+
+    await memberPage.goto('/admin');
+    expect(new URL(memberPage.url()).pathname).toBe('/admin/sign-in');
+    await expectSignInRefused(memberPage, member.email, member.password);
+    await expectSignedIn(memberPage, member.email, 'given by the admin');
+
+    await page.getByRole('link', { name: 'Set password for Morgan Member' }).click();
+    await page.getByRole('button', { name: 'Remove Morgan Member\'s console access' }).click();
+    await page.waitForURL('**/admin/config/users?notice=access-removed');
+    expect(await page.getByRole('row', { name: /Morgan Member/ }).textContent()).toContain('no sign-in');
+    await memberPage.goto('/admin');
+    expect(new URL(memberPage.url()).pathname).toBe('/admin/sign-in');
+    await expectSignInRefused(memberPage, member.email, 'given by the admin');
   });
 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const CLI = [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts')];
 
 export interface CliResult {
   code: number | null;
@@ -9,20 +10,47 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `crm <args>` from the TypeScript sources (no build needed) with the given environment. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+function run(command: string, args: string[], env: Record<string, string>, onStdout?: (stdout: string, stdin: NodeJS.WritableStream) => void, input?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    // `node --import tsx` rather than the tsx binary: one process instead of two, about a second less per call.
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts'), ...args], {
+    const child = spawn(command, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined && !onStdout ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
+    child.stdout!.on('data', (c) => {
+      stdout += c;
+      onStdout?.(stdout, child.stdin!);
+    });
+    child.stderr!.on('data', (c) => (stderr += c));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (input !== undefined) child.stdin!.end(input);
+  });
+}
+
+/**
+ * Runs `crm <args>` from the TypeScript sources (no build needed) with the given environment; `input` is
+ * piped to its standard input (none otherwise).
+ */
+export function runCli(args: string[], env: Record<string, string>, opts: { input?: string } = {}): Promise<CliResult> {
+  // `node --import tsx` rather than the tsx binary: one process instead of two, about a second less per call.
+  return run(CLI[0]!, [...CLI.slice(1), ...args], env, undefined, opts.input);
+}
+
+/**
+ * Runs `crm <args>` on a pseudo-terminal (util-linux `script`), typing each answer once the output ends
+ * with its prompt, as a person would. `stdout` is everything the terminal showed (prompts, echo, output).
+ */
+export function runCliOnTerminal(args: string[], env: Record<string, string>, answers: { prompt: string; type: string }[]): Promise<CliResult> {
+  const quoted = [...CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  let next = 0;
+  return run('script', ['--quiet', '--return', '--command', quoted, '/dev/null'], env, (shown, stdin) => {
+    const answer = answers[next];
+    if (answer && shown.endsWith(answer.prompt)) {
+      next += 1;
+      stdin.write(answer.type);
+    }
   });
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
 import { notFound } from '../../errors.js';
 import { hashSecret } from '../../crypto/secrets.js';
 import { newId } from '../../lib/ids.js';
@@ -13,6 +14,7 @@ import {
   findLiveSession,
   insertSession,
   listLiveSessions,
+  replaceSessionToken,
   touchSession,
   type StoredSession,
 } from './sessions.store.js';
@@ -27,18 +29,23 @@ const TOUCH_INTERVAL_MS = 60_000;
 const MAX_USER_AGENT = 300;
 
 /** 256 random bits for the cookie; the database holds only its SHA-256, so a leaked table opens no session. */
+function newSecrets(): { token: string; tokenHash: string; csrfToken: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenHash: hashSecret(token), csrfToken: randomBytes(32).toString('base64url') };
+}
+
 export async function startSession(
   ctx: Ctx,
   input: { userId: string; organizationId: string; ip: string; userAgent: string },
 ): Promise<{ token: string; session: StoredSession }> {
   const now = ctx.clock.now();
-  const token = randomBytes(32).toString('base64url');
+  const { token, tokenHash, csrfToken } = newSecrets();
   const session: StoredSession = {
     id: newId(now),
-    tokenHash: hashSecret(token),
+    tokenHash,
     userId: input.userId,
     organizationId: input.organizationId,
-    csrfToken: randomBytes(32).toString('base64url'),
+    csrfToken,
     ip: input.ip,
     userAgent: input.userAgent.slice(0, MAX_USER_AGENT),
     createdAt: now.toISOString(),
@@ -61,6 +68,15 @@ export async function resumeSession(ctx: Ctx, token: string): Promise<Viewer | n
     await touchSession(ctx.database.db, session.id, now.toISOString(), new Date(now.getTime() + IDLE_TIMEOUT_MS).toISOString());
   }
   return { user: found.user, organization: found.organization, session: { id: session.id, csrfToken: session.csrfToken } };
+}
+
+/**
+ * The same session under a new cookie and CSRF token (after a password change), so whoever holds a copy of
+ * the old cookie is signed out while the user stays signed in. Null when the session no longer exists.
+ */
+export async function renewSessionToken(db: Executor, sessionId: string): Promise<string | null> {
+  const { token, tokenHash, csrfToken } = newSecrets();
+  return (await replaceSessionToken(db, sessionId, tokenHash, csrfToken)) ? token : null;
 }
 
 export async function endSession(ctx: Ctx, viewer: Viewer): Promise<void> {

@@ -97,6 +97,12 @@ export async function listLiveSessions(db: Executor, userId: string, now: string
   return rows.map(toSession);
 }
 
+/** Gives a session a new cookie and CSRF token, keeping everything else (a copy of the old cookie stops working). */
+export async function replaceSessionToken(db: Executor, id: string, tokenHash: string, csrfToken: string): Promise<boolean> {
+  const result = await db.updateTable('admin_sessions').set({ token_hash: tokenHash, csrf_token: csrfToken }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Deletes one session of the user (false when it isn't theirs or no longer exists). */
 export async function deleteSession(db: Executor, userId: string, id: string): Promise<boolean> {
   const result = await db.deleteFrom('admin_sessions').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();

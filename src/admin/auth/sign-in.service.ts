@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { hashPassword, verifyPassword } from '../../crypto/password.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, verifyPassword } from '../../crypto/password.js';
 import { userEmailIndex } from '../../modules/orgs/orgs.service.js';
 import { findUserByEmailIndex } from '../../modules/orgs/users.store.js';
 import { startSession } from './sessions.service.js';
@@ -10,9 +10,6 @@ type Ctx = Pick<AppContext, 'database' | 'blindIndex' | 'clock'>;
 export type SignInResult =
   | { ok: true; token: string }
   | { ok: false; reason: 'invalid' | 'locked'; retryInMs: number };
-
-/** Longer inputs are refused before hashing, so nobody makes the server hash megabytes with scrypt. */
-const MAX_PASSWORD_LENGTH = 1024;
 
 /** Compared against when the e-mail is unknown, so timing doesn't tell which accounts exist. */
 let decoyHash: Promise<string> | undefined;

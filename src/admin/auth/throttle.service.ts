@@ -23,11 +23,13 @@ export interface ThrottleKey {
 }
 
 /** The account key holds the e-mail's keyed blind index, never the address itself. */
+export function accountKey(emailIndex: string): ThrottleKey {
+  return { key: `account:${emailIndex}`, freeFailures: THROTTLE.account.freeFailures };
+}
+
+/** Sign-in, and the current password asked for by a password change, count against the same keys. */
 export function signInKeys(emailIndex: string, ip: string): ThrottleKey[] {
-  return [
-    { key: `account:${emailIndex}`, freeFailures: THROTTLE.account.freeFailures },
-    { key: `ip:${ip}`, freeFailures: THROTTLE.ip.freeFailures },
-  ];
+  return [accountKey(emailIndex), { key: `ip:${ip}`, freeFailures: THROTTLE.ip.freeFailures }];
 }
 
 /** Milliseconds until sign-in may be tried again for any of these keys (0: not locked). */

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppError } from '../../errors.js';
 import { createUser } from '../../modules/orgs/orgs.service.js';
-import { listUserSummaries, setAdministrator, type UserSummary } from '../../modules/orgs/users.service.js';
+import { getUserSummary, listUserSummaries, setAdministrator, type UserSummary } from '../../modules/orgs/users.service.js';
+import { removeConsoleAccess, resetPassword } from '../auth/passwords.service.js';
 import { liveSessionCounts, revokeUserSessions } from '../auth/sessions.service.js';
 import { actionForm, badge, button, checkbox, csrfField, dataTable, errorSummary, textField } from '../components.js';
 import { dayTag } from '../format.js';
@@ -17,7 +19,11 @@ const NOTICES: Record<string, string> = {
   'made-admin': 'The user is now an administrator.',
   'removed-admin': 'The user is no longer an administrator.',
   'sessions-revoked': 'The user’s console sessions were signed out.',
+  'password-set': 'Password set. The user’s console sessions were signed out; they sign in with the new password.',
+  'access-removed': 'Console access removed: the user’s password was deleted and their sessions were signed out.',
 };
+
+const PASSWORD_LABELS = { newPassword: 'New password', confirmPassword: 'Confirm new password' };
 
 interface UserForm {
   name: string;
@@ -32,10 +38,14 @@ function actions(request: FastifyRequest, viewer: Viewer, u: UserSummary, sessio
       ? ''
       : actionForm(request, `${PATH}/${u.id}/remove-admin`, 'Remove admin', { accessibleName: `Remove administrator role from ${u.name}`, confirm: `Remove ${u.name}'s administrator role?` })
     : actionForm(request, `${PATH}/${u.id}/make-admin`, 'Make admin', { accessibleName: `Make ${u.name} an administrator` });
+  // Your own password changes only with your current one, on your account page.
+  const password = self
+    ? html`<a class="button button--secondary" href="/admin/account">Change password</a>`
+    : html`<a class="button button--secondary" href="${PATH}/${u.id}/password" aria-label="Set password for ${u.name}">Set password</a>`;
   const signOut = sessions > 0 && !self
     ? actionForm(request, `${PATH}/${u.id}/revoke-sessions`, 'Sign out', { variant: 'danger', accessibleName: `Sign ${u.name} out of every console session`, confirm: `Sign ${u.name} out of every console session?` })
     : '';
-  return html`<td class="actions">${role}${signOut}</td>`;
+  return html`<td class="actions"><div class="button-row">${role}${password}${signOut}</div></td>`;
 }
 
 function createForm(request: FastifyRequest, form: UserForm, problem?: FormProblem) {
@@ -78,7 +88,37 @@ ${viewer.user.isAdmin ? createForm(request, opts.form ?? { name: '', email: '', 
   });
 }
 
-/** Configuration › Users: list, add, grant or withdraw the administrator role, sign a user out everywhere. */
+function removeAccessPanel(request: FastifyRequest, user: UserSummary) {
+  return html`<section class="panel panel--danger" aria-labelledby="remove-access"><h2 id="remove-access">Remove console access</h2>
+<p>Deletes ${user.name}'s password and signs them out of every console session. They keep their leads, deals and API keys; set a password again to give access back.</p>
+${actionForm(request, `${PATH}/${user.id}/remove-access`, 'Remove console access', { variant: 'danger', accessibleName: `Remove ${user.name}'s console access`, confirm: `Remove ${user.name}'s console access? Their password is deleted and every console session of theirs is signed out.` })}
+</section>`;
+}
+
+/** An administrator sets another user's password (a reset, or console access for a user created without one), or removes it. */
+async function passwordPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, userId: string, opts: { problem?: FormProblem; status?: number } = {}) {
+  const user = await getUserSummary(deps.ctx, viewerOf(request).organization.id, userId);
+  const f = opts.problem?.fields ?? {};
+  return deps.render(request, reply, {
+    title: `Set password for ${user.name}`,
+    crumbs: ['Configuration', 'Users'],
+    status: opts.status,
+    body: html`<p>${user.name} (${user.email}) ${user.canSignIn
+      ? 'can sign in to the console now. A new password replaces the current one and signs them out of every console session.'
+      : 'cannot sign in to the console yet. With a password, they can.'}</p>
+<p class="muted">Give the password to ${user.name} over a channel you trust; they can change it afterwards under Your account.</p>
+${errorSummary(opts.problem, PASSWORD_LABELS)}
+<form method="post" action="${PATH}/${user.id}/password" class="form" novalidate>
+  ${csrfField(request)}
+  ${textField({ name: 'newPassword', label: PASSWORD_LABELS.newPassword, type: 'password', error: f.newPassword, required: true, autocomplete: 'off', hint: 'At least 10 characters.' })}
+  ${textField({ name: 'confirmPassword', label: PASSWORD_LABELS.confirmPassword, type: 'password', error: f.confirmPassword, required: true, autocomplete: 'off' })}
+  <p class="button-row">${button('Set password')} <a class="button button--secondary" href="${PATH}">Cancel</a></p>
+</form>
+${user.canSignIn ? removeAccessPanel(request, user) : ''}`,
+  });
+}
+
+/** Configuration › Users: list, add, grant or withdraw the administrator role, set or remove passwords, sign a user out everywhere. */
 export const usersModule: AdminModule = {
   name: 'users',
   nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40, description: 'Who can sign in, administrators, sessions.' }],
@@ -105,6 +145,29 @@ export const usersModule: AdminModule = {
         return reply.redirect(`${PATH}?notice=${isAdmin ? 'made-admin' : 'removed-admin'}`, 303);
       });
     }
+
+    app.get<{ Params: { id: string } }>('/config/users/:id/password', { config: ADMIN }, async (request, reply) => {
+      if (request.params.id === viewerOf(request).user.id) return reply.redirect('/admin/account', 303);
+      return passwordPage(deps, request, reply, request.params.id);
+    });
+
+    app.post<{ Params: { id: string } }>('/config/users/:id/password', { config: ADMIN }, async (request, reply) => {
+      const viewer = viewerOf(request);
+      const body = formBody(request);
+      try {
+        await resetPassword(ctx, viewer.organization.id, request.params.id, { newPassword: text(body, 'newPassword'), confirmPassword: text(body, 'confirmPassword') }, viewer.user.id);
+        return reply.redirect(`${PATH}?notice=password-set`, 303);
+      } catch (err) {
+        const problem = problemOf(err);
+        return passwordPage(deps, request, reply, request.params.id, { problem, status: (err as AppError).status });
+      }
+    });
+
+    app.post<{ Params: { id: string } }>('/config/users/:id/remove-access', { config: ADMIN }, async (request, reply) => {
+      const viewer = viewerOf(request);
+      await removeConsoleAccess(ctx, viewer.organization.id, request.params.id, viewer.user.id);
+      return reply.redirect(`${PATH}?notice=access-removed`, 303);
+    });
 
     app.post<{ Params: { id: string } }>('/config/users/:id/revoke-sessions', { config: ADMIN }, async (request, reply) => {
       const viewer = viewerOf(request);

@@ -8,6 +8,7 @@ import { hashPassword } from '../../crypto/password.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { findOrganization, insertOrganization, type Organization } from './orgs.store.js';
 import { insertUser, findUserByEmailIndex } from './users.store.js';
+import { passwordErrors } from './users.service.js';
 import { findKey, findKeyByHash, insertKey, revokeKey, touchKey, type ApiKeyRecord } from './keys.store.js';
 import { isScope, type Principal, type Scope } from './principal.js';
 
@@ -45,7 +46,7 @@ export async function createUser(
   if (!input.name.trim()) errors.push({ field: 'name', code: 'required', message: 'is required' });
   if (input.name.trim().length > 200) errors.push({ field: 'name', code: 'too_long', message: 'must be at most 200 characters' });
   if (!isEmail(input.email)) errors.push({ field: 'email', code: 'invalid_format', message: 'must be a valid e-mail address' });
-  if (input.password !== undefined && input.password.length < 10) errors.push({ field: 'password', code: 'too_short', message: 'must be at least 10 characters' });
+  if (input.password !== undefined) errors.push(...passwordErrors('password', input.password));
   if (errors.length) throw validationFailed(errors);
   const emailBidx = userEmailIndex(ctx, input.email);
   if (await findUserByEmailIndex(ctx.database.db, emailBidx)) {

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
-import { AppError, notFound } from '../../errors.js';
-import { findUser, listUsers, setUserAdmin } from './users.store.js';
+import { AppError, notFound, type FieldError } from '../../errors.js';
+import { findUser, listUsers, setUserAdmin, type UserRow } from './users.store.js';
 import { contactAad } from '../../crypto/contact-fields.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 
@@ -15,16 +16,34 @@ export interface UserSummary {
   createdAt: string;
 }
 
-export async function listUserSummaries(ctx: Ctx, organizationId: string): Promise<UserSummary[]> {
-  const users = await listUsers(ctx.database.db, organizationId);
-  return users.map((u) => ({
+function toSummary(ctx: Pick<Ctx, 'cipher'>, u: UserRow): UserSummary {
+  return {
     id: u.id,
     name: u.name,
     email: ctx.cipher.decrypt(u.emailEnc, contactAad('users', u.id, 'email')),
     isAdmin: u.isAdmin,
     canSignIn: u.passwordHash !== null,
     createdAt: u.createdAt,
-  }));
+  };
+}
+
+export async function listUserSummaries(ctx: Ctx, organizationId: string): Promise<UserSummary[]> {
+  const users = await listUsers(ctx.database.db, organizationId);
+  return users.map((u) => toSummary(ctx, u));
+}
+
+/** One user of the organization; another organization's is "not found". */
+export async function getUserSummary(ctx: Ctx, organizationId: string, userId: string): Promise<UserSummary> {
+  const user = await findUser(ctx.database.db, organizationId, userId);
+  if (!user) throw notFound('User', userId);
+  return toSummary(ctx, user);
+}
+
+/** The rules every new console password follows (at creation, change, reset), reported on `field`. */
+export function passwordErrors(field: string, password: string): FieldError[] {
+  if (password.length < MIN_PASSWORD_LENGTH) return [{ field, code: 'too_short', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }];
+  if (password.length > MAX_PASSWORD_LENGTH) return [{ field, code: 'too_long', message: `must be at most ${MAX_PASSWORD_LENGTH} characters` }];
+  return [];
 }
 
 /**

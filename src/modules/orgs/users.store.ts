@@ -9,28 +9,31 @@ export interface UserRow {
   organizationId: string;
   name: string;
   emailEnc: string;
+  /** The e-mail's blind index: the sign-in lookup, and the account's key in the sign-in back-off. */
+  emailBidx: string;
   isAdmin: boolean;
   passwordHash: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-type Row = { id: string; organization_id: string; name: string; email_enc: string; is_admin: number; password_hash: string | null; created_at: string; updated_at: string };
+type Row = { id: string; organization_id: string; name: string; email_enc: string; email_bidx: string; is_admin: number; password_hash: string | null; created_at: string; updated_at: string };
 
 const toUser = (r: Row): UserRow => ({
   id: r.id,
   organizationId: r.organization_id,
   name: r.name,
   emailEnc: r.email_enc,
+  emailBidx: r.email_bidx,
   isAdmin: r.is_admin === 1,
   passwordHash: r.password_hash,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-const COLUMNS = ['id', 'organization_id', 'name', 'email_enc', 'is_admin', 'password_hash', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'is_admin', 'password_hash', 'created_at', 'updated_at'] as const;
 
-export async function insertUser(db: Executor, user: UserRow & { emailBidx: string }): Promise<void> {
+export async function insertUser(db: Executor, user: UserRow): Promise<void> {
   await db
     .insertInto('users')
     .values({
@@ -49,6 +52,12 @@ export async function insertUser(db: Executor, user: UserRow & { emailBidx: stri
 
 export async function findUser(db: Executor, organizationId: string, id: string): Promise<UserRow | undefined> {
   const row = await db.selectFrom('users').select(COLUMNS).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  return row && toUser(row);
+}
+
+/** Any organization's user: for operators at the shell (`crm user set-password`), who name a user by id alone. */
+export async function findUserById(db: Executor, id: string): Promise<UserRow | undefined> {
+  const row = await db.selectFrom('users').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   return row && toUser(row);
 }
 
@@ -85,6 +94,28 @@ export async function setUserAdmin(db: Executor, organizationId: string, id: str
     .set({ is_admin: isAdmin ? 1 : 0, updated_at: now })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Replaces the password hash (null: no console sign-in). With `expectedHash`, only while the hash is still
+ * the one the caller verified, so a change racing another change or a reset can't silently win.
+ */
+export async function setUserPassword(
+  db: Executor,
+  organizationId: string,
+  id: string,
+  passwordHash: string | null,
+  now: string,
+  expectedHash?: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .$if(expectedHash !== undefined, (q) => q.where('password_hash', '=', expectedHash!))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

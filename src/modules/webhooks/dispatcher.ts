@@ -1,60 +1,27 @@
 // The webhook dispatcher: outbox → delivery rows → signed HTTP attempts, with retries.
 //
-// Flow: a commit (ctx.outbox), a PostgreSQL NOTIFY or the poll timer wakes the pump. The pump fans new
-// events out to delivery rows, leasing at once those whose endpoint has a free slot in this process, and
-// refills free slots from due rows endpoint by endpoint. Each endpoint has its own concurrency limit, so a
-// slow or dead endpoint only ever ties up its own slots. Results are written in batches, off the send path.
-// No transaction is ever open across network I/O.
+// Flow: a commit (ctx.outbox), a PostgreSQL NOTIFY or the poll timer wakes the pump. Each turn of the pump
+// writes the results gathered since the last turn, fans new events out to delivery rows (leasing at once those
+// whose endpoint has room in this process) and claims due rows for endpoints with room, all three started
+// together so that on SQLite they share one commit. Each endpoint has its own concurrency limit, so a slow or
+// dead endpoint only ever ties up its own slots (see dispatcher.lanes.ts). Results are written off the send
+// path. No transaction is ever open across network I/O.
 
 import { randomBytes } from 'node:crypto';
-import type dns from 'node:dns';
 import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
-import { systemClock, type Clock } from '../../lib/clock.js';
 import type { DeliveryOutcome } from '../../observability/metrics.js';
 import { runAttempt, type AttemptDeps } from './dispatcher.attempt.js';
+import { EndpointLanes, type AttemptEnd } from './dispatcher.lanes.js';
+import { resolveOptions, type DispatcherLogger, type DispatcherOptions, type ResolvedOptions } from './dispatcher.options.js';
 import type { DeliveryDecision } from './dispatcher.outcome.js';
-import { claimDeliveries, endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
-import { fanOutBatch } from './dispatcher.work.js';
+import { endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
+import { claimDue, fanOutBatch } from './dispatcher.work.js';
 import { OutcomeWriter } from './dispatcher.writer.js';
 import { createGuardedDispatcher } from './ssrf.js';
 import { pruneDeliveryLog } from './webhooks.service.js';
 
-export interface DispatcherLogger {
-  debug(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface DispatcherOptions {
-  /** How often due retries, other processes' events and expired leases are looked for. Default 1 s. */
-  pollIntervalMs?: number;
-  /**
-   * Attempts in flight per endpoint in this process. Default 32: enough for 500 events/s to a receiver 60 ms
-   * away, few enough that a dead endpoint only ties up its own 32 connections.
-   */
-  endpointConcurrency?: number;
-  /** Attempts in flight in this process. Default 1024. */
-  maxInFlight?: number;
-  /** Events read per fan-out transaction. Default 500. */
-  fanOutBatchSize?: number;
-  /** Default config.webhooks.timeoutMs / allowPrivateNetworks. */
-  timeoutMs?: number;
-  allowPrivateNetworks?: boolean;
-  /** DNS for the connect-time SSRF check (tests inject one). */
-  lookup?: typeof dns.lookup;
-  /** Jitter source for the retry schedule. */
-  random?: () => number;
-  /**
-   * Clock for the signature timestamps. Receivers compare `t` with their own wall clock, so this stays the
-   * real clock even when tests drive the business clock (ctx.clock) days ahead.
-   */
-  signingClock?: Clock;
-  logger?: DispatcherLogger;
-  /** How often the delivery log is pruned (30-day retention). Default 1 h. */
-  pruneIntervalMs?: number;
-}
+export type { DispatcherLogger, DispatcherOptions } from './dispatcher.options.js';
 
 type Ctx = Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock' | 'outbox'> & Partial<Pick<AppContext, 'metrics'>>;
 
@@ -65,52 +32,61 @@ const DELIVERY_OUTCOMES = { SUCCEEDED: 'delivered', PENDING: 'retrying', FAILED:
 /** Margin on top of the send timeout before another worker may take a claimed row over. */
 const LEASE_MARGIN_MS = 5_000;
 /**
- * Commits closer together than this share one fan-out transaction: at hundreds of commits a second that
- * halves the dispatcher's database work per event, for at most this much added latency.
+ * A fan-out starts at least this long after the previous one ended. Commits closer together share one fan-out
+ * transaction (at hundreds of commits a second that halves the dispatcher's database work per event, for at
+ * most this much added latency), and while a backlog is fanned out, attempts get the event loop in between.
  */
 const FAN_OUT_SPACING_MS = 4;
+/**
+ * Results of attempts wait at most this long to be written when no fan-out or claim comes to take them along:
+ * one transaction for many results, without a commit of their own.
+ */
+const RESULT_GATHER_MS = 20;
+/**
+ * Jobs leased ahead per endpoint and per process, at most (an endpoint is leased ahead no more than it delivered
+ * in the last second, well inside the lease margin: a queued job must start within LEASE_MARGIN_MS of its lease).
+ */
+const LEASE_AHEAD = { perEndpoint: 1_000, total: 4_000 };
 
 export class WebhookDispatcher {
-  private readonly opts: Required<Omit<DispatcherOptions, 'lookup' | 'logger'>>;
+  private readonly opts: ResolvedOptions;
   private readonly log: DispatcherLogger;
   private readonly agent: Agent;
-  private readonly inFlight = new Map<string, number>();
-  private total = 0;
+  private readonly lanes: EndpointLanes;
   private readonly running = new Set<Promise<void>>();
-  /** Endpoints that may have due rows this process could not take yet (no free slot at the time). */
+  /** Endpoints that may have due rows this process has not leased (it had no room for them at the time). */
   private readonly backlog = new Set<string>();
   private readonly writer: OutcomeWriter;
   private readonly attemptDeps: AttemptDeps;
-  private pumping = false;
+  private pumping: Promise<void> | null = null;
   private again = false;
   private wantFanOut = false;
+  /** The latest fan-out read a full batch: the outbox holds more events than were fanned out. */
+  private behind = false;
   private wantPoll = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
+  private resultsTimer: NodeJS.Timeout | undefined;
   private lastFanOutAt = Number.NEGATIVE_INFINITY;
   private unsubscribe: (() => void) | undefined;
   private lastPruneAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly ctx: Ctx, options: DispatcherOptions = {}) {
-    this.opts = {
-      pollIntervalMs: options.pollIntervalMs ?? 1_000,
-      endpointConcurrency: options.endpointConcurrency ?? 32,
-      maxInFlight: options.maxInFlight ?? 1024,
-      fanOutBatchSize: options.fanOutBatchSize ?? 500,
-      timeoutMs: options.timeoutMs ?? ctx.config.webhooks.timeoutMs,
-      allowPrivateNetworks: options.allowPrivateNetworks ?? ctx.config.webhooks.allowPrivateNetworks,
-      random: options.random ?? Math.random,
-      signingClock: options.signingClock ?? systemClock,
-      pruneIntervalMs: options.pruneIntervalMs ?? 60 * 60 * 1000,
-    };
+    this.opts = resolveOptions(ctx.config.webhooks, options);
     this.log = options.logger ?? silent;
     this.agent = createGuardedDispatcher({
       allowPrivateNetworks: this.opts.allowPrivateNetworks,
       connectTimeoutMs: this.opts.timeoutMs,
       ...(options.lookup ? { lookup: options.lookup } : {}),
     });
-    this.writer = new OutcomeWriter(ctx.database.db, ctx.clock, this.log);
+    this.lanes = new EndpointLanes({
+      perEndpoint: this.opts.endpointConcurrency,
+      total: this.opts.maxInFlight,
+      ahead: LEASE_AHEAD.perEndpoint,
+      aheadTotal: LEASE_AHEAD.total,
+    });
+    this.writer = new OutcomeWriter(ctx.database, ctx.clock, this.log);
     this.attemptDeps = {
       agent: this.agent,
       cipher: ctx.cipher,
@@ -144,25 +120,31 @@ export class WebhookDispatcher {
     }, wait);
   }
 
-  /** Stops taking work, lets in-flight attempts finish (bounded by the timeout) and records their results. */
+  /**
+   * Stops taking work, hands back jobs leased ahead but not started (due again at once, for the next
+   * dispatcher), lets in-flight attempts finish (bounded by the timeout) and records their results.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.wakeTimer);
+    clearTimeout(this.resultsTimer);
     this.unsubscribe?.();
+    this.handBack(this.lanes.evict(() => false));
     // Bounded: with the database gone, results can't be written; their leases expire and they are retried.
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.timeoutMs + LEASE_MARGIN_MS).unref());
     await Promise.race([this.settled(), grace]);
     await this.agent.close();
   }
 
-  /** Resolves once nothing is running or waiting to be written (tests and benchmarks). */
+  /** Resolves once nothing is running, queued or waiting to be written (tests and benchmarks). */
   async settled(): Promise<void> {
-    while (this.pumping || this.running.size > 0 || this.writer.busy) {
-      await Promise.allSettled([...this.running]);
-      await this.writer.current;
-      await new Promise((resolve) => setTimeout(resolve, 2));
+    for (;;) {
+      if (this.pumping) await this.pumping;
+      else if (this.running.size > 0) await Promise.allSettled([...this.running]);
+      else if (this.writer.busy) await this.writer.flush().catch(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      else return;
     }
   }
 
@@ -178,31 +160,48 @@ export class WebhookDispatcher {
       this.again = true;
       return;
     }
-    this.pumping = true;
-    setImmediate(() => void this.pump());
+    this.pumping = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.pump())
+      .finally(() => {
+        this.pumping = null;
+        if (this.again) this.kick();
+      });
   }
 
   private async pump(): Promise<void> {
     try {
       do {
         this.again = false;
-        if (this.wantFanOut) {
-          this.wantFanOut = false;
-          await this.fanOut();
-        }
         if (this.wantPoll) {
           this.wantPoll = false;
           await this.findDue();
           await this.maybePrune();
+          this.handBack(this.lanes.evict((job) => this.canStillSend(job)));
+          this.lanes.forgetIdle();
         }
-        await this.refill();
+        const fanOut = this.fanOutDue();
+        if (fanOut) this.wantFanOut = false;
+        clearTimeout(this.resultsTimer);
+        this.resultsTimer = undefined;
+        // Requested in the same turn, so on SQLite the three transactions share one commit.
+        const steps = await Promise.allSettled([this.writer.flush(), fanOut ? this.fanOut() : undefined, this.refill()]);
+        const failed = steps.find((s) => s.status === 'rejected');
+        if (failed) throw failed.reason;
       } while (this.again && !this.stopped);
     } catch (err) {
       // The database is unreachable or similar: the next poll tries again.
       this.log.error({ err }, 'webhook dispatcher step failed');
-    } finally {
-      this.pumping = false;
     }
+  }
+
+  /**
+   * New events may wait, and the process is not already stocked with work from a backlog: while the outbox is
+   * behind, the next batch waits until the jobs leased ahead run low, so that attempts, not the bookkeeping of
+   * events that can't be sent yet, get the event loop (SQLite blocks it for a whole transaction). Rows of an
+   * endpoint with room are then leased as they are inserted, instead of inserted PENDING and claimed later.
+   */
+  private fanOutDue(): boolean {
+    return this.wantFanOut && !(this.behind && this.lanes.queued >= this.opts.fanOutBatchSize);
   }
 
   private lease(): Lease {
@@ -214,102 +213,120 @@ export class WebhookDispatcher {
     };
   }
 
-  private free(endpointId: string): number {
-    return Math.min(this.opts.endpointConcurrency - (this.inFlight.get(endpointId) ?? 0), this.opts.maxInFlight - this.total);
-  }
-
-  private reserve(endpointId: string, n = 1): void {
-    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + n);
-    this.total += n;
-  }
-
-  private release(endpointId: string, n = 1): void {
-    const left = (this.inFlight.get(endpointId) ?? 0) - n;
-    if (left > 0) this.inFlight.set(endpointId, left);
-    else this.inFlight.delete(endpointId);
-    this.total -= n;
-  }
-
+  /** One batch of new events per turn; after a full batch the next one follows the spacing, like a wake-up. */
   private async fanOut(): Promise<void> {
-    this.lastFanOutAt = performance.now();
-    for (;;) {
-      const reserved: string[] = [];
-      const tryReserve = (endpointId: string): boolean => {
-        if (this.free(endpointId) <= 0) {
-          this.backlog.add(endpointId);
-          return false;
-        }
-        this.reserve(endpointId);
-        reserved.push(endpointId);
-        return true;
-      };
-      let result: Awaited<ReturnType<typeof fanOutBatch>>;
-      try {
-        result = await fanOutBatch(this.ctx.database.db, this.ctx.database.dialect, this.opts.fanOutBatchSize, this.lease(), tryReserve);
-      } catch (err) {
-        for (const id of reserved) this.release(id);
-        throw err;
+    const reserved: string[] = [];
+    const reserve = (endpointId: string): boolean => {
+      if (this.lanes.room(endpointId) <= 0) {
+        this.backlog.add(endpointId);
+        return false;
       }
-      if (result === 'busy') {
-        // Another worker is fanning out; look again shortly in case it read before our commit.
-        setTimeout(() => this.wake(), 20).unref();
-        return;
-      }
-      const launched = new Map<string, number>();
-      for (const job of result.jobs) launched.set(job.endpointId, (launched.get(job.endpointId) ?? 0) + 1);
-      for (const id of reserved) {
-        if ((launched.get(id) ?? 0) > 0) launched.set(id, launched.get(id)! - 1);
-        else this.release(id);
-      }
-      for (const job of result.jobs) this.launch(job);
-      if (result.events < this.opts.fanOutBatchSize) return;
+      this.lanes.reserve(endpointId);
+      reserved.push(endpointId);
+      return true;
+    };
+    let result: Awaited<ReturnType<typeof fanOutBatch>>;
+    try {
+      result = await fanOutBatch(this.ctx.database, this.opts.fanOutBatchSize, this.lease(), reserve);
+    } catch (err) {
+      for (const id of reserved) this.lanes.unreserve(id);
+      throw err;
+    } finally {
+      this.lastFanOutAt = performance.now();
     }
+    if (result === 'busy') {
+      // Another worker is fanning out; look again shortly in case it read before our commit.
+      setTimeout(() => this.wake(), 20).unref();
+      return;
+    }
+    // A reservation whose row already existed (not ours to send) is given back.
+    const leased = new Map<string, number>();
+    for (const job of result.jobs) leased.set(job.endpointId, (leased.get(job.endpointId) ?? 0) + 1);
+    for (const id of reserved) {
+      if ((leased.get(id) ?? 0) > 0) leased.set(id, leased.get(id)! - 1);
+      else this.lanes.unreserve(id);
+    }
+    for (const job of result.jobs) this.admit(job);
+    this.behind = result.events === this.opts.fanOutBatchSize;
+    if (this.behind) this.wake();
   }
 
-  /** Notes every endpoint with due rows; refill() then takes as many as each endpoint has free slots. */
+  /** Notes every endpoint with due rows; refill() then claims as many as each endpoint has room for. */
   private async findDue(): Promise<void> {
     const due = await endpointsWithDueDeliveries(this.ctx.database.db, this.ctx.clock.now().toISOString(), 10_000);
     for (const id of due) this.backlog.add(id);
   }
 
+  /** Claims due rows, in one transaction, for every endpoint of the backlog with room. */
   private async refill(): Promise<void> {
-    for (const endpointId of [...this.backlog]) {
-      if (this.stopped || this.total >= this.opts.maxInFlight) return;
-      const n = this.free(endpointId);
-      // While some of its attempts are in flight, wait until a quarter of an endpoint's slots are free and claim
-      // them together: one claim transaction per several deliveries instead of one per delivery.
-      const busy = this.inFlight.get(endpointId) ?? 0;
-      if (n <= 0 || (busy > 0 && n < Math.ceil(this.opts.endpointConcurrency / 4))) continue;
-      this.reserve(endpointId, n);
-      let jobs: Job[];
-      try {
-        jobs = await claimDeliveries(this.ctx.database.db, this.ctx.database.dialect, endpointId, n, this.lease());
-      } catch (err) {
-        this.release(endpointId, n);
-        throw err;
-      }
-      this.release(endpointId, n - jobs.length);
-      // Round robin: an endpoint that still has work goes to the back of the line.
-      this.backlog.delete(endpointId);
-      if (jobs.length === n) this.backlog.add(endpointId);
-      for (const job of jobs) this.launch(job);
+    const wants: { endpointId: string; limit: number }[] = [];
+    for (const endpointId of this.backlog) {
+      const room = this.lanes.claimable(endpointId);
+      if (room === 0) continue;
+      this.lanes.reserve(endpointId, room);
+      wants.push({ endpointId, limit: room });
     }
+    if (wants.length === 0) return;
+    let jobs: Job[];
+    try {
+      jobs = await claimDue(this.ctx.database, wants, this.lease());
+    } catch (err) {
+      for (const w of wants) this.lanes.unreserve(w.endpointId, w.limit);
+      throw err;
+    }
+    const got = new Map<string, number>();
+    for (const job of jobs) got.set(job.endpointId, (got.get(job.endpointId) ?? 0) + 1);
+    for (const { endpointId, limit } of wants) {
+      const n = got.get(endpointId) ?? 0;
+      this.lanes.unreserve(endpointId, limit - n);
+      // Fewer than asked: nothing more is due. All of them: maybe more, after the other endpoints (round robin).
+      this.backlog.delete(endpointId);
+      if (n === limit) this.backlog.add(endpointId);
+    }
+    for (const job of jobs) this.admit(job);
   }
 
-  /** Runs one attempt in its (already reserved) slot; the slot frees when it ends and the pump refills it. */
+  /** A job leased to this process: started now if its endpoint has a free slot, else queued for one. */
+  private admit(job: Job): void {
+    if (this.stopped) {
+      this.lanes.unreserve(job.endpointId);
+      return this.handBack([job]);
+    }
+    for (const next of this.lanes.admit(job)) this.launch(next);
+  }
+
+  /** Runs one attempt in its slot; when it ends, queued jobs take the freed slot and the pump is kicked. */
   private launch(job: Job): void {
     const run = runAttempt(job, this.attemptDeps)
       .then((outcome) => {
         if (outcome.kind === 'attempt') this.ctx.metrics?.deliveries.inc({ outcome: DELIVERY_OUTCOMES[outcome.record.decision.status] });
         this.writer.record(outcome);
+        return outcome.kind === 'release' ? 'not sent' : outcome.record.succeeded ? 'succeeded' : 'failed';
       })
-      .catch((err: unknown) => this.log.error({ err, deliveryId: job.deliveryId }, 'webhook attempt crashed'))
-      .finally(() => {
-        this.release(job.endpointId);
+      .catch((err: unknown): AttemptEnd => {
+        this.log.error({ err, deliveryId: job.deliveryId }, 'webhook attempt crashed');
+        return 'not sent';
+      })
+      .then((end) => {
         this.running.delete(run);
-        this.kick();
+        for (const next of this.lanes.finished(job.endpointId, end)) this.launch(next);
+        // Due rows worth claiming for this endpoint, or a backlog's next fan-out: a turn now. Otherwise the result
+        // waits for the next turn.
+        if ((this.backlog.has(job.endpointId) && this.lanes.claimable(job.endpointId) > 0) || this.fanOutDue()) this.kick();
+        else this.resultsTimer ??= setTimeout(() => this.kick(), RESULT_GATHER_MS);
       });
     this.running.add(run);
+  }
+
+  /** A queued job can still be sent if a whole attempt fits in what is left of its lease. */
+  private canStillSend(job: Job): boolean {
+    return this.ctx.clock.now().getTime() + this.opts.timeoutMs <= new Date(job.leaseUntil).getTime();
+  }
+
+  /** Returns leased jobs that were never sent to the queue, due at once (their claim's attempt count undone). */
+  private handBack(jobs: Job[]): void {
+    const now = this.ctx.clock.now().toISOString();
+    for (const job of jobs) this.writer.record({ kind: 'release', deliveryId: job.deliveryId, leaseToken: job.leaseToken, outcome: { dueAt: now }, now });
   }
 
   private async maybePrune(): Promise<void> {

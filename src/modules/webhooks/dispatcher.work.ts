@@ -1,28 +1,28 @@
-// The dispatcher's two database steps, each one short transaction with no network I/O inside:
-// fan-out (outbox → delivery rows) and recording attempt results (with their effect on endpoint health).
+// The dispatcher's database steps, each one short transaction with no network I/O inside: fan-out (outbox →
+// delivery rows), claiming due rows, and recording attempt results (with their effect on endpoint health).
+// They go through database.transaction(): on SQLite, steps started together (and API writes of the same
+// moment) share one COMMIT, which costs far more than their statements.
 
-import type { Dialect } from '../../config.js';
-import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { cancelPendingDeliveries } from './deliveries.store.js';
 import { failingTooLong, planFanOut, summarizeSignals, type EndpointSignal } from './dispatcher.outcome.js';
+import { clearFailing, disableEndpoint, markFailing, releaseClaim, saveAttempts, type AttemptRecord } from './dispatcher-results.store.js';
 import {
-  clearFailing,
-  disableEndpoint,
+  claimDeliveries,
   enabledEndpointsOf,
   insertDeliveries,
   lockCursor,
-  markFailing,
   readEventsAfter,
-  releaseClaim,
-  saveAttempts,
   saveCursor,
-  type AttemptRecord,
   type Job,
   type Lease,
   type NewDelivery,
 } from './dispatcher.store.js';
 import type { DisabledReason } from './webhooks.schemas.js';
+
+/** What the steps need of the database: its transactions (group-committed on SQLite) and its dialect. */
+export type Transactions = Pick<Database, 'transaction' | 'dialect'>;
 
 export interface FanOutResult {
   events: number;
@@ -37,14 +37,14 @@ export interface FanOutResult {
  * process at once, saving a claim round trip; the others wait as PENDING for any worker.
  * Returns 'busy' when another worker holds the cursor (PostgreSQL).
  */
-export async function fanOutBatch(db: Db, dialect: Dialect, limit: number, lease: Lease, reserve: (endpointId: string) => boolean): Promise<FanOutResult | 'busy'> {
-  return db.transaction().execute(async (trx) => {
-    const cursor = await lockCursor(trx, dialect);
+export async function fanOutBatch(database: Transactions, limit: number, lease: Lease, reserve: (endpointId: string) => boolean): Promise<FanOutResult | 'busy'> {
+  return database.transaction(async (trx) => {
+    const cursor = await lockCursor(trx, database.dialect);
     if (cursor === null) return 'busy';
-    const events = await readEventsAfter(trx, dialect, cursor, limit);
+    const events = await readEventsAfter(trx, database.dialect, cursor, limit);
     const last = events.at(-1);
     if (last === undefined) return { events: 0, jobs: [] };
-    const endpoints = await enabledEndpointsOf(trx, [...new Set(events.map((e) => e.organizationId))]);
+    const endpoints = await enabledEndpointsOf(trx, database.dialect, [...new Set(events.map((e) => e.organizationId))]);
     const now = new Date(lease.now);
     const planned = planFanOut(events, endpoints).map(({ event, endpoint }) => {
       const leased = reserve(endpoint.id);
@@ -74,6 +74,11 @@ export async function fanOutBatch(db: Db, dialect: Dialect, limit: number, lease
   });
 }
 
+/** Due deliveries of several endpoints (up to `limit` each) under one lease, in one transaction. */
+export async function claimDue(database: Transactions, wants: { endpointId: string; limit: number }[], lease: Lease): Promise<Job[]> {
+  return database.transaction((trx) => claimDeliveries(trx, database.dialect, wants, lease));
+}
+
 export type Outcome =
   | { kind: 'attempt'; endpointId: string; endpointFailing: boolean; signal: EndpointSignal; record: AttemptRecord }
   | { kind: 'release'; deliveryId: string; leaseToken: string; outcome: { failed: string } | { dueAt: string }; now: string };
@@ -88,8 +93,8 @@ const DISABLED_MESSAGES: Record<Exclude<DisabledReason, 'DISABLED_BY_USER'>, str
  * (a success clears the failure flag; a 410, or failures for 3 days, disables the endpoint and cancels its
  * queue). Returns the endpoints disabled by this batch.
  */
-export async function recordOutcomes(db: Db, outcomes: Outcome[], now: Date): Promise<{ id: string; reason: DisabledReason }[]> {
-  return db.transaction().execute(async (trx) => {
+export async function recordOutcomes(database: Transactions, outcomes: Outcome[], now: Date): Promise<{ id: string; reason: DisabledReason }[]> {
+  return database.transaction(async (trx) => {
     for (const o of outcomes) if (o.kind === 'release') await releaseClaim(trx, o.deliveryId, o.leaseToken, o.outcome, o.now);
     const attempts = outcomes.flatMap((o) => (o.kind === 'attempt' ? [o] : []));
     const applied = new Set((await saveAttempts(trx, attempts.map((a) => a.record))).map((r) => r.deliveryId));

@@ -1,66 +1,53 @@
-// Attempt results are written in batches, off the send path: whatever finished within a few milliseconds goes
-// in one transaction, one write at a time. The receiver already has its delivery; only the log waits.
+// Attempt results wait here for the dispatcher's next step, which writes everything gathered since the last
+// one in a single transaction. The receiver already has its delivery; only the log waits. One write at a time.
 
-import type { Db } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { recordOutcomes, type Outcome } from './dispatcher.work.js';
-
-/** How long results gather before a write: batches of several results instead of one transaction each. */
-const GATHER_MS = 5;
+import { recordOutcomes, type Outcome, type Transactions } from './dispatcher.work.js';
 
 interface Log {
   warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
 }
 
 export class OutcomeWriter {
   private pending: Outcome[] = [];
   private writing: Promise<void> | null = null;
-  private queued = false;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly log: Log) {}
+  constructor(private readonly database: Transactions, private readonly clock: Clock, private readonly log: Log) {}
 
   record(outcome: Outcome): void {
     this.pending.push(outcome);
-    this.schedule(GATHER_MS);
   }
 
   /** True while results wait to be written or are being written. */
   get busy(): boolean {
-    return this.pending.length > 0 || this.writing !== null || this.queued;
+    return this.pending.length > 0 || this.writing !== null;
   }
 
-  /** The write in progress, if any. */
-  get current(): Promise<void> | null {
-    return this.writing;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.queued) return;
-    this.queued = true;
-    setTimeout(() => void this.flush(), delayMs).unref();
-  }
-
-  private async flush(): Promise<void> {
-    this.queued = false;
-    if (this.writing || this.pending.length === 0) return;
+  /**
+   * Writes what has gathered, after the write in progress if there is one. When nothing is in progress the
+   * transaction is requested before this returns, so steps started with it share its commit (SQLite). A failed
+   * batch is kept for the next flush, and the error is thrown; meanwhile the leases keep other workers off its rows.
+   */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing.catch(() => undefined);
+    if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    let failed = false;
-    this.writing = recordOutcomes(this.db, batch, this.clock.now())
-      .then((disabled) => {
-        for (const d of disabled) this.log.warn({ webhookId: d.id, reason: d.reason }, 'webhook endpoint disabled');
-      })
-      .catch((err: unknown) => {
-        // Keep the results and try again shortly; meanwhile the leases keep other workers off these rows.
-        failed = true;
-        this.log.error({ err }, 'recording webhook results failed');
-        this.pending.unshift(...batch);
-      })
-      .finally(() => {
-        this.writing = null;
-      });
-    await this.writing;
-    if (this.pending.length > 0) this.schedule(failed ? 1_000 : GATHER_MS);
+    this.writing = this.write(batch);
+    try {
+      await this.writing;
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async write(batch: Outcome[]): Promise<void> {
+    try {
+      const disabled = await recordOutcomes(this.database, batch, this.clock.now());
+      for (const d of disabled) this.log.warn({ webhookId: d.id, reason: d.reason }, 'webhook endpoint disabled');
+    } catch (err) {
+      this.pending.unshift(...batch);
+      throw err;
+    }
   }
 }

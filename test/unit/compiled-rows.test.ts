@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { compiledForRows } from '../../src/modules/webhooks/compiled-rows.js';
+
+/** Statements compiled once per chunk size: every row lands once, with its own values, whatever the count. */
+describe('compiledForRows', () => {
+  let database: Database;
+  type Row = { k: number; v: string | null };
+  const insert = compiledForRows(['k', 'v'] as const, (db, rows: Row[]) => {
+    const query = sql<{ k: number }>`insert into t (k, v) values ${sql.join(rows.map((r) => sql`(${r.k}, ${r.v})`))} returning k`;
+    return { compile: () => query.compile(db) };
+  });
+  const stored = async () => (await sql<Row>`select k, v from t order by k`.execute(database.db)).rows;
+
+  beforeEach(async () => {
+    database = openDatabase({ dialect: 'sqlite', url: ':memory:' });
+    await sql`create table t (k integer primary key, v text)`.execute(database.db);
+  });
+  afterEach(() => database.close());
+
+  for (const count of [0, 1, 2, 9, 64, 73, 150]) {
+    it(`${count} rows`, async () => {
+      const rows = Array.from({ length: count }, (_, k) => ({ k, v: k % 3 === 0 ? null : `v${k}` }));
+      const returned = await insert(database.db, rows);
+      expect(returned.map((r) => r.k)).toEqual(rows.map((r) => r.k));
+      expect(await stored()).toEqual(rows);
+    });
+  }
+});

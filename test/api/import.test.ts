@@ -154,6 +154,8 @@ describe('crm import leads: the worker pipeline', () => {
 
   it('imports leads indistinguishable from API-created ones: decrypted, searchable, deduplicated both ways, same event', async () => {
     const o = await seedOrg(t.ctx);
+    const elsewhere = await seedOrg(t.ctx);
+    await call(t.app, 'POST', '/leads', { auth: elsewhere.auth, body: { name: 'Other org', email: 'ada@example.com', phoneNumber: '+14155550142' } });
     await run(o, csv('name,email,phoneNumber,source\nImported,Ada@Example.com,+1 415 555 0142,WEBSITE\n'));
     const [imported] = (await call(t.app, 'GET', '/leads?q=ada@example.com', { auth: o.auth })).body.data.leads;
     expect(imported).toMatchObject({ name: 'Imported', email: 'ada@example.com', phoneNumber: '+14155550142', duplicateOf: null });

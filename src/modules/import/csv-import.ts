@@ -45,8 +45,8 @@ export interface ImportOptions {
 
 /**
  * Rows per transaction, once the first chunks (500, 1,000, …) have given the worker its head start: large
- * enough that a batch rewrites each page of the random blind-index and event-id indexes once for thousands of
- * rows, small enough that a concurrent API write waits a fraction of a second for the SQLite write lock.
+ * enough that a batch rewrites each page of the random blind-index indexes once for thousands of rows, small
+ * enough that a concurrent API write waits a fraction of a second for the SQLite write lock.
  */
 const BATCH_ROWS = 5000;
 

@@ -183,19 +183,21 @@ async function runProbes(db: Executor, organizationId: string, probes: Probe[], 
 }
 
 /**
- * Batches (imports): one statement per column over a VALUES list of indexes, each still probing a single
- * index entry. Kysely building one sub-select per probe cost more than SQLite running them.
+ * Batches (imports): per column, one statement finds the oldest holder's seq of every index in a VALUES list,
+ * each a single entry of the (bidx, seq) index; a second reads those leads by primary key, in the organization.
+ * Kysely building one sub-select per probe cost more than SQLite running them. The probe itself names no
+ * organization: a blind index is already bound to one (its HMAC covers the organization id), and with
+ * `organization_id =` in it PostgreSQL, before it has statistics on a freshly filled table, walked the whole
+ * (organization_id, seq) index for every probe.
  */
 async function probeMany(db: Executor, organizationId: string, column: Probe['column'], indexes: string[], olderThanSeq: number) {
   const values = sql.join(indexes.map((bidx) => sql`(${bidx})`));
-  const { rows } = await sql<{ id: string; seq: number; email_bidx: string | null; phone_bidx: string | null }>`
-    select l.id, l.seq, l.email_bidx, l.phone_bidx
-    from (values ${values}) as probe
-    join leads l on l.seq = (
-      select o.seq from leads o
-      where ${sql.ref(`o.${column}`)} = probe.column1 and o.organization_id = ${organizationId} and o.seq < ${olderThanSeq}
-      order by o.seq limit 1)`.execute(db);
-  return rows;
+  const { rows: oldest } = await sql<{ seq: number | null }>`
+    select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 and o.seq < ${olderThanSeq} order by o.seq limit 1) as seq
+    from (values ${values}) as probe`.execute(db);
+  const seqs = [...new Set(oldest.flatMap((r) => (r.seq === null ? [] : [r.seq])))];
+  if (seqs.length === 0) return [];
+  return db.selectFrom('leads').select(['id', 'seq', 'email_bidx', 'phone_bidx']).where('organization_id', '=', organizationId).where('seq', 'in', seqs).execute();
 }
 
 /**

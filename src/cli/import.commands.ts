@@ -12,7 +12,7 @@ import { action } from './run.js';
 
 /** One adapter per importable resource; `object` is the custom object's slug for records. */
 const ADAPTERS: Record<string, (ctx: AppContext, opts: { org: string; object?: string }) => Promise<ImportAdapter>> = {
-  leads: async (ctx) => leadImportAdapter(ctx),
+  leads: async () => leadImportAdapter(),
   accounts: async (ctx) => accountImportAdapter(ctx),
   deals: async (ctx) => dealImportAdapter(ctx),
   records: (ctx, opts) => recordImportAdapter(ctx, opts.org, opts.object),

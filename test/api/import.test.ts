@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const run = (org: Seeded, file: string, allOrNothing = false) =>
-  importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(t.ctx), allOrNothing, batchSize: 3 });
+  importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 3 });
 
 const names = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=100', { auth: org.auth })).body.data.leads.map((l: { name: string }) => l.name).sort();
 
@@ -101,6 +102,95 @@ describe('crm import leads', () => {
     const report = await run(o, csv(`name,ownerId\nMine,${o.userId}\nTheirs,${other.userId}\nAlso mine,\n`));
     expect(report.imported).toBe(2);
     expect(report.failed).toEqual([{ line: 3, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
+  });
+});
+
+describe('crm import leads: the worker pipeline', () => {
+  const rowsOf = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i));
+  const leadCount = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=1', { auth: org.auth })).body.data.pagination.total as number;
+  const createdEvents = async (org: Seeded) => (await listEvents(t.ctx.database.db, org.orgId)).filter((e) => e.type === 'lead.created');
+  const eventCount = async (org: Seeded) =>
+    Number((await t.ctx.database.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', org.orgId).executeTakeFirstOrThrow()).n);
+
+  it('reports a row refused in a later chunk and lands the rest of that chunk and every other one', async () => {
+    const o = await seedOrg(t.ctx);
+    const other = await seedOrg(t.ctx);
+    const file = csv(['name,ownerId', ...rowsOf(9, (i) => `L${i},${i === 6 ? other.userId : ''}`)].join('\n'));
+    const report = await run(o, file);
+    expect(report).toMatchObject({ rows: 9, imported: 8 });
+    expect(report.failed).toEqual([{ line: 8, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
+    expect(await leadCount(o)).toBe(8);
+    expect(await createdEvents(o)).toHaveLength(8);
+  });
+
+  it('with --all-or-nothing, bad rows in later chunks (invalid or refused) leave no lead and no event', async () => {
+    const o = await seedOrg(t.ctx);
+    const other = await seedOrg(t.ctx);
+    const file = csv(['name,email,ownerId', ...rowsOf(8, (i) => `L${i},l${i}@example.com,${i === 4 ? other.userId : ''}`), 'Broken,not-an-email,'].join('\n'));
+    const report = await run(o, file, true);
+    expect(report).toMatchObject({ rows: 9, imported: 0 });
+    expect(report.failed.map((f) => [f.line, f.errors[0]!.field])).toEqual([[6, 'ownerId'], [10, 'email']]);
+    expect(await leadCount(o)).toBe(0);
+    expect(await createdEvents(o)).toEqual([]);
+  });
+
+  it('stops when the worker fails mid-file: chunks before it stay whole, nothing of the failing chunk lands', async () => {
+    const o = await seedOrg(t.ctx);
+    // Over 64 KiB, so the malformed last line is parsed from a later read of the file than the first chunks.
+    const file = csv(['name', ...rowsOf(4000, (i) => `Lead number ${i}`), 'Bad "Quote"'].join('\n'));
+    const batched = (allOrNothing: boolean) => importCsv(t.ctx, { file, organizationId: o.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 500 });
+    const error = await batched(false).then(() => null, (err: Error) => err);
+    const [, line, imported] = /^import stopped after line (\d+): Invalid Opening Quote: .* at line 4002, .*; (\d+) row\(s\) up to that line were imported$/.exec(error?.message ?? '') ?? [];
+    expect(Number(imported)).toBeGreaterThan(0);
+    expect(Number(imported) % 500).toBe(0);
+    expect(Number(line)).toBe(Number(imported) + 1);
+    expect(await leadCount(o)).toBe(Number(imported));
+    expect(await eventCount(o)).toBe(Number(imported));
+    const whole = await seedOrg(t.ctx);
+    await expect(importCsv(t.ctx, { file, organizationId: whole.orgId, adapter: leadImportAdapter(), allOrNothing: true, batchSize: 500 })).rejects.toThrow(/; nothing was imported \(--all-or-nothing\)$/);
+    expect(await leadCount(whole)).toBe(0);
+    expect(await eventCount(whole)).toBe(0);
+  });
+
+  it('imports leads indistinguishable from API-created ones: decrypted, searchable, deduplicated both ways, same event', async () => {
+    const o = await seedOrg(t.ctx);
+    const elsewhere = await seedOrg(t.ctx);
+    await call(t.app, 'POST', '/leads', { auth: elsewhere.auth, body: { name: 'Other org', email: 'ada@example.com', phoneNumber: '+14155550142' } });
+    await run(o, csv('name,email,phoneNumber,source\nImported,Ada@Example.com,+1 415 555 0142,WEBSITE\n'));
+    const [imported] = (await call(t.app, 'GET', '/leads?q=ada@example.com', { auth: o.auth })).body.data.leads;
+    expect(imported).toMatchObject({ name: 'Imported', email: 'ada@example.com', phoneNumber: '+14155550142', duplicateOf: null });
+    expect((await call(t.app, 'GET', `/leads/${imported.id}`, { auth: o.auth })).body.data.lead.email).toBe('ada@example.com');
+    const viaApi = (await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Via API', email: 'ADA@example.com', phoneNumber: '+14155550142', source: 'WEBSITE' } })).body.data.lead;
+    expect(viaApi.duplicateOf).toBe(imported.id);
+    await run(o, csv('name,phoneNumber\nAgain,+14155550142\n'));
+    const byPhone = (await call(t.app, 'GET', `/leads?q=${encodeURIComponent('+14155550142')}`, { auth: o.auth })).body.data.leads as { name: string; duplicateOf: string | null }[];
+    expect(byPhone.map((l) => [l.name, l.duplicateOf])).toEqual([['Again', imported.id], ['Via API', imported.id], ['Imported', null]]);
+    const events = await createdEvents(o);
+    const changesOf = (id: string) => events.find((e) => e.data.id === id)!.data.changes;
+    expect(changesOf(imported.id)).toEqual({ ...changesOf(viaApi.id), after: { ...changesOf(viaApi.id).after, name: 'Imported', duplicateOf: undefined } });
+    expect(JSON.stringify(events)).not.toMatch(/ada@example\.com|4155550142/i);
+  });
+
+  it('reports progress after every chunk, ending at the file size', async () => {
+    const o = await seedOrg(t.ctx);
+    const file = csv(['name', ...rowsOf(7, (i) => `P${i}`)].join('\n'));
+    const seen: [number, number][] = [];
+    await importCsv(t.ctx, { file, organizationId: o.orgId, adapter: leadImportAdapter(), allOrNothing: false, batchSize: 3, onProgress: (read, total) => seen.push([read, total]) });
+    expect(seen).toHaveLength(3);
+    expect(seen.map(([read]) => read)).toEqual([...seen.map(([read]) => read)].sort((a, b) => a - b));
+    expect(seen.at(-1)).toEqual([seen[0]![1], seen[0]![1]]);
+  });
+
+  it('runs from the command line, reporting refused rows with exit status 2', async () => {
+    const o = await seedOrg(t.ctx);
+    const env = {
+      ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
+      DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
+    };
+    const cli = await runCli(['--json', 'import', 'leads', csv('name,email\nCli One,one@example.com\n,bad\n'), '--org', o.orgId], env);
+    expect(cli.code).toBe(2);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
+    expect(await names(o)).toEqual(['Cli One']);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { insertRows } from '../../db/bulk-insert.js';
 import { precompileInsert } from '../../db/precompiled.js';
 import type { CrmEvent } from './events.js';
 
@@ -22,9 +23,7 @@ export async function recordEvent(db: Executor, event: CrmEvent): Promise<void> 
 /** Many events in the caller's transaction (bulk imports), a few hundred per statement. */
 export async function recordEvents(db: Executor, events: readonly CrmEvent[]): Promise<void> {
   if (events.length === 1) return recordEvent(db, events[0]!);
-  for (let i = 0; i < events.length; i += 500) {
-    await db.insertInto('events').values(events.slice(i, i + 500).map(toRow)).execute();
-  }
+  await insertRows(db, 'events', events.map(toRow));
 }
 
 export async function listEvents(db: Executor, organizationId: string, opts: { objectId?: string; afterSeq?: number; limit?: number } = {}): Promise<CrmEvent[]> {

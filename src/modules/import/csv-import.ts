@@ -1,27 +1,28 @@
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
-import { parse } from 'csv-parse';
 import type { AppContext } from '../../context.js';
+import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
+import { withBulkWrites } from '../../db/bulk-writes.js';
 import type { Executor } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, type FieldError } from '../../errors.js';
-import { validateValue } from '../../http/validation.js';
+import { startWorker } from '../../lib/worker-thread.js';
 import type { Actor } from '../orgs/principal.js';
+import type { WorkerInput } from './csv-worker.js';
+import { PreparedChunks } from './prepared-chunks.js';
+import type { PreparedRow, PreparerRef, RowError } from './row-preparers.js';
 
-/** How one resource is imported: its create schema, how CSV text becomes typed values, and its batch create. */
+/**
+ * How one resource is imported: the worker half (which row preparer validates and prepares its rows) and
+ * the batch create that stores prepared rows on the main thread.
+ */
 export interface ImportAdapter {
   resource: string;
+  /** The API's create schema: every row is validated against it, with the same messages. */
   schema: TSchema;
-  /** CSV cells are text: turn a row's non-empty cells into the JSON the create schema expects. */
-  fromCsv(cells: Record<string, string>): Record<string, unknown>;
-  /** Creates a batch in one transaction with the same rules, encryption and events as the API. */
-  createMany(trx: Executor, caller: { organizationId: string; actor: Actor }, inputs: unknown[]): Promise<unknown[]>;
-}
-
-export interface RowError {
-  /** Line number in the file (the header is line 1). */
-  line: number;
-  errors: FieldError[];
+  rows: PreparerRef;
+  /** Stores a batch in one transaction with the same rules, encryption and events as the API. */
+  createMany(trx: Executor, caller: { organizationId: string; actor: Actor }, items: unknown[], now: Date): Promise<void>;
 }
 
 export interface ImportReport {
@@ -42,56 +43,53 @@ export interface ImportOptions {
   onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
 
+/**
+ * Rows per transaction, once the first chunks (500, 1,000, …) have given the worker its head start: large
+ * enough that a batch rewrites each page of the random blind-index indexes once for thousands of rows, small
+ * enough that a concurrent API write waits a fraction of a second for the SQLite write lock.
+ */
+const BATCH_ROWS = 5000;
+
 /** The importer's actor in events: a system write over the API's rules (documented in docs/import.md). */
 export const IMPORT_ACTOR: Actor = { type: 'SYSTEM', id: 'import', channel: 'API' };
 
-interface Parsed {
-  line: number;
-  input: Record<string, unknown>;
-}
-
 /**
- * Streams a CSV file (header row = field names), validates every row against the create schema, and
- * creates the good rows in batches. A row that fails is reported with its line number and every reason;
- * with `allOrNothing` any failure means nothing is written (one transaction for the whole file).
+ * Imports a CSV file (header row = field names). A worker thread reads, validates and prepares the rows a
+ * chunk ahead while this thread creates the good rows of the previous chunk in one transaction. A row that
+ * fails is reported with its line number and every reason; with `allOrNothing` any failure means nothing
+ * is written (one transaction for the whole file). If the worker or the database fails, the import stops
+ * with an error that says up to which line rows were handled and how many landed.
  */
 export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   const totalBytes = statSync(opts.file).size;
-  const batchSize = opts.batchSize ?? 2000;
   const caller = { organizationId: opts.organizationId, actor: IMPORT_ACTOR };
   const failed: RowError[] = [];
-  const pending: Parsed[] = [];
   let imported = 0;
   let rows = 0;
+  let handledThrough = 1;
 
-  const flush = async (trx: Executor | null) => {
-    const batch = pending.splice(0, pending.length);
-    if (batch.length > 0) imported += await createBatch(ctx, trx, opts.adapter, caller, batch, failed, opts.allOrNothing);
+  const workerInput: WorkerInput = {
+    file: opts.file,
+    organizationId: opts.organizationId,
+    schema: opts.adapter.schema,
+    rows: opts.adapter.rows,
+    keys: { encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) },
   };
+  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? BATCH_ROWS);
 
   const run = async (trx: Executor | null) => {
-    const parser = createReadStream(opts.file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true }));
-    let header: string[] | null = null;
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      if (header === null) {
-        header = record.map((h) => h.trim());
-        continue;
-      }
-      rows += 1;
-      const row = parseRow(opts.adapter, header, record, info.lines);
-      if ('errors' in row) failed.push(row);
-      else pending.push(row);
-      if (pending.length >= batchSize) {
-        await flush(trx);
-        opts.onProgress?.(parser.info.bytes, totalBytes);
-      }
+    for await (const chunk of chunks) {
+      rows += chunk.rows;
+      failed.push(...chunk.failed);
+      if (chunk.prepared.length > 0) imported += await createBatch(ctx, trx, opts.adapter, caller, chunk.prepared, new Date(chunk.now), failed, opts.allOrNothing);
+      handledThrough = chunk.lastLine;
+      opts.onProgress?.(chunk.last ? totalBytes : chunk.bytesRead, totalBytes);
     }
-    await flush(trx);
-    opts.onProgress?.(totalBytes, totalBytes);
   };
 
-  if (opts.allOrNothing) {
+  const runAll = async () => {
+    if (!opts.allOrNothing) return run(null);
     try {
       await inTransaction(ctx, async (trx) => {
         await run(trx);
@@ -101,23 +99,23 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
       if (!(err instanceof AppError) || failed.length === 0) throw err;
       imported = 0;
     }
-  } else {
-    await run(null);
+  };
+
+  try {
+    await withBulkWrites(ctx.database, runAll);
+  } catch (err) {
+    throw stopped(err, handledThrough, opts.allOrNothing ? null : imported);
+  } finally {
+    await chunks.stop();
   }
   return { resource: opts.adapter.resource, rows, imported, failed: failed.sort((a, b) => a.line - b.line), allOrNothing: opts.allOrNothing, seconds: (Date.now() - started) / 1000 };
 }
 
-function parseRow(adapter: ImportAdapter, header: string[], record: string[], line: number): Parsed | RowError {
-  if (record.length !== header.length) {
-    return { line, errors: [{ field: 'row', code: 'invalid_format', message: `has ${record.length} cells; the header has ${header.length}` }] };
-  }
-  const cells: Record<string, string> = {};
-  header.forEach((name, i) => {
-    if (record[i]!.trim() !== '') cells[name] = record[i]!;
-  });
-  const input = adapter.fromCsv(cells);
-  const errors = validateValue(adapter.schema, input, 'row');
-  return errors.length > 0 ? { line, errors } : { line, input };
+/** The error of an import cut short: the cause, the last line handled, and what landed before it. */
+function stopped(err: unknown, line: number, imported: number | null): Error {
+  const landed = imported === null ? 'nothing was imported (--all-or-nothing)' : `${imported} row(s) up to that line were imported`;
+  const message = `import stopped after line ${line}: ${err instanceof Error ? err.message : String(err)}; ${landed}`;
+  return err instanceof AppError ? new AppError(err.code, message, { errors: err.errors }) : new Error(message, { cause: err });
 }
 
 /**
@@ -129,16 +127,18 @@ async function createBatch(
   trx: Executor | null,
   adapter: ImportAdapter,
   caller: { organizationId: string; actor: Actor },
-  batch: Parsed[],
+  batch: PreparedRow[],
+  now: Date,
   failed: RowError[],
   allOrNothing: boolean,
 ): Promise<number> {
   let remaining = batch;
   while (remaining.length > 0) {
     try {
-      const inputs = remaining.map((r) => r.input);
-      const created = trx ? await adapter.createMany(trx, caller, inputs) : await inTransaction(ctx, (t) => adapter.createMany(t, caller, inputs));
-      return created.length;
+      const items = remaining.map((r) => r.item);
+      if (trx) await adapter.createMany(trx, caller, items, now);
+      else await inTransaction(ctx, (t) => adapter.createMany(t, caller, items, now));
+      return remaining.length;
     } catch (err) {
       if (!(err instanceof AppError) || !err.errors) throw err;
       const byRow = new Map<number, FieldError[]>();
@@ -161,12 +161,11 @@ async function createBatch(
  * transaction; a refused row's field errors are prefixed with its index so the importer reports it and
  * retries the rest of the batch without it.
  */
-export function oneByOne<I, O>(create: (trx: Executor, caller: { organizationId: string; actor: Actor }, input: I) => Promise<O>): ImportAdapter['createMany'] {
+export function oneByOne<I>(create: (trx: Executor, caller: { organizationId: string; actor: Actor }, input: I) => Promise<unknown>): ImportAdapter['createMany'] {
   return async (trx, caller, inputs) => {
-    const created: O[] = [];
     for (const [i, input] of inputs.entries()) {
       try {
-        created.push(await create(trx, caller, input as I));
+        await create(trx, caller, input as I);
       } catch (err) {
         if (err instanceof AppError && err.errors) {
           throw new AppError(err.code, err.message, { errors: err.errors.map((e) => ({ ...e, field: `${i}.${e.field}` })) });
@@ -174,6 +173,5 @@ export function oneByOne<I, O>(create: (trx: Executor, caller: { organizationId:
         throw err;
       }
     }
-    return created;
   };
 }

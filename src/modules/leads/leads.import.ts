@@ -1,14 +1,18 @@
-import type { AppContext } from '../../context.js';
 import type { ImportAdapter } from '../import/csv-import.js';
 import { CreateLeadBody } from './leads.schemas.js';
-import { createLeads } from './leads.service.js';
+import { storeNewLeads } from './leads.service.js';
+import type { NewLead } from './new-lead.js';
 
-/** `crm import leads`: CSV columns are the API's field names; every cell of a lead is text. */
-export function leadImportAdapter(ctx: AppContext): ImportAdapter {
+/**
+ * `crm import leads`: CSV columns are the API's field names. The worker thread validates each row and seals
+ * its contact fields (see row-preparers.ts); here the sealed leads are stored with the API's duplicate
+ * detection, assignment rules and events.
+ */
+export function leadImportAdapter(): ImportAdapter {
   return {
     resource: 'leads',
     schema: CreateLeadBody,
-    fromCsv: (cells) => cells,
-    createMany: (trx, caller, inputs) => createLeads(ctx, trx, caller, inputs as CreateLeadBody[]),
+    rows: { kind: 'leads' },
+    createMany: (trx, caller, items, now) => storeNewLeads(trx, caller, items as NewLead[], now),
   };
 }

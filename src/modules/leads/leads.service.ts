@@ -1,10 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
-import { newId } from '../../lib/ids.js';
 import { paginate } from '../../lib/pagination.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
-import { buildEvent, diffChanges } from '../events/events.js';
+import { buildEvent, diffChanges, ENCRYPTED } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
 import { assignOwners } from '../orgs/rules.service.js';
 import { existingUserIds } from '../orgs/users.store.js';
@@ -13,6 +12,7 @@ import { existingAccountIds } from '../accounts/accounts.store.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
+import { newLead, type NewLead } from './new-lead.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -89,59 +89,44 @@ async function duplicatesOf(db: Executor, organizationId: string, rows: { id: st
   });
 }
 
-/**
- * Stores the leads, runs the organization's assignment rules (for leads without an explicit owner), and
- * records one lead.created per lead — all in the caller's transaction, so every event carries the assigned
- * owner. The API creates a batch of one; `crm import` creates thousands per transaction.
- */
-export async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: readonly CreateLeadBody[]): Promise<Lead[]> {
-  const contacts = inputs.map((input) => normalizeContacts(input));
-  await checkReferences(trx, caller.organizationId, inputs, inputs.length > 1);
-  const now = ctx.clock.now();
-  const at = now.toISOString();
-  const rows: Omit<StoredLead, 'seq'>[] = inputs.map((input, i) => {
-    const id = newId(now);
-    return {
-      id,
-      organizationId: caller.organizationId,
-      name: input.name.trim(),
-      ...seal(ctx, id, caller.organizationId, contacts[i]!),
-      source: input.source ?? null,
-      sourceCampaign: input.sourceCampaign ?? null,
-      status: input.status ?? 'NEW',
-      company: input.company ?? null,
-      title: input.title ?? null,
-      notes: input.notes ?? null,
-      ownerId: input.ownerId ?? null,
-      accountId: input.accountId ?? null,
-      duplicateOf: null,
-      createdAt: at,
-      updatedAt: at,
-    };
+/** A new lead as its lead.created event shows it: contact fields only as present ("[encrypted]") or null. */
+function createdEvent(caller: Caller, row: NewLead, now: Date) {
+  const shown = present(row, row.emailEnc === null ? null : ENCRYPTED, row.phoneEnc === null ? null : ENCRYPTED);
+  return buildEvent({
+    type: 'lead.created',
+    organizationId: caller.organizationId,
+    object: 'lead',
+    objectId: row.id,
+    description: 'Lead created',
+    changes: diffChanges(null, shown, EVENT_FIELDS, CONTACT_FIELDS),
+    actor: caller.actor,
+    now,
   });
+}
+
+/**
+ * Stores new leads: checks their references, detects duplicates, runs the organization's assignment rules
+ * (for leads without an explicit owner), inserts them and records one lead.created per lead — all in the
+ * caller's transaction, so every event carries the assigned owner. The API stores a batch of one;
+ * `crm import` thousands per transaction.
+ */
+export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date): Promise<void> {
+  await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
   const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
   const unowned = rows.filter((r) => r.ownerId === null);
   const owners = await assignOwners(trx, caller.organizationId, unowned);
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   await insertLeads(trx, rows);
-  const leads = rows.map((row, i) => present(row, contacts[i]!.email ?? null, contacts[i]!.phoneNumber ?? null));
-  await recordEvents(
-    trx,
-    leads.map((lead) =>
-      buildEvent({
-        type: 'lead.created',
-        organizationId: caller.organizationId,
-        object: 'lead',
-        objectId: lead.id,
-        description: 'Lead created',
-        changes: diffChanges(null, lead, EVENT_FIELDS, CONTACT_FIELDS),
-        actor: caller.actor,
-        now,
-      }),
-    ),
-  );
-  return leads;
+  await recordEvents(trx, rows.map((row) => createdEvent(caller, row, now)));
+}
+
+export async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: readonly CreateLeadBody[]): Promise<Lead[]> {
+  const contacts = inputs.map((input) => normalizeContacts(input));
+  const now = ctx.clock.now();
+  const rows = inputs.map((input, i) => newLead(ctx, caller.organizationId, input, contacts[i]!, now));
+  await storeNewLeads(trx, caller, rows, now);
+  return rows.map((row, i) => present(row, contacts[i]!.email ?? null, contacts[i]!.phoneNumber ?? null));
 }
 
 export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {

@@ -142,6 +142,8 @@ export class WebhookDispatcher {
   async settled(): Promise<void> {
     for (;;) {
       if (this.pumping) await this.pumping;
+      // A fan-out spaced after the previous one (wake) has not started yet: it is still to come.
+      else if (this.wakeTimer !== undefined) await new Promise((resolve) => setTimeout(resolve, FAN_OUT_SPACING_MS));
       else if (this.running.size > 0) await Promise.allSettled([...this.running]);
       else if (this.writer.busy) await this.writer.flush().catch(() => new Promise((resolve) => setTimeout(resolve, 100)));
       else return;

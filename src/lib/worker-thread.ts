@@ -1,0 +1,13 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts the module `name` next to `callerUrl` (the caller's `import.meta.url`) in a worker thread. Built code
+ * (dist/) runs the `.js` module as is. From the TypeScript sources (tests, `tsx`) the `.ts` module is loaded
+ * after registering tsx inside the worker, because a worker does not inherit its parent's module loader.
+ */
+export function startWorker(callerUrl: string, name: string, workerData: unknown): Worker {
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), { workerData });
+  const moduleUrl = new URL(`./${name}.ts`, callerUrl).href;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(moduleUrl)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}

@@ -1,0 +1,95 @@
+import { createReadStream } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { parse } from 'csv-parse';
+import { createBlindIndex } from '../../crypto/blind-index.js';
+import { createFieldCipher } from '../../crypto/field-cipher.js';
+import { createPreparer, prepareRow, type PreparedRow, type PreparerRef, type RowError } from './row-preparers.js';
+
+/**
+ * The worker thread of `crm import`: reads the CSV file, validates every row and prepares it (for leads:
+ * contact fields normalized and sealed), one chunk per request of the main thread, which meanwhile stores
+ * the previous chunk. No database access here.
+ */
+
+/** What the main thread gives the worker. The keys only ever reach the cipher and the blind index. */
+export interface WorkerInput {
+  file: string;
+  organizationId: string;
+  /** The create schema as plain JSON Schema (validated by the same Ajv setup as API bodies). */
+  schema: object;
+  rows: PreparerRef;
+  keys: { encryption: readonly string[]; blindIndex: Uint8Array };
+}
+
+/** A request for the next chunk: how many data rows to read, and the instant they are created at (the main thread's clock). */
+export interface ChunkRequest {
+  rows: number;
+  now: string;
+}
+
+/** One chunk of the file, in file order. */
+export interface PreparedChunk {
+  now: string;
+  prepared: PreparedRow[];
+  failed: RowError[];
+  /** Data rows read into this chunk, good and bad. */
+  rows: number;
+  /** The line the chunk ends on, and the bytes of the file read so far. */
+  lastLine: number;
+  bytesRead: number;
+  /** True for the final chunk (it may be empty). */
+  last: boolean;
+}
+
+type CsvRecord = { record: string[]; info: { lines: number } };
+
+const input = workerData as WorkerInput;
+const port = parentPort!;
+
+const requests: ChunkRequest[] = [];
+let waiting: ((request: ChunkRequest) => void) | null = null;
+const onRequest = (request: ChunkRequest) => {
+  if (waiting) {
+    const resolve = waiting;
+    waiting = null;
+    resolve(request);
+  } else requests.push(request);
+};
+port.on('message', onRequest);
+const nextRequest = () => (requests.length > 0 ? Promise.resolve(requests.shift()!) : new Promise<ChunkRequest>((resolve) => (waiting = resolve)));
+
+const preparer = createPreparer(input.rows, {
+  organizationId: input.organizationId,
+  crypto: { cipher: createFieldCipher(input.keys.encryption), blindIndex: createBlindIndex(Buffer.from(input.keys.blindIndex)) },
+});
+
+const parser = createReadStream(input.file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true }));
+const records = (parser as AsyncIterable<CsvRecord>)[Symbol.asyncIterator]();
+const first = await records.next();
+const header = first.done ? [] : first.value.record.map((h) => h.trim());
+let lastLine = first.done ? 0 : first.value.info.lines;
+let done = Boolean(first.done);
+
+while (true) {
+  const request = await nextRequest();
+  const at = new Date(request.now);
+  const chunk: PreparedChunk = { now: request.now, prepared: [], failed: [], rows: 0, lastLine, bytesRead: 0, last: false };
+  while (!done && chunk.rows < request.rows) {
+    const next = await records.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    chunk.rows += 1;
+    lastLine = next.value.info.lines;
+    const row = prepareRow(preparer, input.schema, header, next.value.record, lastLine, at);
+    if ('errors' in row) chunk.failed.push(row);
+    else chunk.prepared.push(row);
+  }
+  chunk.lastLine = lastLine;
+  chunk.bytesRead = parser.info.bytes;
+  chunk.last = done;
+  port.postMessage(chunk);
+  if (done) break;
+}
+port.off('message', onRequest);

@@ -1,0 +1,80 @@
+import { normalizeContacts, type ContactCrypto } from '../../crypto/contact-fields.js';
+import { AppError, type FieldError } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import type { CreateLeadBody } from '../leads/leads.schemas.js';
+import { newLead } from '../leads/new-lead.js';
+import type { Field } from '../objects/definition.js';
+import { recordFromCells } from '../objects/record-cells.js';
+
+/**
+ * The half of an import that runs in the worker thread, with no database: CSV cells become the JSON the
+ * create schema expects, are validated like an API body, then prepared for the resource's batch create.
+ * This module and what it imports are all the worker loads, so no service, store or schema module belongs
+ * here: the create schema arrives from the main thread as data.
+ */
+export interface RowPreparer {
+  /** CSV cells are text: turn a row's non-empty cells into the JSON the create schema expects. */
+  fromCsv(cells: Record<string, string>): Record<string, unknown>;
+  /** CPU work done ahead of the inserts (leads: contacts normalized and sealed); throws AppError for a bad row. */
+  prepare(input: unknown, now: Date): unknown;
+}
+
+/** Names a preparer and the plain data it needs; sent to the worker thread, so it holds no functions. */
+export type PreparerRef = { kind: 'leads' } | { kind: 'accounts' } | { kind: 'deals' } | { kind: 'records'; fields: Field[] };
+
+/** What every preparer may use: the organization the rows go to and the contact-field crypto. */
+export interface PreparerEnv {
+  organizationId: string;
+  crypto: ContactCrypto;
+}
+
+/** Every cell of a lead, account or deal is text: the cells are the input as they are. */
+const asText = (cells: Record<string, string>) => cells;
+const asIs = (input: unknown) => input;
+
+export function createPreparer(ref: PreparerRef, env: PreparerEnv): RowPreparer {
+  switch (ref.kind) {
+    case 'leads':
+      return {
+        fromCsv: asText,
+        prepare: (input, now) => newLead(env.crypto, env.organizationId, input as CreateLeadBody, normalizeContacts(input as CreateLeadBody), now),
+      };
+    case 'accounts':
+    case 'deals':
+      return { fromCsv: asText, prepare: asIs };
+    case 'records':
+      return { fromCsv: recordFromCells(ref.fields), prepare: asIs };
+  }
+}
+
+/** A row ready for the batch create, with its line number in the file (the header is line 1). */
+export interface PreparedRow {
+  line: number;
+  item: unknown;
+}
+
+/** A refused row: its line number and every reason. */
+export interface RowError {
+  line: number;
+  errors: FieldError[];
+}
+
+/** One CSV record checked and prepared: the header's cell count, the create schema, then the preparer's own rules. */
+export function prepareRow(preparer: RowPreparer, schema: object, header: readonly string[], record: readonly string[], line: number, now: Date): PreparedRow | RowError {
+  if (record.length !== header.length) {
+    return { line, errors: [{ field: 'row', code: 'invalid_format', message: `has ${record.length} cells; the header has ${header.length}` }] };
+  }
+  const cells: Record<string, string> = {};
+  header.forEach((name, i) => {
+    if (record[i]!.trim() !== '') cells[name] = record[i]!;
+  });
+  const input = preparer.fromCsv(cells);
+  const errors = validateValue(schema, input, 'row');
+  if (errors.length > 0) return { line, errors };
+  try {
+    return { line, item: preparer.prepare(input, now) };
+  } catch (err) {
+    if (err instanceof AppError && err.errors) return { line, errors: err.errors };
+    throw err;
+  }
+}

@@ -8,8 +8,8 @@
 //  3. deliveries/s to a fast endpoint while the dispatcher works through a backlog of committed outbox rows,
 //     alone and next to the timing-out endpoint. The rate is counted in a window that starts once the
 //     timing-out endpoint's first attempts have run into their timeout (so its failures, result writes and
-//     retries happen inside the window), the same window in both runs; the two runs alternate (BENCH_ROUNDS,
-//     2 by default) and the drop is taken between their means.
+//     retries happen inside the window), the same window in both runs; the two runs alternate A B B A
+//     (BENCH_ROUNDS, 2 by default) and the drop is taken between their means.
 // The receiver is a node:http server in a child process (like a real remote service) that answers 200 at once,
 // except on /dead where it never answers, so every attempt there runs into the 10 s timeout. The CPU time of
 // this process per delivery is reported too: on a shared machine it says more about capacity than wall-clock
@@ -201,8 +201,12 @@ async function drain(ctx: AppContext, receiver: Receiver, withDead: boolean, cou
   return { backlog: count, window: `${opened.toFixed(1)}–${(opened + seconds).toFixed(1)} s`, drainedEarly, deliveries: delivered, perSecond: Math.round(delivered / seconds), cpuMicrosPerDelivery };
 }
 
-/** Each scenario on a fresh database, so one scenario's backlog never weighs on the next. */
-async function scenario<T>(run: (ctx: AppContext) => Promise<T>): Promise<T & { load: number[] }> {
+/**
+ * Each scenario on a fresh database, so one scenario's backlog never weighs on the next, and with the receipts
+ * of the earlier ones forgotten: hundreds of thousands of them slowed this process (GC) for the later scenarios.
+ */
+async function scenario<T>(receiver: Receiver, run: (ctx: AppContext) => Promise<T>): Promise<T & { load: number[] }> {
+  receiver.receipts.clear();
   const { ctx, cleanup } = await openContext();
   try {
     const result = await run(ctx);
@@ -219,7 +223,7 @@ export interface WebhookBenchOptions {
   /** Drain window, in seconds after the dispatcher starts: after the first timeouts (10 s) by default. */
   windowFrom?: number;
   windowTo?: number;
-  /** Drains alone and next to the timing-out endpoint, alternated this many times, so load drifting on a shared machine weighs on both alike. */
+  /** Drains alone and next to the timing-out endpoint, alternated (A B B A …) this many times, so load drifting on a shared machine weighs on both alike. */
   rounds?: number;
   scenarios?: string[];
 }
@@ -243,13 +247,15 @@ export async function runWebhookBench(opts: WebhookBenchOptions = {}): Promise<R
   const receiver = await startReceiver();
   const results: Record<string, unknown> = { database: process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite', loadAtStart: load() };
   try {
-    if (want('latency')) results.latencyFast = await scenario((ctx) => latency(ctx, receiver, false, rate, seconds));
-    if (want('latency-timeout')) results.latencyWithTimingOut = await scenario((ctx) => latency(ctx, receiver, true, rate, seconds));
+    if (want('latency')) results.latencyFast = await scenario(receiver, (ctx) => latency(ctx, receiver, false, rate, seconds));
+    if (want('latency-timeout')) results.latencyWithTimingOut = await scenario(receiver, (ctx) => latency(ctx, receiver, true, rate, seconds));
     const alone: DrainResult[] = [];
     const beside: DrainResult[] = [];
+    const drainAlone = async () => want('drain') && alone.push(await scenario(receiver, (ctx) => drain(ctx, receiver, false, backlog, windowFrom, windowTo)));
+    const drainBeside = async () => want('drain-timeout') && beside.push(await scenario(receiver, (ctx) => drain(ctx, receiver, true, backlog, windowFrom, windowTo)));
+    // A B B A …: neither goes first or last every time.
     for (let round = 0; round < rounds; round++) {
-      if (want('drain')) alone.push(await scenario((ctx) => drain(ctx, receiver, false, backlog, windowFrom, windowTo)));
-      if (want('drain-timeout')) beside.push(await scenario((ctx) => drain(ctx, receiver, true, backlog, windowFrom, windowTo)));
+      for (const run of round % 2 === 0 ? [drainAlone, drainBeside] : [drainBeside, drainAlone]) await run();
     }
     if (alone.length) results.drainFast = summarize(alone);
     if (beside.length) results.drainWithTimingOut = summarize(beside);

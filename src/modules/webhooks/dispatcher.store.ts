@@ -84,12 +84,13 @@ const selectEndpoints = (db: Kysely<DB>) =>
     .select(['id', 'organization_id', 'url', 'events', 'failing_since', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at'])
     .where('enabled', '=', 1);
 
-/** The organizations' ids as ONE parameter (a JSON array on SQLite, an array on PostgreSQL), so the statement is fixed. */
-const ENABLED_ENDPOINTS_OF: Record<Dialect, (trx: Executor, organizationIds: string[]) => Promise<Awaited<ReturnType<ReturnType<typeof selectEndpoints>['execute']>>>> = {
-  sqlite: (() => {
-    const query = precompile((db, ids: string) => selectEndpoints(db).where('organization_id', 'in', sql<string>`(select value from json_each(${ids}))`));
-    return (trx, ids) => query(trx, JSON.stringify(ids));
-  })(),
+type EndpointRow = Awaited<ReturnType<ReturnType<typeof selectEndpoints>['execute']>>[number];
+
+const endpointsOfSqlite = precompile((db, ids: string) => selectEndpoints(db).where('organization_id', 'in', sql<string>`(select value from json_each(${ids}))`));
+
+/** The organizations' ids travel as ONE parameter (a JSON array on SQLite, an array on PostgreSQL): a fixed statement. */
+const ENABLED_ENDPOINTS_OF: Record<Dialect, (trx: Executor, organizationIds: string[]) => Promise<EndpointRow[]>> = {
+  sqlite: (trx, ids) => endpointsOfSqlite(trx, JSON.stringify(ids)),
   postgres: precompile((db, ids: string[]) => selectEndpoints(db).where(sql<boolean>`organization_id = any(${ids})`)),
 };
 

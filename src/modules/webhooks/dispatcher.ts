@@ -111,6 +111,7 @@ export class WebhookDispatcher {
 
   /** New events may be in the outbox (a commit here, or a NOTIFY from another process). */
   wake(): void {
+    if (this.stopped) return;
     this.wantFanOut = true;
     const wait = this.lastFanOutAt + FAN_OUT_SPACING_MS - performance.now();
     if (wait <= 0) return this.kick();
@@ -130,6 +131,8 @@ export class WebhookDispatcher {
     clearInterval(this.timer);
     clearTimeout(this.wakeTimer);
     clearTimeout(this.resultsTimer);
+    // settled() waits while a spaced fan-out is pending: a cleared one never comes.
+    this.wakeTimer = this.resultsTimer = undefined;
     this.unsubscribe?.();
     this.handBack(this.lanes.evict(() => false));
     // Bounded: with the database gone, results can't be written; their leases expire and they are retried.

@@ -39,6 +39,8 @@ describe('API keys', () => {
     const key = await secret.inputValue();
     expect(key).toMatch(/^crm_live_/);
     await page.getByRole('button', { name: 'Copy' }).click();
+    // The copy is asynchronous (navigator.clipboard.writeText): wait for the status it announces.
+    await page.locator('.copy-status', { hasText: /./ }).waitFor();
     expect(await page.locator('.copy-status').textContent()).toBe('Copied to the clipboard.');
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(key);
     expect((await me(key)).status).toBe(200);

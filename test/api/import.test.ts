@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
@@ -140,7 +141,7 @@ describe('crm import leads: the worker pipeline', () => {
     const file = csv(['name', ...rowsOf(4000, (i) => `Lead number ${i}`), 'Bad "Quote"'].join('\n'));
     const batched = (allOrNothing: boolean) => importCsv(t.ctx, { file, organizationId: o.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 500 });
     const error = await batched(false).then(() => null, (err: Error) => err);
-    const [, line, imported] = /^import stopped after line (\d+): Invalid Opening Quote: .* at line 4002, .*; (\d+) row\(s\) up to that line were imported$/.exec(error?.message ?? '') ?? [];
+    const [, line, imported] = /^import stopped after line (\d+): malformed CSV at line 4002 \(record 4002, column 1\): a quote appears .*\(INVALID_OPENING_QUOTE\); (\d+) row\(s\) up to that line were imported$/.exec(error?.message ?? '') ?? [];
     expect(Number(imported)).toBeGreaterThan(0);
     expect(Number(imported) % 500).toBe(0);
     expect(Number(line)).toBe(Number(imported) + 1);
@@ -255,5 +256,63 @@ describe('crm import records', () => {
       ['Flat', 3, true, '2026-03-01T00:00:00.000Z', 'done'],
     ]);
     await expect(recordImportAdapter(t.ctx, o.orgId, 'nope')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('crm import: malformed rows never show contact data', () => {
+  const cliEnv = () => ({
+    ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
+    DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
+  });
+  // Every name, e-mail and phone of these files, in any form (E.164, digits without separators, a fragment of the e-mail).
+  const contactData = (text: string) => [
+    ...(text.match(/lovelace|hopper|turing|@example\.com/gi) ?? []),
+    ...(text.replace(/[\s().+-]/g, '').match(/79460958|4155550100/g) ?? []),
+  ];
+  const HEADER = 'name,email,phoneNumber';
+  const ADA = { email: 'ada.lovelace@example.com', phone: '+44 20 7946 0958' };
+  const GRACE = 'Grace Hopper,grace.hopper@example.com,+1 415 555 0100';
+
+  /** Imports through the CLI (human and --json) and the import function, returning everything each one showed. */
+  const importEverywhere = async (lines: string[]) => {
+    const file = csv(lines.join('\n') + '\n');
+    const o = await seedOrg(t.ctx);
+    const [human, json] = await Promise.all([runCli(['import', 'leads', file, '--org', o.orgId], cliEnv()), runCli(['--json', 'import', 'leads', file, '--org', o.orgId], cliEnv())]);
+    const direct = await run(await seedOrg(t.ctx), file).then((report) => ({ report, error: null }), (error: Error) => ({ report: null, error }));
+    const shown = [human.stdout, human.stderr, json.stdout, json.stderr, inspect(direct.report, { depth: 10 }), inspect(direct.error, { depth: 10 }), direct.error?.stack ?? ''].join('\n');
+    return { human, json, direct, shown };
+  };
+
+  it.each([
+    { problem: 'an unclosed quote', row: `Ada Lovelace,"${ADA.email},${ADA.phone}`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quoted field is never closed/ },
+    { problem: 'a quote inside the e-mail field', row: `Ada Lovelace,${ADA.email} "work",${ADA.phone}`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quote appears inside a field/ },
+    { problem: 'a quote inside the phone field', row: `Ada Lovelace,${ADA.email},${ADA.phone} "mobile"`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 3\): a quote appears inside a field/ },
+    { problem: 'characters after a closing quote', row: `Ada Lovelace,"${ADA.email}"x,"${ADA.phone}"`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quoted field goes on after its closing quote/ },
+  ])('stops at $problem, naming the line and what is wrong, without a cell of the row', async ({ row, stop }) => {
+    // An empty line before the bad row: the line named is the file's line, not the record's number.
+    const { human, json, direct, shown } = await importEverywhere([HEADER, GRACE, '', row, 'Alan Turing,,']);
+    expect(direct.error?.message).toMatch(stop);
+    expect(direct.error?.message).toMatch(/; \d+ row\(s\) up to that line were imported$/);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain(`error: ${direct.error?.message}`);
+    expect(json.code).toBe(1);
+    expect(contactData(shown)).toEqual([]);
+  });
+
+  it('reports a row with too many fields by line, without its cells', async () => {
+    const { human, json, direct, shown } = await importEverywhere([HEADER, GRACE, `Ada Lovelace,${ADA.email},${ADA.phone},extra`]);
+    expect(direct.report?.failed).toEqual([{ line: 3, errors: [{ field: 'row', code: 'invalid_format', message: 'has 4 cells; the header has 3' }] }]);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toMatch(/^Imported 1 of 2 leads .*; 1 row\(s\) refused\n {2}line 3: row has 4 cells; the header has 3$/m);
+    expect(JSON.parse(json.stdout)).toMatchObject({ rows: 2, imported: 1, failed: [{ line: 3 }] });
+    expect(contactData(shown)).toEqual([]);
+  });
+
+  it('names the columns of a file without a header row by position, not by the data in its first row', async () => {
+    const { human, direct, shown } = await importEverywhere([`Ada Lovelace,${ADA.email},${ADA.phone}`, GRACE]);
+    expect(direct.report?.failed).toHaveLength(1);
+    expect(direct.report!.failed[0]!.errors.map((e) => [e.field, e.code]).sort()).toEqual([['column 1', 'unknown_field'], ['column 2', 'unknown_field'], ['column 3', 'unknown_field'], ['name', 'required']]);
+    expect(human.stdout).toMatch(/line 2: .*column 2 is not a known field/);
+    expect(contactData(shown)).toEqual([]);
   });
 });

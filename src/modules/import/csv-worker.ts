@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { createBlindIndex } from '../../crypto/blind-index.js';
 import { createFieldCipher } from '../../crypto/field-cipher.js';
-import { createPreparer, prepareRow, type PreparedRow, type PreparerRef, type RowError } from './row-preparers.js';
+import { csvError, type RecordEnd } from './csv-errors.js';
+import { columnNames, createPreparer, prepareRow, type PreparedRow, type PreparerRef, type RowError } from './row-preparers.js';
 
 /**
  * The worker thread of `crm import`: reads the CSV file, validates every row and prepares it (for leads:
@@ -63,10 +64,27 @@ const preparer = createPreparer(input.rows, {
   crypto: { cipher: createFieldCipher(input.keys.encryption), blindIndex: createBlindIndex(Buffer.from(input.keys.blindIndex)) },
 });
 
-const parser = createReadStream(input.file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true }));
+let lastRecord: RecordEnd = { lines: 0, empty_lines: 0 };
+const parser = createReadStream(input.file).pipe(
+  parse({
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    info: true,
+    on_record: (record, info) => {
+      lastRecord = info;
+      return record;
+    },
+  }),
+);
 const records = (parser as AsyncIterable<CsvRecord>)[Symbol.asyncIterator]();
-const first = await records.next();
-const header = first.done ? [] : first.value.record.map((h) => h.trim());
+/** The next record; a malformed file fails with what and where only (csv-parse's own error quotes the cell). */
+const nextRecord = () =>
+  records.next().catch((err: unknown) => {
+    throw err instanceof CsvError ? csvError(err, lastRecord) : err;
+  });
+const first = await nextRecord();
+const header = first.done ? [] : columnNames(first.value.record);
 let lastLine = first.done ? 0 : first.value.info.lines;
 let done = Boolean(first.done);
 
@@ -75,7 +93,7 @@ while (true) {
   const at = new Date(request.now);
   const chunk: PreparedChunk = { now: request.now, prepared: [], failed: [], rows: 0, lastLine, bytesRead: 0, last: false };
   while (!done && chunk.rows < request.rows) {
-    const next = await records.next();
+    const next = await nextRecord();
     if (next.done) {
       done = true;
       break;

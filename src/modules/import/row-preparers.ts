@@ -59,6 +59,18 @@ export interface RowError {
   errors: FieldError[];
 }
 
+/** What a column name can be: every field name is a word (`phoneNumber`, `due_on`). */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/**
+ * The header row's column names. A cell that can't be a field name is named by its position ("column 2"):
+ * reported as an unknown field either way, but a file without a header row has data there, e.g. an e-mail,
+ * which must not be echoed in every row's errors.
+ */
+export function columnNames(header: readonly string[]): string[] {
+  return header.map((cell, i) => (FIELD_NAME.test(cell.trim()) ? cell.trim() : `column ${i + 1}`));
+}
+
 /** One CSV record checked and prepared: the header's cell count, the create schema, then the preparer's own rules. */
 export function prepareRow(preparer: RowPreparer, schema: object, header: readonly string[], record: readonly string[], line: number, now: Date): PreparedRow | RowError {
   if (record.length !== header.length) {

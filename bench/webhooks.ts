@@ -239,7 +239,7 @@ function summarize(runs: DrainResult[]) {
 export async function runWebhookBench(opts: WebhookBenchOptions = {}): Promise<Record<string, unknown>> {
   const rate = opts.rate ?? 500;
   const seconds = opts.seconds ?? 20;
-  const backlog = opts.backlog ?? 100_000;
+  const backlog = opts.backlog ?? 250_000;
   const windowFrom = opts.windowFrom ?? 12;
   const windowTo = opts.windowTo ?? 20;
   const rounds = opts.rounds ?? 2;

@@ -7,6 +7,8 @@ import { objectsRecords } from './migrations/0003_objects_records.js';
 import { webhooks } from './migrations/0004_webhooks.js';
 import { adminConsole } from './migrations/0005_admin_console.js';
 import { console2 } from './migrations/0007_console2.js';
+import { deliveriesIndex } from './migrations/0008_deliveries_index.js';
+import { webhookBacklog } from './migrations/0009_webhook_backlog.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +18,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_webhooks': webhooks,
   '0005_admin_console': adminConsole,
   '0007_console2': console2,
+  '0008_deliveries_index': deliveriesIndex,
+  '0009_webhook_backlog': webhookBacklog,
 };
 
 /**

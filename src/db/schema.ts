@@ -223,6 +223,9 @@ export interface WebhookEndpointsTable {
   secret_enc: string;
   previous_secret_enc: string | null;
   previous_secret_expires_at: string | null;
+  /** Outbox position after which this (failing) endpoint's events are deferred: no delivery rows yet. */
+  backlog_seq: number | string | null;
+  backlog_txid: string | null;
   created_at: string;
   updated_at: string;
 }

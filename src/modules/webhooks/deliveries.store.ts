@@ -158,7 +158,7 @@ export async function requeueDelivery(db: Executor, id: string, now: string): Pr
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Gives up the queued deliveries of an endpoint that was just disabled (in-flight attempts finish). */
+/** Gives up the queued deliveries and deferred events of an endpoint that was just disabled (in-flight attempts finish). */
 export async function cancelPendingDeliveries(db: Executor, endpointId: string, reason: string, now: string): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
@@ -166,6 +166,8 @@ export async function cancelPendingDeliveries(db: Executor, endpointId: string, 
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'PENDING')
     .execute();
+  // Events deferred for it (dispatcher.work.ts) are dropped like its queued deliveries.
+  await db.updateTable('webhook_endpoints').set({ backlog_seq: null, backlog_txid: null }).where('id', '=', endpointId).execute();
 }
 
 /**

@@ -9,6 +9,7 @@
 // rest of its work waits as PENDING rows, for any worker.
 
 import type { Job } from './dispatcher.store.js';
+import type { Sending } from './dispatcher.work.js';
 
 interface Lane {
   inFlight: number;
@@ -74,6 +75,42 @@ export class EndpointLanes {
     const room = this.room(endpointId);
     if (!lane || (lane.inFlight === 0 && lane.queue.length === 0)) return room;
     return room >= Math.max(Math.ceil(this.limits.perEndpoint / 4), Math.ceil(this.ahead(lane) / 2)) ? room : 0;
+  }
+
+  /** This process has delivered to the endpoint in the last second or two, and its latest attempt succeeded. */
+  deliveringTo(endpointId: string): boolean {
+    const lane = this.lanes.get(endpointId);
+    return lane !== undefined && !lane.failing && this.recentSuccesses(lane, this.now()) > 0;
+  }
+
+  /**
+   * The slots a step inserting delivery rows (fan-out, catch-up) takes as it goes: `sending.reserve` takes one
+   * where the endpoint has room (`noRoom` hears of the others); `settle` with the jobs the step leased gives back
+   * every reservation that did not become one (its row already existed, or the step failed).
+   */
+  reservations(noRoom: (endpointId: string) => void): { sending: Sending; settle(jobs: readonly Job[]): void } {
+    const reserved: string[] = [];
+    const sending: Sending = {
+      reserve: (endpointId) => {
+        if (this.room(endpointId) <= 0) {
+          noRoom(endpointId);
+          return false;
+        }
+        this.reserve(endpointId);
+        reserved.push(endpointId);
+        return true;
+      },
+      deliveringTo: (endpointId) => this.deliveringTo(endpointId),
+    };
+    const settle = (jobs: readonly Job[]) => {
+      const leased = new Map<string, number>();
+      for (const job of jobs) leased.set(job.endpointId, (leased.get(job.endpointId) ?? 0) + 1);
+      for (const id of reserved) {
+        if ((leased.get(id) ?? 0) > 0) leased.set(id, leased.get(id)! - 1);
+        else this.unreserve(id);
+      }
+    };
+    return { sending, settle };
   }
 
   reserve(endpointId: string, n = 1): void {

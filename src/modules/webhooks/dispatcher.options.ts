@@ -3,6 +3,7 @@
 import type dns from 'node:dns';
 import type { Config } from '../../config.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
+import { DEFAULT_BACKLOG, type BacklogLimits } from './dispatcher.work.js';
 
 export interface DispatcherLogger {
   debug(obj: object, msg: string): void;
@@ -41,6 +42,8 @@ export interface DispatcherOptions {
   logger?: DispatcherLogger;
   /** How often the delivery log is pruned (30-day retention). Default 1 h. */
   pruneIntervalMs?: number;
+  /** When a failing endpoint's events are deferred, and queued again (dispatcher.work.ts). */
+  backlog?: BacklogLimits;
 }
 
 export type ResolvedOptions = Required<Omit<DispatcherOptions, 'lookup' | 'logger'>>;
@@ -56,5 +59,6 @@ export function resolveOptions(webhooks: Config['webhooks'], options: Dispatcher
     random: options.random ?? Math.random,
     signingClock: options.signingClock ?? systemClock,
     pruneIntervalMs: options.pruneIntervalMs ?? 60 * 60 * 1000,
+    backlog: options.backlog ?? DEFAULT_BACKLOG,
   };
 }

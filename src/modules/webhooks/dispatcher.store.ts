@@ -76,12 +76,17 @@ export async function saveCursor(trx: Transaction<DB>, cursor: Cursor, now: stri
 export interface DispatchEndpoint extends FanOutEndpoint, SealedSecrets {
   url: string;
   failingSince: string | null;
+  /** Set while the endpoint's events after this outbox position are deferred (no delivery rows yet). */
+  backlog: Cursor | null;
 }
 
 const selectEndpoints = (db: Kysely<DB>) =>
   db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'organization_id', 'url', 'events', 'failing_since', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at'])
+    .select([
+      'id', 'organization_id', 'url', 'events', 'failing_since', 'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at',
+      'backlog_seq', 'backlog_txid',
+    ])
     .where('enabled', '=', 1);
 
 type EndpointRow = Awaited<ReturnType<ReturnType<typeof selectEndpoints>['execute']>>[number];
@@ -94,20 +99,52 @@ const ENABLED_ENDPOINTS_OF: Record<Dialect, (trx: Executor, organizationIds: str
   postgres: precompile((db, ids: string[]) => selectEndpoints(db).where(sql<boolean>`organization_id = any(${ids})`)),
 };
 
+const toDispatchEndpoint = (r: EndpointRow): DispatchEndpoint => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  url: r.url,
+  events: JSON.parse(r.events) as string[],
+  failingSince: r.failing_since,
+  secretEnc: r.secret_enc,
+  previousSecretEnc: r.previous_secret_enc,
+  previousSecretExpiresAt: r.previous_secret_expires_at,
+  createdAt: r.created_at,
+  backlog: r.backlog_seq === null ? null : { seq: Number(r.backlog_seq), txid: r.backlog_txid ?? '0' },
+});
+
 export async function enabledEndpointsOf(trx: Executor, dialect: Dialect, organizationIds: string[]): Promise<DispatchEndpoint[]> {
   if (organizationIds.length === 0) return [];
-  const rows = await ENABLED_ENDPOINTS_OF[dialect](trx, organizationIds);
-  return rows.map((r) => ({
-    id: r.id,
-    organizationId: r.organization_id,
-    url: r.url,
-    events: JSON.parse(r.events) as string[],
-    failingSince: r.failing_since,
-    secretEnc: r.secret_enc,
-    previousSecretEnc: r.previous_secret_enc,
-    previousSecretExpiresAt: r.previous_secret_expires_at,
-    createdAt: r.created_at,
-  }));
+  return (await ENABLED_ENDPOINTS_OF[dialect](trx, organizationIds)).map(toDispatchEndpoint);
+}
+
+const selectDeferring = precompile((db) => selectEndpoints(db).where('backlog_seq', 'is not', null).orderBy('seq').limit(100));
+
+/** Enabled endpoints with deferred events (at most 100 per call). */
+export async function deferringEndpoints(trx: Executor): Promise<DispatchEndpoint[]> {
+  return (await selectDeferring(trx)).map(toDispatchEndpoint);
+}
+
+const setBacklogPosition = precompile((db, id: string, seq: number | null, txid: string | null) =>
+  db.updateTable('webhook_endpoints').set({ backlog_seq: seq, backlog_txid: txid }).where('id', '=', id),
+);
+
+/** Defers the endpoint's events after `after` (null: none deferred any more). */
+export async function setBacklog(trx: Executor, endpointId: string, after: Cursor | null): Promise<void> {
+  await setBacklogPosition(trx, endpointId, after?.seq ?? null, after?.txid ?? null);
+}
+
+const countLiveRows = precompile((db, endpointId: string, upTo: number) =>
+  db
+    .selectFrom((eb) =>
+      eb.selectFrom('webhook_deliveries').select(sql<number>`1`.as('one')).where('endpoint_id', '=', endpointId).where('due_at', 'is not', null).limit(upTo).as('live'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n')),
+);
+
+/** The endpoint's deliveries still to send (pending or in flight), counted up to `upTo` (an index range). */
+export async function liveDeliveries(trx: Executor, endpointId: string, upTo: number): Promise<number> {
+  const [row] = await countLiveRows(trx, endpointId, upTo);
+  return Number(row?.n ?? 0);
 }
 
 export type NewDelivery = Omit<WebhookDeliveriesTable, 'seq'>;

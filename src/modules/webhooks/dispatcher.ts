@@ -16,7 +16,7 @@ import { EndpointLanes, type AttemptEnd } from './dispatcher.lanes.js';
 import { resolveOptions, type DispatcherLogger, type DispatcherOptions, type ResolvedOptions } from './dispatcher.options.js';
 import type { DeliveryDecision } from './dispatcher.outcome.js';
 import { endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
-import { claimDue, fanOutBatch } from './dispatcher.work.js';
+import { catchUpBatch, claimDue, fanOutBatch, type Sending } from './dispatcher.work.js';
 import { OutcomeWriter } from './dispatcher.writer.js';
 import { createGuardedDispatcher } from './ssrf.js';
 import { pruneDeliveryLog } from './webhooks.service.js';
@@ -61,6 +61,8 @@ export class WebhookDispatcher {
   private pumping: Promise<void> | null = null;
   private again = false;
   private wantFanOut = false;
+  /** Endpoints with deferred events may be ready for them (checked at every poll, and again while some were). */
+  private wantCatchUp = false;
   /** The latest fan-out read a full batch: the outbox holds more events than were fanned out. */
   private behind = false;
   private wantPoll = false;
@@ -155,6 +157,7 @@ export class WebhookDispatcher {
 
   private poll(): void {
     this.wantFanOut = true;
+    this.wantCatchUp = true;
     this.wantPoll = true;
     this.kick();
   }
@@ -186,10 +189,12 @@ export class WebhookDispatcher {
         }
         const fanOut = this.fanOutDue();
         if (fanOut) this.wantFanOut = false;
+        const catchUp = this.wantCatchUp;
+        this.wantCatchUp = false;
         clearTimeout(this.resultsTimer);
         this.resultsTimer = undefined;
-        // Requested in the same turn, so on SQLite the three transactions share one commit.
-        const steps = await Promise.allSettled([this.writer.flush(), fanOut ? this.fanOut() : undefined, this.refill()]);
+        // Requested in the same turn, so on SQLite the transactions share one commit.
+        const steps = await Promise.allSettled([this.writer.flush(), fanOut ? this.fanOut() : undefined, catchUp ? this.catchUp() : undefined, this.refill()]);
         const failed = steps.find((s) => s.status === 'rejected');
         if (failed) throw failed.reason;
       } while (this.again && !this.stopped);
@@ -220,40 +225,44 @@ export class WebhookDispatcher {
 
   /** One batch of new events per turn; after a full batch the next one follows the spacing, like a wake-up. */
   private async fanOut(): Promise<void> {
-    const reserved: string[] = [];
-    const reserve = (endpointId: string): boolean => {
-      if (this.lanes.room(endpointId) <= 0) {
-        this.backlog.add(endpointId);
-        return false;
-      }
-      this.lanes.reserve(endpointId);
-      reserved.push(endpointId);
-      return true;
-    };
-    let result: Awaited<ReturnType<typeof fanOutBatch>>;
+    const result = await this.insertLeasing((sending) => fanOutBatch(this.ctx.database, this.opts.fanOutBatchSize, this.lease(), sending, this.opts.backlog));
+    if (result === 'busy') return;
+    this.behind = result.events === this.opts.fanOutBatchSize;
+    if (this.behind) this.wake();
+  }
+
+  /** Queues deferred events of endpoints ready for them; while there were some, another turn follows. */
+  private async catchUp(): Promise<void> {
+    const result = await this.insertLeasing((sending) => catchUpBatch(this.ctx.database, this.lease(), sending, this.opts.backlog));
+    if (result === 'busy' || result.events === 0) return;
+    this.wantCatchUp = true;
+    this.wake();
+  }
+
+  /**
+   * Runs a step that inserts delivery rows, leasing at once those whose endpoint has room in this process
+   * (`reserve`); reservations that did not become a job of ours are given back, the jobs admitted.
+   */
+  private async insertLeasing<R extends { jobs: Job[] }>(step: (sending: Sending) => Promise<R | 'busy'>): Promise<R | 'busy'> {
+    const reservations = this.lanes.reservations((endpointId) => this.backlog.add(endpointId));
+    let result: R | 'busy';
     try {
-      result = await fanOutBatch(this.ctx.database, this.opts.fanOutBatchSize, this.lease(), reserve);
+      result = await step(reservations.sending);
     } catch (err) {
-      for (const id of reserved) this.lanes.unreserve(id);
+      reservations.settle([]);
       throw err;
     } finally {
       this.lastFanOutAt = performance.now();
     }
     if (result === 'busy') {
-      // Another worker is fanning out; look again shortly in case it read before our commit.
+      reservations.settle([]);
+      // Another worker holds the cursor; look again shortly in case it read before our commit.
       setTimeout(() => this.wake(), 20).unref();
-      return;
+      return result;
     }
-    // A reservation whose row already existed (not ours to send) is given back.
-    const leased = new Map<string, number>();
-    for (const job of result.jobs) leased.set(job.endpointId, (leased.get(job.endpointId) ?? 0) + 1);
-    for (const id of reserved) {
-      if ((leased.get(id) ?? 0) > 0) leased.set(id, leased.get(id)! - 1);
-      else this.lanes.unreserve(id);
-    }
+    reservations.settle(result.jobs);
     for (const job of result.jobs) this.admit(job);
-    this.behind = result.events === this.opts.fanOutBatchSize;
-    if (this.behind) this.wake();
+    return result;
   }
 
   /** Notes every endpoint with due rows; refill() then claims as many as each endpoint has room for. */

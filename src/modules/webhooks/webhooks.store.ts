@@ -20,7 +20,8 @@ export interface StoredEndpoint {
   updatedAt: string;
 }
 
-type Row = Omit<WebhookEndpointsTable, 'seq'>;
+/** The backlog columns belong to the dispatcher (dispatcher.store.ts), never written here. */
+type Row = Omit<WebhookEndpointsTable, 'seq' | 'backlog_seq' | 'backlog_txid'>;
 
 export function toStoredEndpoint(r: Row): StoredEndpoint {
   return {

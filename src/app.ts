@@ -8,7 +8,7 @@ import { registerStrictJsonParser, registerTextGuard } from './http/input-hygien
 import { registerMetrics } from './http/metrics.routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { boundServer, transportOptions } from './http/transport.js';
-import { createLoggers, logRequest, requestId } from './http/logging.js';
+import { createLoggers, lazyChildLogger, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
@@ -37,6 +37,21 @@ export interface BuildOptions {
   logger?: boolean | { stream: NodeJS.WritableStream };
   /** Sees every route as it is registered (tests derive their route matrices from it). */
   onRoute?: (route: RouteOptions) => void;
+  /** GET /metrics text when more than this app's registry counts (a multi-thread server, server.ts). */
+  metricsExposition?: () => Promise<string>;
+}
+
+/** From the start of close(), every response ends its keep-alive connection, so close() doesn't wait on idle clients. */
+function endConnectionsWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (closing) reply.header('connection', 'close');
+    done();
+  });
 }
 
 /** The one app factory: `crm serve` and every test build the same application from an AppContext. */
@@ -44,7 +59,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   const loggers = opts.logger === false ? undefined : createLoggers(ctx.config.logLevel, typeof opts.logger === 'object' ? opts.logger.stream : undefined);
   const app = Fastify({
     ...(transportOptions(ctx.config) as FastifyServerOptions),
-    ...(loggers ? { loggerInstance: loggers.app } : { logger: false }),
+    ...(loggers ? { loggerInstance: loggers.app, childLoggerFactory: lazyChildLogger } : { logger: false }),
     genReqId: requestId,
     // One line per request (written in onResponse below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
@@ -53,7 +68,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    return503OnClosing: true,
+    // While closing, requests still arriving on open keep-alive connections are served (the database is
+    // open until the app has closed) and their connections ended, instead of Fastify's bare 503 body.
+    return503OnClosing: false,
     clientErrorHandler,
     frameworkErrors,
   }) as unknown as FastifyInstance;
@@ -64,11 +81,16 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerStrictJsonParser(app);
   registerTextGuard(app);
   registerSecurityHeaders(app);
-  registerMetrics(app, ctx);
+  endConnectionsWhileClosing(app);
+  registerMetrics(app, ctx, opts.metricsExposition);
   if (loggers) {
     const access = loggers.access;
+    app.addHook('onClose', (_instance, done) => {
+      loggers.close();
+      done();
+    });
     app.addHook('onResponse', (request, reply, done) => {
-      logRequest(access, request, reply.statusCode, reply.elapsedTime);
+      access(request, reply.statusCode, reply.elapsedTime);
       done();
     });
   }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
@@ -12,6 +13,7 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.String({ default: 'data/crm.db' }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   ENCRYPTION_KEYS_RETIRED: Type.String({ default: '' }),
+  DECRYPTION_CACHE_SIZE: Type.Integer({ default: 10_000, minimum: 0 }),
   REDIS_URL: Type.Optional(Type.String()),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 120, minimum: 1 }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
@@ -33,6 +35,7 @@ const EnvSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 1 }),
   HTTP_MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
   HTTP_MAX_REQUESTS_PER_SOCKET: Type.Integer({ default: 0, minimum: 0 }),
+  HTTP_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -45,6 +48,8 @@ export interface Config {
   readonly database: { readonly dialect: Dialect; readonly url: string };
   /** Base64 32-byte keys; the first encrypts, all decrypt (rotation). */
   readonly encryptionKeys: readonly string[];
+  /** Short plaintexts (contact values) kept in memory by ciphertext, so repeated reads skip decryption; 0 = none. */
+  readonly decryptionCacheSize: number;
   readonly redisUrl: string | undefined;
   readonly rateLimitPerMinute: number;
   readonly webhooks: { readonly allowPrivateNetworks: boolean; readonly timeoutMs: number };
@@ -57,6 +62,8 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** `crm worker` only (it has no API port): where it serves GET /metrics, with the same token. */
   readonly metricsPort: number | undefined;
+  /** Threads serving HTTP in one server process (one listening socket, one rate-limit budget); 1 = none besides the main thread. */
+  readonly httpThreads: number;
   /** HTTPS served directly when both files are given. */
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly http: HttpLimits;
@@ -79,6 +86,9 @@ export interface HttpLimits {
 }
 
 export class ConfigError extends Error {}
+
+/** Without HTTP_THREADS, one HTTP thread per core up to this: SQLite has one writer, and each thread holds its own connections and compiled app. */
+const DEFAULT_MAX_HTTP_THREADS = 4;
 
 const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite');
 
@@ -135,6 +145,7 @@ export function loadConfig(
     host: e.HOST,
     database: Object.freeze({ dialect, url: e.DATABASE_URL }),
     encryptionKeys: Object.freeze([current, ...retired]),
+    decryptionCacheSize: e.DECRYPTION_CACHE_SIZE,
     redisUrl: e.REDIS_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     webhooks: Object.freeze({ allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: e.WEBHOOK_TIMEOUT_MS }),
@@ -144,6 +155,7 @@ export function loadConfig(
     dispatcher: e.DISPATCHER,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
+    httpThreads: e.HTTP_THREADS ?? Math.min(availableParallelism(), DEFAULT_MAX_HTTP_THREADS),
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
     http: Object.freeze({
       connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,

@@ -31,19 +31,21 @@ export interface ContextOverrides {
   rateLimiter?: RateLimiter;
   /** Skip migrations (a caller that already ran them). */
   migrate?: boolean;
+  /** An extra HTTP thread of a multi-thread server: no migrations, and no process-wide metrics of its own. */
+  httpThread?: boolean;
 }
 
 /** Opens the database (migrating it), the key ring, the blind index and the rate limiter. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const database = overrides.database ?? openDatabase(config.database);
-  if (overrides.migrate !== false) await migrateToLatest(database);
+  if (overrides.migrate !== false && !overrides.httpThread) await migrateToLatest(database);
   const clock = overrides.clock ?? systemClock;
-  const cipher = createFieldCipher(config.encryptionKeys);
+  const cipher = createFieldCipher(config.encryptionKeys, { cacheSize: config.decryptionCacheSize });
   const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
   const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
-  const metrics = createMetrics({ outbox: outboxProbe(database), clock });
+  const metrics = createMetrics(overrides.httpThread ? { clock } : { outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
   return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }

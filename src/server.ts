@@ -1,7 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeContext, createContext, type AppContext, type ContextOverrides } from './context.js';
+import { openDatabase } from './db/database.js';
+import { WriteLock } from './db/write-lock.js';
+import { balanceConnections, ConnectionBalance } from './http/connection-balance.js';
+import { flushLog } from './http/logging.js';
+import { SharedMemoryRateLimiter } from './http/rate-limit.js';
+import { drainServer, HttpThreads, listeningFd, type HttpThreadData } from './http-threads.js';
+import { systemClock } from './lib/clock.js';
 import { startReminderScheduler } from './modules/objects/reminders.service.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { publishCommits } from './modules/webhooks/pg-wakeup.js';
@@ -15,31 +23,97 @@ export interface RunningServer {
   /** The in-process webhook dispatcher (DISPATCHER=inline, the default). */
   dispatcher: WebhookDispatcher | undefined;
   address: string;
+  /** Stops serving and closes everything; with several HTTP threads the process must exit afterwards (drainServer). */
   close(): Promise<void>;
+}
+
+/** Shared memory for the extra HTTP threads: the SQLite write lock and, without Redis, the rate-limit table. */
+function sharedState(config: Config) {
+  return {
+    writeLock: new WriteLock(),
+    rateLimit: config.redisUrl ? undefined : SharedMemoryRateLimiter.createBuffer(),
+    connections: ConnectionBalance.createBuffer(config.httpThreads),
+  };
+}
+
+/**
+ * V8 moves an allocation site's objects straight to the old generation once many of them have survived a
+ * young-generation collection. Under a burst (start-up, a load spike) request objects do survive for a
+ * moment, and in one run out of three or four a thread's sites were switched for good: that thread then
+ * collected its old generation every ~1.7 s (GC traces: 2.5 MB promoted per scavenge instead of none), and
+ * GET /leads/{id} lost a fifth of its rate. A request's objects never outlive the request, so the switch is
+ * turned off (process-wide, before any thread starts). docs/performance.md has the traces.
+ */
+function tuneGarbageCollection(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
 }
 
 /**
  * Builds and listens, with the webhook dispatcher and the reminder scheduler in-process unless
- * DISPATCHER=off (then `crm worker` runs them). SIGTERM/SIGINT stop accepting, finish in-flight requests,
- * let in-flight webhook attempts finish and record them, then close the database.
+ * DISPATCHER=off (then `crm worker` runs them), and HTTP_THREADS - 1 more threads serving the same socket
+ * (http-threads.ts). SIGTERM/SIGINT stop accepting, finish in-flight requests in every thread, let in-flight
+ * webhook attempts finish and record them, then close the database.
  */
 export async function startServer(config: Config, overrides: ContextOverrides = {}): Promise<RunningServer> {
-  const ctx = await createContext(config, overrides);
-  const app = await buildApp(ctx);
-  const address = await app.listen({ port: config.port, host: config.host });
-  const log = app.log.child({ module: 'webhooks' });
-  const inline = config.dispatcher === 'inline';
-  const dispatcher = inline ? new WebhookDispatcher(ctx, { logger: log }).start() : undefined;
-  const reminders = inline
-    ? startReminderScheduler(ctx, { intervalMs: REMINDER_INTERVAL_MS, onError: (err) => app.log.error({ err }, 'reminder tick failed') })
-    : undefined;
-  // Without an in-process dispatcher, `crm worker` processes deliver: on PostgreSQL, wake them per commit.
-  const unpublish = !dispatcher && ctx.database.dialect === 'postgres' ? publishCommits(ctx, log) : undefined;
+  tuneGarbageCollection();
+  // A database handed in (tests) is one connection: it can't be shared by threads.
+  const shared = config.httpThreads > 1 && !overrides.database ? sharedState(config) : undefined;
+  const ctx = await createContext(config, {
+    ...overrides,
+    ...(shared && { database: openDatabase({ ...config.database, writeLock: shared.writeLock }) }),
+    ...(shared?.rateLimit && { rateLimiter: new SharedMemoryRateLimiter(shared.rateLimit, overrides.clock ?? systemClock) }),
+  });
+  let threads: HttpThreads | undefined;
+  let dispatcher: WebhookDispatcher | undefined;
+  let reminders: { stop(): Promise<void> } | undefined;
+  let unpublish: (() => void) | undefined;
+  const app = await buildApp(ctx, shared && { metricsExposition: () => (threads ? threads.metricsText() : ctx.metrics.registry.metrics()) });
+  let draining = false;
+  if (shared) balanceConnections(app, new ConnectionBalance(shared.connections, 0), () => draining);
+
+  const start = async (): Promise<string> => {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const fd = listeningFd(app.server);
+    if (shared && fd >= 0) {
+      const data: HttpThreadData = { config, fd, writeLock: shared.writeLock.buffer, rateLimit: shared.rateLimit, connections: shared.connections, index: 0 };
+      threads = await HttpThreads.start(config.httpThreads - 1, data, {
+        onOutbox: () => ctx.outbox.notify(),
+        ownMetrics: () => ctx.metrics.registry.getMetricsAsJSON(),
+        onFatal: (err) => {
+          app.log.fatal({ err }, 'an HTTP thread failed; stopping');
+          process.exit(1);
+        },
+      });
+      app.log.info({ threads: config.httpThreads }, 'serving HTTP from several threads');
+    } else if (shared) app.log.warn('HTTP_THREADS needs socket descriptors: serving from one thread');
+    const log = app.log.child({ module: 'webhooks' });
+    if (config.dispatcher === 'inline') {
+      dispatcher = new WebhookDispatcher(ctx, { logger: log }).start();
+      reminders = startReminderScheduler(ctx, { intervalMs: REMINDER_INTERVAL_MS, onError: (err) => app.log.error({ err }, 'reminder tick failed') });
+    } else if (ctx.database.dialect === 'postgres') {
+      // Without an in-process dispatcher, `crm worker` processes deliver: on PostgreSQL, wake them per commit.
+      unpublish = publishCommits(ctx, log);
+    }
+    return address;
+  };
+  const starting = start();
+  /**
+   * Stops serving. With several threads, every thread drains without closing the socket they share (see
+   * drainServer; it closes when the process exits, which must follow); with one, Fastify closes it.
+   */
+  const stopServing = async () => {
+    if (!threads) return app.close();
+    draining = true;
+    await Promise.all([drainServer(app.server), threads.drain()]);
+    flushLog(app.log);
+  };
   let closing: Promise<void> | undefined;
+  // A signal during start-up (threads still booting) waits for it to finish, then shuts down as usual.
   const close = () =>
     (closing ??= (async () => {
+      await starting.catch(() => undefined);
       await reminders?.stop();
-      await app.close();
+      await stopServing();
       unpublish?.();
       await dispatcher?.stop();
       await closeContext(ctx);
@@ -56,5 +130,6 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
       );
     });
   }
+  const address = await starting;
   return { app, ctx, dispatcher, address, close };
 }

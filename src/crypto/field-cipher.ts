@@ -26,8 +26,38 @@ export function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 
-/** `keys`: base64 32-byte keys, current first, then retired ones that must still decrypt. */
-export function createFieldCipher(keys: readonly string[]): FieldCipher {
+/** Values longer than this (stored idempotent responses) are never cached: contact fields are far shorter. */
+const CACHEABLE_LENGTH = 320;
+
+/**
+ * Plaintexts of recently encrypted or decrypted short values, by ciphertext, in this process's memory only.
+ * Setting up an AES-GCM decipher costs several µs in Node (a native object per call and its collection):
+ * on a `GET /leads/{id}` its two decryptions were a third of the request (docs/performance.md). A ciphertext
+ * names its key, IV and tag, so a hit is exactly the value a decryption would give; it is served only for the
+ * same AAD (a ciphertext moved to another row still fails). Oldest entries leave first.
+ */
+class PlaintextCache {
+  private readonly entries = new Map<string, { aad: string; plaintext: string }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(ciphertext: string, aad: string): string | undefined {
+    const entry = this.entries.get(ciphertext);
+    return entry !== undefined && entry.aad === aad ? entry.plaintext : undefined;
+  }
+
+  set(ciphertext: string, aad: string, plaintext: string): void {
+    if (this.capacity === 0 || plaintext.length > CACHEABLE_LENGTH) return;
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(ciphertext, { aad, plaintext });
+  }
+}
+
+/**
+ * `keys`: base64 32-byte keys, current first, then retired ones that must still decrypt. `cacheSize`: how many
+ * short plaintexts to keep by ciphertext (0 keeps none).
+ */
+export function createFieldCipher(keys: readonly string[], opts: { cacheSize?: number } = {}): FieldCipher {
   if (keys.length === 0) throw new Error('at least one encryption key is required');
   // KeyObjects: OpenSSL gets the key material once, not on every encrypt/decrypt.
   const ring = new Map<string, KeyObject>();
@@ -38,6 +68,7 @@ export function createFieldCipher(keys: readonly string[]): FieldCipher {
   }
   const currentKeyId = keyIdOf(Buffer.from(keys[0]!, 'base64'));
   const current = ring.get(currentKeyId)!;
+  const cache = new PlaintextCache(opts.cacheSize ?? 0);
 
   return {
     currentKeyId,
@@ -47,9 +78,13 @@ export function createFieldCipher(keys: readonly string[]): FieldCipher {
       cipher.setAAD(Buffer.from(aad, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       const packed = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-      return `${VERSION}.${currentKeyId}.${packed}`;
+      const ciphertext = `${VERSION}.${currentKeyId}.${packed}`;
+      cache.set(ciphertext, aad, plaintext);
+      return ciphertext;
     },
     decrypt(ciphertext, aad) {
+      const cached = cache.get(ciphertext, aad);
+      if (cached !== undefined) return cached;
       const [version, keyId, packed] = ciphertext.split('.');
       const key = keyId === undefined ? undefined : ring.get(keyId);
       if (version !== VERSION || packed === undefined || key === undefined) {
@@ -60,11 +95,14 @@ export function createFieldCipher(keys: readonly string[]): FieldCipher {
       const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(aad, 'utf8'));
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      let plaintext: string;
       try {
-        return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+        plaintext = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
       } catch {
         throw new DecryptionError('ciphertext failed authentication');
       }
+      cache.set(ciphertext, aad, plaintext);
+      return plaintext;
     },
     isStale(ciphertext) {
       return ciphertext.split('.')[1] !== currentKeyId;

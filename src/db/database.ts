@@ -14,6 +14,8 @@ import {
 import type { Dialect } from '../config.js';
 import type { DB } from './schema.js';
 import { GroupCommit } from './group-commit.js';
+import { openReader } from './sqlite-reader.js';
+import type { WriteLock } from './write-lock.js';
 
 export type Db = Kysely<DB>;
 /** What stores accept: the database or an open transaction, so a route's transaction passes straight through. */
@@ -29,6 +31,12 @@ export interface Database {
    * GroupCommit); on PostgreSQL each is its own transaction on a pooled connection.
    */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  /**
+   * SQLite: a number that changes after any commit by any connection or process, for caches that must not
+   * outlive a change (authenticated keys). Absent on PostgreSQL, where other instances' commits can't be seen
+   * this cheaply: nothing is cached there.
+   */
+  changeCounter?(): number;
   close(): Promise<void>;
 }
 
@@ -38,6 +46,8 @@ export interface OpenOptions {
   /** PostgreSQL only: a schema placed first on the search_path (tests use one per file). */
   schema?: string;
   poolSize?: number;
+  /** SQLite only: shared by the threads of one server process that write to the same file (HTTP_THREADS). */
+  writeLock?: WriteLock;
 }
 
 /**
@@ -95,8 +105,18 @@ export function openDatabase(opts: OpenOptions): Database {
   if (opts.dialect === 'sqlite') {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
-    const group = new GroupCommit(db);
-    return { db, dialect: 'sqlite', transaction: (fn) => group.run(fn), close: () => db.destroy() };
+    const group = new GroupCommit(db, { lock: opts.writeLock });
+    const reader = opts.url === ':memory:' ? undefined : openReader(db, opts.url);
+    return {
+      db,
+      dialect: 'sqlite',
+      transaction: (fn) => group.run(fn),
+      ...(reader ? { changeCounter: () => reader.dataVersion() } : {}),
+      close: async () => {
+        reader?.close();
+        await db.destroy();
+      },
+    };
   }
   // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from './schema.js';
+import type { WriteLock } from './write-lock.js';
 
 interface Unit {
   fn: (trx: Transaction<DB>) => Promise<unknown>;
@@ -8,6 +9,8 @@ interface Unit {
 }
 
 export interface GroupCommitOptions {
+  /** Taken around every batch when other threads of the process write to the same file. */
+  lock?: WriteLock;
   /** Most transactions folded into one commit. */
   maxUnits?: number;
   /** A batch stops taking new work after this long, so no caller waits behind an endless stream. */
@@ -27,6 +30,7 @@ export class GroupCommit {
   private scheduled = false;
   private readonly maxUnits: number;
   private readonly maxBatchMs: number;
+  private readonly lock: WriteLock | undefined;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -34,6 +38,7 @@ export class GroupCommit {
   ) {
     this.maxUnits = opts.maxUnits ?? 128;
     this.maxBatchMs = opts.maxBatchMs ?? 20;
+    this.lock = opts.lock;
   }
 
   run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -55,17 +60,46 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * One batch under the write lock (if any). Callers are answered only after the lock is released: their
+   * continuations (serializing and sending responses) would otherwise run while other threads wait for it.
+   */
   private async flush(): Promise<void> {
+    await this.lock?.acquire();
+    let settle: () => void;
+    try {
+      settle = await this.commitBatch();
+    } finally {
+      this.lock?.release();
+    }
+    settle();
+  }
+
+  /** Runs a batch; returns what answers its callers (resolved after a good COMMIT, rejected otherwise). */
+  private async commitBatch(): Promise<() => void> {
     const done: { unit: Unit; value: unknown }[] = [];
+    const failed: { unit: Unit; err: unknown }[] = [];
+    const rejectFailed = () => failed.forEach(({ unit, err }) => unit.reject(err));
     let trx: Awaited<ReturnType<ReturnType<Kysely<DB>['startTransaction']>['execute']>>;
     try {
       trx = await this.db.startTransaction().execute();
     } catch (err) {
-      for (const unit of this.queue.splice(0)) unit.reject(err);
-      return;
+      const units = this.queue.splice(0);
+      return () => units.forEach((unit) => unit.reject(err));
     }
     const started = Date.now();
-    let current: Unit | undefined;
+    let current: Unit | undefined = this.queue.shift()!;
+    // The first unit is alone in the transaction so far: no savepoint (two statements saved per batch, and
+    // SQLite's savepoint bookkeeping over a bulk write); if it fails, rolling everything back undoes just it,
+    // and the units still queued go to the next batch.
+    try {
+      done.push({ unit: current, value: await current.fn(trx) });
+    } catch (err) {
+      await trx.rollback().execute().catch(() => undefined);
+      const unit = current;
+      return () => unit.reject(err);
+    }
+    current = undefined;
     try {
       while (this.queue.length > 0 && done.length < this.maxUnits && Date.now() - started < this.maxBatchMs) {
         current = this.queue.shift()!;
@@ -79,16 +113,22 @@ export class GroupCommit {
           // the outer catch then fails the batch.
           await sql`rollback to unit`.execute(trx);
           await sql`release unit`.execute(trx);
-          current.reject(err);
+          failed.push({ unit: current, err });
         }
         current = undefined;
       }
       await trx.commit().execute();
     } catch (err) {
       await trx.rollback().execute().catch(() => undefined);
-      for (const unit of [...done.map((d) => d.unit), ...(current ? [current] : [])]) unit.reject(err);
-      return;
+      const lost = [...done.map((d) => d.unit), ...(current ? [current] : [])];
+      return () => {
+        rejectFailed();
+        lost.forEach((unit) => unit.reject(err));
+      };
     }
-    for (const { unit, value } of done) unit.resolve(value);
+    return () => {
+      rejectFailed();
+      done.forEach(({ unit, value }) => unit.resolve(value));
+    };
   }
 }

@@ -1,6 +1,7 @@
 import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Executor } from './database.js';
+import { readerOf } from './sqlite-reader.js';
 
 /** A stand-in value that marks where the n-th argument goes in a compiled query's parameters. */
 class Slot {
@@ -40,6 +41,8 @@ function compiledOnce<A extends unknown[], R>(build: (db: Kysely<DB>) => Compila
       cache.set(adapterKey, compiled);
     }
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
+    const reader = compiled.query.kind === 'SelectQueryNode' ? readerOf(db) : undefined;
+    if (reader) return reader.all(compiled.sql, parameters) as R[];
     const result = await db.executeQuery<R>({ ...compiled, parameters });
     return result.rows;
   };

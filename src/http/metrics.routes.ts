@@ -9,11 +9,16 @@ import { AppError } from '../errors.js';
  * a Bearer token: request rates and latencies reveal traffic, so they are not public. Without the token
  * neither the route nor the per-request hook exists, so an unmonitored server pays nothing for metrics.
  */
-export function registerMetrics(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'metrics'>): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'metrics'>,
+  /** The exposition served (a multi-thread server's sums all threads); this registry's own by default. */
+  exposition: () => Promise<string> = () => ctx.metrics.registry.metrics(),
+): void {
   const token = ctx.config.metricsToken;
   if (!token) return;
   const { registry, httpRequests, httpDuration } = ctx.metrics;
-  collectDefaultMetrics({ register: registry });
+  if (ctx.metrics.processWide) collectDefaultMetrics({ register: registry });
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL: ids and query strings would make every request its own series.
@@ -30,6 +35,6 @@ export function registerMetrics(app: FastifyInstance, ctx: Pick<AppContext, 'con
       });
     }
     reply.type(registry.contentType);
-    return registry.metrics();
+    return exposition();
   });
 }

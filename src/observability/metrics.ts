@@ -12,6 +12,11 @@ export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
  */
 export interface Metrics {
   readonly registry: Registry;
+  /**
+   * False in the extra HTTP threads of a multi-thread server: their registries hold only their own request
+   * counts, summed into the main thread's at scrape time; process metrics and outbox gauges are the main's.
+   */
+  readonly processWide: boolean;
   /** Labelled by route pattern (`/api/public/v1/leads/:id`), never the raw URL, so series stay bounded. */
   readonly httpRequests: Counter<'method' | 'route' | 'status'>;
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
@@ -21,7 +26,8 @@ export interface Metrics {
 }
 
 export interface MetricsSources {
-  outbox: OutboxProbe;
+  /** Absent in the extra HTTP threads (see Metrics.processWide). */
+  outbox?: OutboxProbe;
   clock: Clock;
 }
 
@@ -30,6 +36,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const registers = [registry];
   const metrics: Metrics = {
     registry,
+    processWide: sources.outbox !== undefined,
     httpRequests: new Counter({ name: 'crm_http_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: ['method', 'route', 'status'], registers }),
     httpDuration: new Histogram({
       name: 'crm_http_request_duration_seconds',
@@ -41,12 +48,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     rateLimited: new Counter({ name: 'crm_rate_limit_rejections_total', help: 'Requests answered 429 by the per-key rate limit.', registers }),
     deliveries: new Counter({ name: 'crm_webhook_deliveries_total', help: 'Webhook delivery attempts, by outcome.', labelNames: ['outcome'], registers }),
   };
-  registerOutboxGauges(registry, sources);
+  if (sources.outbox) registerOutboxGauges(registry, sources.outbox, sources.clock);
   return metrics;
 }
 
 /** Outbox gauges read the database at scrape time (a scrape every few seconds costs a few indexed reads). */
-function registerOutboxGauges(registry: Registry, { outbox, clock }: MetricsSources): void {
+function registerOutboxGauges(registry: Registry, outbox: OutboxProbe, clock: Clock): void {
   const registers = [registry];
   new Gauge({
     name: 'crm_outbox_newest_event_seq',

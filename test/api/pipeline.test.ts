@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { openDatabase } from '../../src/db/database.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { API, call, expectError } from '../helpers/http.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
-import { listKeys } from '../../src/modules/orgs/keys.store.js';
+import { listKeys, revokeKey } from '../../src/modules/orgs/keys.store.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -53,6 +54,20 @@ describe('authentication', () => {
     const k = await addKey(t.ctx, a.orgId, ['leads:read']);
     expect((await call(t.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
     await revokeApiKey(t.ctx, k.keyId);
+    expectError(await call(t.app, 'GET', '/leads', { auth: k.auth }), 401, 'UNAUTHORIZED');
+  });
+
+  it('revocation by another process (crm key revoke) takes effect on the very next request too', async () => {
+    const k = await addKey(t.ctx, a.orgId, ['leads:read']);
+    expect((await call(t.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
+    expect((await call(t.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
+    // A second connection of its own, as the CLI opens: the server learns of the change only through the database.
+    const other = openDatabase({ ...t.config.database, ...(dialect === 'postgres' ? { schema: t.location } : {}) });
+    try {
+      await revokeKey(other.db, k.keyId, clock.now().toISOString());
+    } finally {
+      await other.close();
+    }
     expectError(await call(t.app, 'GET', '/leads', { auth: k.auth }), 401, 'UNAUTHORIZED');
   });
 

@@ -45,6 +45,20 @@ describe('group commit (SQLite)', () => {
     expect(await values()).toEqual(['a', 'c']);
   });
 
+  it('rolls back a failing first transaction of a batch alone too; the ones queued behind it commit', async () => {
+    const boom = new Error('boom');
+    const outcomes = await Promise.allSettled([
+      database.transaction(async (trx) => {
+        await insert('x')(trx);
+        throw boom;
+      }),
+      database.transaction(insert('y')),
+      database.transaction(insert('z')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(await values()).toEqual(['y', 'z']);
+  });
+
   it('fails every transaction of the batch when the shared COMMIT fails, and answers none of them first', async () => {
     const outcomes = await Promise.allSettled([
       database.transaction(insert('a')),

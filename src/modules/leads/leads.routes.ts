@@ -6,7 +6,7 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { createLead, getLead, listLeads, updateLead } from './leads.service.js';
+import { getLead, listLeads, prepareLeads, storePreparedLeads, updateLead } from './leads.service.js';
 
 const tags = ['Leads'];
 
@@ -37,7 +37,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request, reply) => {
       const caller = callerOf(request);
-      return createdReply(ctx, request, reply, async (trx) => ok({ lead: await createLead(ctx, trx, caller, request.body) }));
+      const prepared = prepareLeads(ctx, caller.organizationId, [request.body]);
+      return createdReply(ctx, request, reply, async (trx) => ok({ lead: (await storePreparedLeads(trx, caller, prepared))[0]! }));
     },
   });
 

@@ -121,16 +121,30 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
   await recordEvents(trx, rows.map((row) => createdEvent(caller, row, now)));
 }
 
-export async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: readonly CreateLeadBody[]): Promise<Lead[]> {
+/** New leads ready to store: ids, normalized and sealed contact fields (refused here if invalid), time. */
+export interface PreparedLeads {
+  rows: NewLead[];
+  contacts: { email?: string | null; phoneNumber?: string | null }[];
+  now: Date;
+}
+
+/**
+ * The part of a create that needs no database: phone parsing, encryption, blind indexes. The API does it
+ * before its transaction, so that on SQLite it doesn't hold the one writer's lock meanwhile.
+ */
+export function prepareLeads(ctx: Ctx, organizationId: string, inputs: readonly CreateLeadBody[]): PreparedLeads {
   const contacts = inputs.map((input) => normalizeContacts(input));
   const now = ctx.clock.now();
-  const rows = inputs.map((input, i) => newLead(ctx, caller.organizationId, input, contacts[i]!, now));
-  await storeNewLeads(trx, caller, rows, now);
-  return rows.map((row, i) => present(row, contacts[i]!.email ?? null, contacts[i]!.phoneNumber ?? null));
+  return { rows: inputs.map((input, i) => newLead(ctx, organizationId, input, contacts[i]!, now)), contacts, now };
+}
+
+export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
+  await storeNewLeads(trx, caller, prepared.rows, prepared.now);
+  return prepared.rows.map((row, i) => present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null));
 }
 
 export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
-  const [lead] = await createLeads(ctx, trx, caller, [input]);
+  const [lead] = await storePreparedLeads(trx, caller, prepareLeads(ctx, caller.organizationId, [input]));
   return lead!;
 }
 

@@ -11,6 +11,7 @@ import { insertUser, findUserByEmailIndex } from './users.store.js';
 import { passwordErrors } from './users.service.js';
 import { findKey, findKeyByHash, insertKey, revokeKey, touchKey, type ApiKeyRecord } from './keys.store.js';
 import { isScope, type Principal, type Scope } from './principal.js';
+import { KeyLookupCache } from './key-lookup-cache.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -106,7 +107,7 @@ export async function createApiKey(ctx: Ctx, input: NewKeyInput): Promise<{ id: 
   return { id: record.id, key, record };
 }
 
-/** Revocation is read on every request (no cache), so it takes effect on the next one. */
+/** Revocation takes effect on the next request (the authenticator's cache empties on any commit). */
 export async function revokeApiKey(ctx: Ctx, id: string, organizationId?: string): Promise<void> {
   const key = await findKey(ctx.database.db, id);
   if (!key || (organizationId !== undefined && key.organizationId !== organizationId)) throw notFound('API key', id);
@@ -118,9 +119,11 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 export function createAuthenticator(ctx: Ctx) {
   const touched = new Map<string, number>();
+  const keys = new KeyLookupCache<NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>>(ctx.database);
   return async function authenticate(token: string): Promise<Principal | null> {
     if (!looksLikeApiKey(token)) return null;
-    const found = await findKeyByHash(ctx.database.db, hashSecret(token));
+    const hash = hashSecret(token);
+    const found = await keys.lookup(hash, () => findKeyByHash(ctx.database.db, hash));
     const now = ctx.clock.now();
     if (!found || found.key.revokedAt !== null) return null;
     if (found.key.expiresAt !== null && new Date(found.key.expiresAt).getTime() <= now.getTime()) return null;

@@ -1,8 +1,12 @@
 import type { Executor } from '../../db/database.js';
+import { precompile } from '../../db/precompiled.js';
 import type { AssignmentRule } from './rules.schemas.js';
 
+const selectRules = precompile((db, organizationId: string) => db.selectFrom('assignment_rules').select('rules').where('organization_id', '=', organizationId));
+
+/** Read inside every lead create's transaction (compiled once: building it cost more than running it). */
 export async function loadRules(db: Executor, organizationId: string): Promise<AssignmentRule[]> {
-  const row = await db.selectFrom('assignment_rules').select('rules').where('organization_id', '=', organizationId).executeTakeFirst();
+  const [row] = await selectRules(db, organizationId);
   return row ? (JSON.parse(row.rules) as AssignmentRule[]) : [];
 }
 

@@ -1,0 +1,36 @@
+import type { Database } from '../../db/database.js';
+
+/** Enough for every key that calls within one quiet period; the oldest entry leaves first. */
+const CAPACITY = 1_000;
+
+/**
+ * What authentication reads for a key (by key hash), kept only while the database is unchanged. Each lookup
+ * first reads the database's change counter (SQLite's `data_version`, one cheap pragma); any commit anywhere —
+ * a revocation through the API, the console or `crm key revoke` in another process, a rename — empties the
+ * cache, so a revoked key answers 401 on the very next request. Without a change counter (PostgreSQL) every
+ * lookup reads the database. Expiry is the caller's to check on every request.
+ */
+export class KeyLookupCache<T extends object> {
+  private readonly entries = new Map<string, T>();
+  private version: number | undefined;
+
+  constructor(private readonly database: Pick<Database, 'changeCounter'>) {}
+
+  async lookup(hash: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    if (!this.database.changeCounter) return load();
+    const version = this.database.changeCounter();
+    if (version !== this.version) {
+      this.entries.clear();
+      this.version = version;
+    }
+    const hit = this.entries.get(hash);
+    if (hit !== undefined) return hit;
+    const value = await load();
+    // Read after the counter: if a commit came in between, the counter has moved and the entry is dropped.
+    if (value !== undefined && this.version === version) {
+      if (this.entries.size >= CAPACITY) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(hash, value);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,147 @@
+import { Agent, fetch } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { Receiver, eventually } from '../helpers/receiver.js';
+import { call } from '../helpers/http.js';
+import { crm, databaseEnv, killSpawned, serve, testKey, type Spawned } from '../helpers/processes.js';
+import { inTransaction } from '../../src/db/transaction.js';
+import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
+
+/**
+ * `crm serve` with HTTP_THREADS=2, as a real process: every thread serves from the one port, one rate-limit
+ * budget, writes from every thread, the dispatcher woken by commits of any thread, metrics summed, and a
+ * graceful stop of all threads. Which thread answered is told by the request id's per-thread prefix.
+ */
+let t: TestApp;
+let server: Spawned & { base: string };
+let receiver: Receiver;
+const METRICS_TOKEN = 'metrics-token-0123456789';
+// Many connections at once, so that the kernel hands them to both threads.
+const agent = new Agent({ connections: 64, pipelining: 1 });
+
+beforeAll(async () => {
+  t = await buildTestApp({ env: { ENCRYPTION_KEY: testKey() } });
+  receiver = await Receiver.start();
+  server = await serve({ ...databaseEnv(t), HTTP_THREADS: '2', METRICS_TOKEN, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  await server.waitFor(/serving HTTP from several threads/);
+}, 120_000);
+afterAll(async () => {
+  killSpawned();
+  await agent.close();
+  await receiver.close();
+  await t.close();
+});
+
+async function request(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+  const res = await fetch(`${server.base}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    dispatcher: agent,
+  });
+  const text = await res.text();
+  return { status: res.status, requestId: res.headers.get('x-request-id') ?? '', body: text ? JSON.parse(text) : undefined };
+}
+
+/** The thread that answered: request ids are `req_` + a prefix drawn once per thread + a counter. */
+const threadOf = (requestId: string) => requestId.slice(4, 16);
+
+/** Bursts of parallel requests until two threads have answered (a burst of fresh connections spreads). */
+async function burstUntilBothThreads(org: Seeded): Promise<void> {
+  const seen = new Set<string>();
+  for (let i = 0; i < 20 && seen.size < 2; i++) {
+    const burst = await Promise.all(Array.from({ length: 64 }, () => request('/api/public/v1/me', { headers: org.auth })));
+    for (const r of burst) seen.add(threadOf(r.requestId));
+  }
+  expect(seen.size).toBe(2);
+}
+
+describe('HTTP_THREADS=2', () => {
+  it('spends one rate-limit budget across threads, exactly', async () => {
+    const warm = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    await burstUntilBothThreads(warm);
+    const limited = await seedOrg(t.ctx, { rateLimitPerMinute: 50 });
+    const results = await Promise.all(Array.from({ length: 120 }, () => request('/api/public/v1/me', { headers: limited.auth })));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(70);
+    expect(new Set(results.map((r) => threadOf(r.requestId))).size).toBe(2);
+  });
+
+  it('commits writes from every thread once per Idempotency-Key, and delivers their events', async () => {
+    const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    await inTransaction(t.ctx, (trx) => createWebhook(t.ctx, trx, org.orgId, { url: receiver.url('/threads'), events: ['lead.created'] }));
+    // 60 leads, each asked for three times at once under its own key: one lead each, the others replayed.
+    const posts = Array.from({ length: 180 }, (_, i) =>
+      request('/api/public/v1/leads', { method: 'POST', headers: { ...org.auth, 'idempotency-key': `k-${i % 60}` }, body: { name: `Threaded ${i % 60}` } }),
+    );
+    const results = await Promise.all(posts);
+    for (const r of results) expect([201, 409]).toContain(r.status);
+    expect(new Set(results.filter((r) => r.status === 201).map((r) => threadOf(r.requestId))).size).toBe(2);
+    const byKey = new Map<string, Set<string>>();
+    results.forEach((r, i) => r.status === 201 && byKey.set(`k-${i % 60}`, (byKey.get(`k-${i % 60}`) ?? new Set()).add(r.body.data.lead.id)));
+    expect([...byKey.values()].every((ids) => ids.size === 1)).toBe(true);
+    const stored = await t.ctx.database.db.selectFrom('leads').select('id').where('organization_id', '=', org.orgId).execute();
+    expect(stored).toHaveLength(60);
+    const delivered = await receiver.waitFor('/threads', 60, 30_000);
+    expect(new Set(delivered.map((d) => JSON.parse(d.body).data.id))).toEqual(new Set(stored.map((s) => s.id)));
+  });
+
+  it('GET /metrics counts the requests of every thread', async () => {
+    const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const metric = async () => {
+      const res = await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` }, dispatcher: agent });
+      const line = (await res.text()).split('\n').find((l) => l.startsWith('crm_http_requests_total{') && l.includes('route="/api/public/v1/leads"') && l.includes('status="200"'));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const before = await metric();
+    const results = await Promise.all(Array.from({ length: 100 }, () => request('/api/public/v1/leads', { headers: org.auth })));
+    expect(new Set(results.map((r) => threadOf(r.requestId))).size).toBe(2);
+    expect(await eventually(async () => {
+      const now = await metric();
+      if (now - before !== 100) throw new Error(`counted ${now - before}`);
+      return now - before;
+    })).toBe(100);
+  });
+
+  it('stops on SIGTERM after answering what every thread had in flight', async () => {
+    const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    let stop = false;
+    const statuses: number[] = [];
+    const clients = Array.from({ length: 16 }, async () => {
+      while (!stop) {
+        try {
+          statuses.push((await request('/api/public/v1/me', { headers: org.auth })).status);
+        } catch {
+          stop = true; // the server has stopped accepting
+        }
+      }
+    });
+    await eventually(() => {
+      if (statuses.length < 200) throw new Error('warming up');
+    });
+    server.proc.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    stop = true;
+    await Promise.all(clients);
+    // Every request that got an answer got a complete, successful one: none was cut off or refused midway.
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(server.output()).toContain('"msg":"shutting down"');
+  });
+});
+
+describe('HTTP_THREADS=2, stopped while starting', () => {
+  it('exits 0 on a SIGTERM that arrives before the threads are up, with deliveries going out meanwhile', async () => {
+    const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    await inTransaction(t.ctx, (trx) => createWebhook(t.ctx, trx, org.orgId, { url: receiver.url('/starting'), events: ['lead.created'] }));
+    for (let round = 0; round < 3; round++) {
+      // Written in this process (the server of the tests above has stopped): the new server finds them waiting.
+      for (let i = 0; i < 20; i++) expect((await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: `Early ${round}-${i}` } })).status).toBe(201);
+      const early = crm(['serve'], { ...databaseEnv(t), PORT: '0', HTTP_THREADS: '2', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+      await early.waitFor(/listening at/);
+      early.proc.kill('SIGTERM');
+      expect(await early.exited).toEqual({ code: 0, signal: null });
+    }
+  }, 120_000);
+});

@@ -44,11 +44,12 @@ export interface ImportOptions {
 }
 
 /**
- * Rows per transaction, once the first chunks (500, 1,000, …) have given the worker its head start: large
- * enough that a batch rewrites each page of the random blind-index indexes once for thousands of rows, small
- * enough that a concurrent API write waits a fraction of a second for the SQLite write lock.
+ * Rows per transaction, once the first chunks (500, 1,000, …) have given the worker its head start. The
+ * blind-index indexes are random, so a batch rewrites most of their pages at its commit whatever its size:
+ * 10,000 rows per commit instead of 5,000 cut the time in COMMIT for 100,000 leads from 1.09 to 0.87 s.
+ * A concurrent API write waits for the SQLite write lock about half a second at most (10,000 × ~45 µs).
  */
-const BATCH_ROWS = 5000;
+const BATCH_ROWS = 10000;
 
 /** The importer's actor in events: a system write over the API's rules (documented in docs/import.md). */
 export const IMPORT_ACTOR: Actor = { type: 'SYSTEM', id: 'import', channel: 'API' };

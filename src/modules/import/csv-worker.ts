@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { CsvError, parse } from 'csv-parse';
+import { CsvError, parse, type Options } from 'csv-parse';
 import { createBlindIndex } from '../../crypto/blind-index.js';
 import { createFieldCipher } from '../../crypto/field-cipher.js';
 import { csvError, type RecordEnd } from './csv-errors.js';
@@ -42,7 +42,8 @@ export interface PreparedChunk {
   last: boolean;
 }
 
-type CsvRecord = { record: string[]; info: { lines: number } };
+/** A record's cells and the line it ends on. */
+type CsvRecord = { record: string[]; lines: number };
 
 const input = workerData as WorkerInput;
 const port = parentPort!;
@@ -65,18 +66,18 @@ const preparer = createPreparer(input.rows, {
 });
 
 let lastRecord: RecordEnd = { lines: 0, empty_lines: 0 };
-const parser = createReadStream(input.file).pipe(
-  parse({
-    bom: true,
-    skip_empty_lines: true,
-    relax_column_count: true,
-    info: true,
-    on_record: (record, info) => {
-      lastRecord = info;
-      return record;
-    },
-  }),
-);
+const options: Options<CsvRecord, string[]> = {
+  bom: true,
+  skip_empty_lines: true,
+  relax_column_count: true,
+  // The line number is taken here rather than with `info: true`, which builds a second info object per record.
+  on_record: (record, info) => {
+    lastRecord = info;
+    return { record, lines: info.lines };
+  },
+};
+// parse()'s overloads type on_record's result only together with `columns`; the records are CsvRecords.
+const parser = createReadStream(input.file).pipe(parse(options as unknown as Options));
 const records = (parser as AsyncIterable<CsvRecord>)[Symbol.asyncIterator]();
 /** The next record; a malformed file fails with what and where only (csv-parse's own error quotes the cell). */
 const nextRecord = () =>
@@ -85,7 +86,7 @@ const nextRecord = () =>
   });
 const first = await nextRecord();
 const header = first.done ? [] : columnNames(first.value.record);
-let lastLine = first.done ? 0 : first.value.info.lines;
+let lastLine = first.done ? 0 : first.value.lines;
 let done = Boolean(first.done);
 
 while (true) {
@@ -99,7 +100,7 @@ while (true) {
       break;
     }
     chunk.rows += 1;
-    lastLine = next.value.info.lines;
+    lastLine = next.value.lines;
     const row = prepareRow(preparer, input.schema, header, next.value.record, lastLine, at);
     if ('errors' in row) chunk.failed.push(row);
     else chunk.prepared.push(row);

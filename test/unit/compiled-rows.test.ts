@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { compiledForRows } from '../../src/modules/webhooks/compiled-rows.js';
+import { compiledForRows } from '../../src/db/compiled-rows.js';
 
 /** Statements compiled once per chunk size: every row lands once, with its own values, whatever the count. */
 describe('compiledForRows', () => {

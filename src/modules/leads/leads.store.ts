@@ -1,6 +1,7 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { insertRows } from '../../db/bulk-insert.js';
+import { compiledForRows } from '../../db/compiled-rows.js';
 import { precompile, precompileInsert } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
@@ -129,33 +130,17 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
   return { leads: rows.map(toStored), total: Number(count.n) };
 }
 
-/**
- * The oldest lead of the organization sharing the e-mail or phone index (duplicate detection), among
- * leads created before `olderThanSeq` (all existing leads when omitted).
- */
-export async function findOldestDuplicate(
-  db: Executor,
-  organizationId: string,
-  contacts: { emailBidx: string | null; phoneBidx: string | null },
-  olderThanSeq?: number,
-): Promise<string | null> {
-  const [oldest] = await findContactMatches(db, organizationId, [contacts], olderThanSeq);
-  return oldest?.id ?? null;
-}
-
-/** Indexes probed per statement (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
-const PROBES_PER_QUERY = 1000;
-
+type ProbeColumn = 'email_bidx' | 'phone_bidx';
 type ContactMatch = { id: string; seq: number; emailBidx: string | null; phoneBidx: string | null };
-type Probe = { column: 'email_bidx' | 'phone_bidx'; bidx: string };
+type ContactIndexes = { emailBidx: string | null; phoneBidx: string | null };
 
 /**
  * The oldest lead holding `bidx` in `column`, older than `olderThanSeq`: one entry of the (bidx, seq) index.
- * No organization in the WHERE clause (see probeMany: PostgreSQL without statistics then walks the
+ * No organization in the WHERE clause (see oldestHoldersOf: PostgreSQL without statistics then walks the
  * organization's whole index, 67 ms a probe at 40,000 leads); the blind index is bound to one organization
  * already, and the caller still keeps only rows of its own.
  */
-function oldestHolding(db: Executor, column: Probe['column'], bidx: string, olderThanSeq: number) {
+function oldestHolding(db: Executor, column: ProbeColumn, bidx: string, olderThanSeq: number) {
   return (
     db
       .selectFrom('leads')
@@ -168,62 +153,76 @@ function oldestHolding(db: Executor, column: Probe['column'], bidx: string, olde
   );
 }
 
-/** One probe on its own (an API create or update): compiled once per column. */
+/** One probe on its own (an update): compiled once per column. */
 const singleProbe = {
   email_bidx: precompile((db, bidx: string, olderThanSeq: number) => oldestHolding(db, 'email_bidx', bidx, olderThanSeq)),
   phone_bidx: precompile((db, bidx: string, olderThanSeq: number) => oldestHolding(db, 'phone_bidx', bidx, olderThanSeq)),
 };
 
-async function runProbes(db: Executor, organizationId: string, probes: Probe[], olderThanSeq: number) {
-  if (probes.length <= 2) {
-    const rows = (await Promise.all(probes.map((p) => singleProbe[p.column](db, p.bidx, olderThanSeq)))).flat();
-    return rows.filter((r) => r.organization_id === organizationId);
-  }
-  const rows = [];
-  for (const column of ['email_bidx', 'phone_bidx'] as const) {
-    const indexes = probes.filter((p) => p.column === column).map((p) => p.bidx);
-    for (let i = 0; i < indexes.length; i += PROBES_PER_QUERY) rows.push(...(await probeMany(db, organizationId, column, indexes.slice(i, i + PROBES_PER_QUERY), olderThanSeq)));
-  }
-  return rows;
+/**
+ * The oldest lead of the organization sharing the e-mail or phone index (duplicate detection), among
+ * leads created before `olderThanSeq` (all existing leads when omitted).
+ */
+export async function findOldestDuplicate(db: Executor, organizationId: string, contacts: ContactIndexes, olderThanSeq = Number.MAX_SAFE_INTEGER): Promise<string | null> {
+  const found = [];
+  if (contacts.emailBidx !== null) found.push(...(await singleProbe.email_bidx(db, contacts.emailBidx, olderThanSeq)));
+  if (contacts.phoneBidx !== null) found.push(...(await singleProbe.phone_bidx(db, contacts.phoneBidx, olderThanSeq)));
+  const [oldest] = found.filter((r) => r.organization_id === organizationId).sort((a, b) => a.seq - b.seq);
+  return oldest?.id ?? null;
 }
 
+/** Probes per statement, then smaller chunks for the rest (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
+const PROBE_CHUNK_SIZES = [500, 50, 5, 1];
+
 /**
- * Batches (imports): per column, one statement finds the oldest holder's seq of every index in a VALUES list,
- * each a single entry of the (bidx, seq) index; a second reads those leads by primary key, in the organization.
- * Kysely building one sub-select per probe cost more than SQLite running them. The probe itself names no
+ * Per column, one statement finds the oldest holder's seq of every index in a VALUES list, each a single
+ * entry of the (bidx, seq) index; compiled once per chunk size, since Kysely building a statement of 1,000
+ * probes cost more than SQLite answering it (an import probes two indexes per row). The probe names no
  * organization: a blind index is already bound to one (its HMAC covers the organization id), and with
  * `organization_id =` in it PostgreSQL, before it has statistics on a freshly filled table, walked the whole
  * (organization_id, seq) index for every probe.
  */
-async function probeMany(db: Executor, organizationId: string, column: Probe['column'], indexes: string[], olderThanSeq: number) {
-  const values = sql.join(indexes.map((bidx) => sql`(${bidx})`));
-  const { rows: oldest } = await sql<{ seq: number | null }>`
-    select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 and o.seq < ${olderThanSeq} order by o.seq limit 1) as seq
-    from (values ${values}) as probe`.execute(db);
-  const seqs = [...new Set(oldest.flatMap((r) => (r.seq === null ? [] : [r.seq])))];
-  if (seqs.length === 0) return [];
-  return db.selectFrom('leads').select(['id', 'seq', 'email_bidx', 'phone_bidx']).where('organization_id', '=', organizationId).where('seq', 'in', seqs).execute();
+function oldestHoldersOf(column: ProbeColumn) {
+  return compiledForRows(
+    ['bidx'] as const,
+    (db, probes: { bidx: string }[]) => {
+      const query = sql<{ seq: number | null }>`select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 order by o.seq limit 1) as seq
+        from (values ${sql.join(probes.map((p) => sql`(${p.bidx})`))}) as probe`;
+      return { compile: () => query.compile(db) };
+    },
+    PROBE_CHUNK_SIZES,
+  );
 }
 
+const oldestHolders = { email_bidx: oldestHoldersOf('email_bidx'), phone_bidx: oldestHoldersOf('phone_bidx') };
+
+/** The leads with the given seqs (primary key), whatever their organization: the caller keeps its own. */
+const leadsBySeq = compiledForRows(
+  ['seq'] as const,
+  (db, rows: { seq: number }[]) => db.selectFrom('leads').select(['id', 'seq', 'email_bidx', 'phone_bidx', 'organization_id']).where('seq', 'in', rows.map((r) => r.seq)),
+  PROBE_CHUNK_SIZES,
+);
+
 /**
- * For every e-mail and phone index of the given contacts, the oldest lead holding it (among leads older than
- * `olderThanSeq`, when given), oldest first. Each probe reads one index entry, so the cost does not grow with
- * the number of leads that share an address.
+ * For every e-mail and phone index of the given contacts, the oldest lead of the organization holding it,
+ * oldest first. Each probe reads one index entry, so the cost does not grow with the number of leads that
+ * share an address.
  */
-export async function findContactMatches(
-  db: Executor,
-  organizationId: string,
-  contacts: readonly { emailBidx: string | null; phoneBidx: string | null }[],
-  olderThanSeq = Number.MAX_SAFE_INTEGER,
-): Promise<ContactMatch[]> {
-  const distinct = (column: Probe['column'], values: (string | null)[]): Probe[] =>
-    [...new Set(values.filter((b): b is string => b !== null))].map((bidx) => ({ column, bidx }));
-  const probes = [...distinct('email_bidx', contacts.map((c) => c.emailBidx)), ...distinct('phone_bidx', contacts.map((c) => c.phoneBidx))];
-  const found = new Map<string, ContactMatch>();
-  for (const r of await runProbes(db, organizationId, probes, olderThanSeq)) {
-    found.set(r.id, { id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx });
+export async function findContactMatches(db: Executor, organizationId: string, contacts: readonly ContactIndexes[]): Promise<ContactMatch[]> {
+  const seqs = new Set<number>();
+  for (const [column, indexes] of [
+    ['email_bidx', contacts.map((c) => c.emailBidx)],
+    ['phone_bidx', contacts.map((c) => c.phoneBidx)],
+  ] as const) {
+    const probes = [...new Set(indexes)].flatMap((bidx) => (bidx === null ? [] : [{ bidx }]));
+    for (const { seq } of await oldestHolders[column](db, probes)) if (seq !== null) seqs.add(seq);
   }
-  return [...found.values()].sort((a, b) => a.seq - b.seq);
+  if (seqs.size === 0) return [];
+  const rows = await leadsBySeq(db, [...seqs].map((seq) => ({ seq })));
+  return rows
+    .filter((r) => r.organization_id === organizationId)
+    .map((r) => ({ id: r.id, seq: r.seq, emailBidx: r.email_bidx, phoneBidx: r.phone_bidx }))
+    .sort((a, b) => a.seq - b.seq);
 }
 
 /** Which of `ids` are leads of the organization (for validating references in one query). */

@@ -1,11 +1,11 @@
 // The dispatcher's SQL for recording what happened: attempt results (under the lease they were sent with), the
 // attempt log, claims handed back unsent, and endpoint health (failing since, disabled). Results arrive in
-// batches, so the per-row statements are compiled once per chunk size (compiled-rows.ts).
+// batches, so the per-row statements are compiled once per chunk size (db/compiled-rows.ts).
 
 import { sql, type Transaction } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DB, WebhookAttemptsTable } from '../../db/schema.js';
-import { compiledForRows } from './compiled-rows.js';
+import { compiledForRows } from '../../db/compiled-rows.js';
 import type { StoredAttempt } from './deliveries.store.js';
 import type { DeliveryDecision } from './dispatcher.outcome.js';
 

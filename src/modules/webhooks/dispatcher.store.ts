@@ -1,14 +1,14 @@
 // The dispatcher's SQL for taking work: the fan-out cursor over the outbox, the delivery rows it inserts, and
 // claiming due deliveries under a lease (results: dispatcher-results.store.ts). Dialect differences live here,
 // as small per-dialect tables. The statements run for every few events, so the fixed ones are compiled once
-// (db/precompiled.ts) and the multi-row ones once per chunk size (compiled-rows.ts).
+// (db/precompiled.ts) and the multi-row ones once per chunk size (db/compiled-rows.ts).
 
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { precompile } from '../../db/precompiled.js';
 import type { DB, WebhookDeliveriesTable } from '../../db/schema.js';
-import { compiledForRows } from './compiled-rows.js';
+import { compiledForRows } from '../../db/compiled-rows.js';
 import type { FanOutEndpoint, FanOutEvent } from './dispatcher.outcome.js';
 import type { SealedSecrets } from './webhook-secrets.js';
 

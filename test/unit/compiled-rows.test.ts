@@ -19,6 +19,21 @@ describe('compiledForRows', () => {
   });
   afterEach(() => database.close());
 
+  const insertInFives = compiledForRows(
+    ['k', 'v'] as const,
+    (db, rows: Row[]) => {
+      const query = sql<{ k: number }>`insert into t (k, v) values ${sql.join(rows.map((r) => sql`(${r.k}, ${r.v})`))} returning k`;
+      return { compile: () => query.compile(db) };
+    },
+    [5, 1],
+  );
+
+  it('chunk sizes of the caller: 12 rows as 5, 5, 1, 1', async () => {
+    const rows = Array.from({ length: 12 }, (_, k) => ({ k, v: `v${k}` }));
+    expect((await insertInFives(database.db, rows)).map((r) => r.k)).toEqual(rows.map((r) => r.k));
+    expect(await stored()).toEqual(rows);
+  });
+
   for (const count of [0, 1, 2, 9, 64, 73, 150]) {
     it(`${count} rows`, async () => {
       const rows = Array.from({ length: count }, (_, k) => ({ k, v: k % 3 === 0 ? null : `v${k}` }));

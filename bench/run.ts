@@ -36,7 +36,7 @@ if (want('records')) {
   await runRecordsSearchBench({ dialect: 'sqlite', rows: Number(values['record-rows']), runs: 40 });
   if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
 }
-if (want('import')) await runImportBench({ rows: 100_000 });
+if (want('import')) await runImportBench({ rows: 100_000, runs: 3 });
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {
   console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { undispatchedEvents } from '../../src/modules/webhooks/dispatch-lag.store.js';
 import { call } from '../helpers/http.js';
 import { eventually } from '../helpers/receiver.js';
 import { createLead, deliveries, endpoint, startHarness, type Endpoint, type Harness } from '../helpers/webhooks.js';
@@ -43,10 +44,12 @@ describe('deferred events of an endpoint that is not answering', () => {
     await h.receiver.waitFor(healthy.path, 30);
     await h.dispatcher.settled();
 
-    // The healthy endpoint of the same organization got all 30 at once; the failing one has a short queue.
+    // The healthy endpoint of the same organization got all 30 at once; the failing one has a short queue. The
+    // queue is measured once per fan-out batch, so it can pass deferAt by one batch's events (on PostgreSQL a
+    // batch gathers more of them while earlier transactions' events wait to become visible in order).
     const queued = await deliveries(h, dead);
     expect(queued.length).toBeGreaterThanOrEqual(backlog.deferAt);
-    expect(queued.length).toBeLessThan(12);
+    expect(queued.length).toBeLessThan(20);
     expect(await backlogOf(dead)).not.toBeNull();
 
     // It answers again: its queued deliveries succeed at their retry, then the deferred events follow.
@@ -62,14 +65,19 @@ describe('deferred events of an endpoint that is not answering', () => {
     const rows = await deliveries(h, dead);
     expect(rows).toHaveLength(30);
     expect(rows.every((d: { status: string }) => d.status === 'SUCCEEDED')).toBe(true);
-    expect(await backlogOf(dead)).toBeNull();
+    // The backlog ends at the catch-up pass that finds nothing left after it, which may follow the last delivery.
+    await eventually(async () => expect(await backlogOf(dead)).toBeNull());
   });
 
   it('drops the deferred events with the queue when the endpoint is disabled', async () => {
     const dead = await endpoint(h);
     const state = failingUntilToggled(dead);
     for (let i = 0; i < 20; i++) await createLead(h, dead.org, { name: `Dropped ${i}` });
-    await eventually(async () => expect(await backlogOf(dead)).not.toBeNull());
+    // Every one of the 20 events fanned out (queued or deferred) before the endpoint is disabled: on PostgreSQL
+    // the fan-out can still be behind when the backlog is first set, and an event it reaches only after the
+    // endpoint is enabled again is a new delivery, not a dropped one.
+    await eventually(async () => expect((await undispatchedEvents(h.t.ctx.database.db, h.t.ctx.database.dialect)).count).toBe(0));
+    expect(await backlogOf(dead)).not.toBeNull();
     await h.dispatcher.settled();
 
     expect((await call(h.t.app, 'PATCH', `/webhooks/${dead.id}`, { auth: dead.org.auth, body: { enabled: false } })).status).toBe(200);

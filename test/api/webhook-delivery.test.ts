@@ -96,7 +96,7 @@ describe('delivery of events', () => {
     await h.receiver.waitFor(all.path, 2);
     await h.receiver.waitFor(updatedOnly.path, 1);
     await h.receiver.waitFor(createdOnly.path, 1);
-    await h.dispatcher.settled();
+    await h.settled();
     const types = (path: string) => h.receiver.requests(path).map((r) => r.headers['x-service-event']);
     expect(types(all.path).sort()).toEqual(['lead.created', 'lead.updated']);
     expect(types(updatedOnly.path)).toEqual(['lead.updated']);
@@ -201,7 +201,7 @@ describe('SSRF guard at connect time', () => {
 describe('restart', () => {
   it('stops at once while a fan-out spaced after the previous one is still to come', async () => {
     for (let i = 0; i < 5; i++) {
-      await h.dispatcher.settled();
+      await h.settled();
       h.dispatcher.wake(); // just after a fan-out ended: spaced, not run yet
       const started = Date.now();
       await h.restart();
@@ -217,7 +217,7 @@ describe('restart', () => {
     expect(h.receiver.requests(e.path)).toEqual([]);
     await h.restart();
     const got = await h.receiver.waitFor(e.path, 5);
-    await h.dispatcher.settled();
+    await h.settled();
     expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(5);
     expect(h.receiver.requests(e.path)).toHaveLength(5);
     expect((await webhook(h, e)).failingSince).toBeNull();

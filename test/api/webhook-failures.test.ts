@@ -140,7 +140,7 @@ describe('disabling endpoints', () => {
     expect(d).toMatchObject({ attempt: 1, responseStatus: 410, nextAttemptAt: null, error: expect.stringContaining('410') });
     expect(await webhook(h, e)).toMatchObject({ enabled: false, disabledReason: 'ENDPOINT_GONE' });
     await createLead(h, e.org);
-    await h.dispatcher.settled();
+    await h.settled();
     expect(await deliveries(h, e)).toHaveLength(1);
     expect(h.receiver.requests(e.path)).toHaveLength(1);
   });
@@ -165,7 +165,7 @@ describe('disabling endpoints', () => {
     expect(d).toMatchObject({ attempt: 3, nextAttemptAt: null, error: 'Endpoint disabled: every attempt failed for 3 days' });
 
     await createLead(h, e.org);
-    await h.dispatcher.settled();
+    await h.settled();
     expect(h.receiver.requests(e.path)).toHaveLength(3);
 
     // Re-enabling clears the flag; a manual re-send then goes out.

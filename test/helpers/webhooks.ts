@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { undispatchedEvents } from '../../src/modules/webhooks/dispatch-lag.store.js';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/modules/webhooks/dispatcher.js';
 import { buildTestApp, type TestApp } from './test-app.js';
 import { call } from './http.js';
@@ -19,6 +20,12 @@ export interface Harness {
   wall: ManualClock;
   receiver: Receiver;
   dispatcher: WebhookDispatcher;
+  /**
+   * Waits until the fan-out has taken every committed event and the dispatcher has nothing in flight. The
+   * dispatcher's own settled() can return while the fan-out still waits for events to become visible in order
+   * (PostgreSQL), which let a test change an endpoint before events created earlier had reached it.
+   */
+  settled(): Promise<void>;
   /** Replaces the running dispatcher (stopping it first). */
   restart(opts?: DispatcherOptions): Promise<WebhookDispatcher>;
   close(): Promise<void>;
@@ -37,6 +44,10 @@ export async function startHarness(): Promise<Harness> {
     wall,
     receiver,
     dispatcher: make(),
+    settled: async () => {
+      await eventually(async () => expect((await undispatchedEvents(t.ctx.database.db, t.ctx.database.dialect)).count).toBe(0));
+      await h.dispatcher.settled();
+    },
     restart: async (opts) => {
       await h.dispatcher.stop();
       h.dispatcher = make(opts);

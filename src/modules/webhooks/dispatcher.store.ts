@@ -133,6 +133,26 @@ export async function setBacklog(trx: Executor, endpointId: string, after: Curso
   await setBacklogPosition(trx, endpointId, after?.seq ?? null, after?.txid ?? null);
 }
 
+const moveBacklogPosition = precompile((db, id: string, fromSeq: number, seq: number | null, txid: string | null) =>
+  db
+    .updateTable('webhook_endpoints')
+    .set({ backlog_seq: seq, backlog_txid: txid })
+    .where('id', '=', id)
+    .where('enabled', '=', 1)
+    .where('backlog_seq', '=', fromSeq)
+    .returning('id'),
+);
+
+/**
+ * Moves an endpoint's backlog on from `from` to `to` (null: caught up) if it is still at `from` and the endpoint
+ * still enabled; false when a concurrent change got there first (disabling drops the backlog). The UPDATE takes
+ * the row's lock, so on PostgreSQL it waits for such a change to commit and then sees it: deferred events read
+ * before the endpoint was disabled are not queued after it.
+ */
+export async function moveBacklog(trx: Executor, endpointId: string, from: Cursor, to: Cursor | null): Promise<boolean> {
+  return (await moveBacklogPosition(trx, endpointId, from.seq, to?.seq ?? null, to?.txid ?? null)).length > 0;
+}
+
 const countLiveRows = precompile((db, endpointId: string, upTo: number) =>
   db
     .selectFrom((eb) =>

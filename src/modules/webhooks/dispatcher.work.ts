@@ -17,6 +17,7 @@ import {
   insertDeliveries,
   liveDeliveries,
   lockCursor,
+  moveBacklog,
   readEventsAfter,
   saveCursor,
   setBacklog,
@@ -178,10 +179,11 @@ export async function catchUpBatch(
       const from = endpoint.backlog!;
       const batch = await readEventsAfter(trx, database.dialect, from, backlog.catchUpBatch);
       const events = batch.filter((e) => !after(e, cursor));
+      const reachedCursor = events.length < batch.length || batch.length < backlog.catchUpBatch;
+      // Disabled (its backlog dropped) since it was read: nothing to queue.
+      if (!(await moveBacklog(trx, endpoint.id, from, reachedCursor ? null : events.at(-1)!))) continue;
       read += events.length;
       jobs.push(...(await insertPlanned(trx, deliveryRows(planFanOut(events, [endpoint]), lease, sending.reserve))));
-      const reachedCursor = events.length < batch.length || batch.length < backlog.catchUpBatch;
-      await setBacklog(trx, endpoint.id, reachedCursor ? null : events.at(-1)!);
     }
     return { events: read, jobs };
   });

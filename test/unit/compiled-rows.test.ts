@@ -1,16 +1,19 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { compiledForRows } from '../../src/db/compiled-rows.js';
+import type { DB } from '../../src/db/schema.js';
 
 /** Statements compiled once per chunk size: every row lands once, with its own values, whatever the count. */
 describe('compiledForRows', () => {
   let database: Database;
   type Row = { k: number; v: string | null };
-  const insert = compiledForRows(['k', 'v'] as const, (db, rows: Row[]) => {
+  const insertRows = (db: Kysely<DB>, rows: Row[]) => {
     const query = sql<{ k: number }>`insert into t (k, v) values ${sql.join(rows.map((r) => sql`(${r.k}, ${r.v})`))} returning k`;
     return { compile: () => query.compile(db) };
-  });
+  };
+  const insert = compiledForRows(['k', 'v'] as const, insertRows);
+  const insertInFives = compiledForRows(['k', 'v'] as const, insertRows, [5, 1]);
   const stored = async () => (await sql<Row>`select k, v from t order by k`.execute(database.db)).rows;
 
   beforeEach(async () => {
@@ -18,15 +21,6 @@ describe('compiledForRows', () => {
     await sql`create table t (k integer primary key, v text)`.execute(database.db);
   });
   afterEach(() => database.close());
-
-  const insertInFives = compiledForRows(
-    ['k', 'v'] as const,
-    (db, rows: Row[]) => {
-      const query = sql<{ k: number }>`insert into t (k, v) values ${sql.join(rows.map((r) => sql`(${r.k}, ${r.v})`))} returning k`;
-      return { compile: () => query.compile(db) };
-    },
-    [5, 1],
-  );
 
   it('chunk sizes of the caller: 12 rows as 5, 5, 1, 1', async () => {
     const rows = Array.from({ length: 12 }, (_, k) => ({ k, v: `v${k}` }));

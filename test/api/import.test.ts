@@ -1,12 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { runCli } from '../helpers/cli.js';
+import { runBin, runCli } from '../helpers/cli.js';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
@@ -192,6 +193,34 @@ describe('crm import leads: the worker pipeline', () => {
     expect(cli.code).toBe(2);
     expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
     expect(await names(o)).toEqual(['Cli One']);
+  });
+
+  it('runs an import from the installed binary in a child process with 64 MB semi-spaces, passing output and status through', async () => {
+    const o = await seedOrg(t.ctx);
+    const env = {
+      ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
+      DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
+    };
+    // Every Node.js thread started (the binary, its child, their workers) logs the flags it was started with.
+    const log = join(dir, `node-flags-${++n}.log`);
+    const preload = join(dir, `log-node-flags-${n}.mjs`);
+    writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify(process.execArgv) + '\\n');\n`);
+    const flagsSeen = () => readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
+    const withPreload = { ...env, NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` };
+
+    const cli = await runBin(['--json', 'import', 'leads', csv('name,email\nBin One,one@example.com\n,bad\n'), '--org', o.orgId], withPreload);
+    expect(cli.code).toBe(2);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
+    expect(await names(o)).toEqual(['Bin One']);
+    const [binary, ...children] = flagsSeen();
+    expect(binary).toEqual([]);
+    expect(children.length).toBeGreaterThan(0);
+    for (const flags of children) expect(flags).toContain('--max-semi-space-size=64');
+
+    rmSync(log);
+    const other = await runBin(['--json', 'migrate'], withPreload);
+    expect(other.code).toBe(0);
+    expect(flagsSeen()).toEqual([[]]);
   });
 });
 

@@ -39,6 +39,11 @@ export function runCli(args: string[], env: Record<string, string>, opts: { inpu
   return run(CLI[0]!, [...CLI.slice(1), ...args], env, undefined, opts.input);
 }
 
+/** Runs the installed binary, `bin/crm.js`, which runs the built code (dist/: `npm test` builds it first). */
+export function runBin(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return run(process.execPath, [join(ROOT, 'bin', 'crm.js'), ...args], env);
+}
+
 /**
  * Runs `crm <args>` on a pseudo-terminal (util-linux `script`), typing each answer once the output ends
  * with its prompt, as a person would. `stdout` is everything the terminal showed (prompts, echo, output).

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isEmail, normalizeEmail, normalizePhone, phoneQuery } from '../../src/lib/contact.js';
@@ -24,6 +26,19 @@ describe('phone normalization (libphonenumber)', () => {
 
   it('refuses invalid numbers and garbage', () => {
     for (const bad of ['+1 555', '+999 123456', '+', 'abc', '']) expect(normalizePhone(bad).ok, bad).toBe(false);
+  });
+
+  it('runs on the patched libphonenumber-js (patches/: compiled patterns kept, not rebuilt per test)', () => {
+    const installed = readFileSync(fileURLToPath(import.meta.resolve('libphonenumber-js/max')).replace(/max[\\/]index\.js$/, 'es6/helpers/matchesEntirely.js'), 'utf8');
+    expect(installed).toContain('compiled.get(regularExpressionText)');
+  });
+
+  it('gives the same verdicts with its pattern cache warm as cold, in any order (property)', () => {
+    const numbers = ['+1 415 555 0100', '+1 800 555 0100', '+1 242 357 1234', '+1 555 0100', '+44 20 7946 0958', '+44 7911 123456', '+33 6 12 34 56 78', '+49 30 901820', '+81 3 1234 5678', '+999 123456'];
+    const cold = numbers.map((n) => normalizePhone(n));
+    fc.assert(fc.property(fc.shuffledSubarray(numbers.map((n, i) => [n, i] as const)), (sample) => {
+      for (const [n, i] of sample) expect(normalizePhone(` ${n}`)).toEqual(cold[i]);
+    }));
   });
 
   it('is idempotent: a normalized number normalizes to itself (property)', () => {

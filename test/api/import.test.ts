@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -29,6 +30,12 @@ afterAll(() => t.close());
 
 const run = (org: Seeded, file: string, allOrNothing = false) =>
   importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 3 });
+
+/** The environment `crm` needs to reach this test run's database. */
+const cliEnv = () => ({
+  ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
+  DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
+});
 
 const names = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=100', { auth: org.auth })).body.data.leads.map((l: { name: string }) => l.name).sort();
 
@@ -185,42 +192,49 @@ describe('crm import leads: the worker pipeline', () => {
 
   it('runs from the command line, reporting refused rows with exit status 2', async () => {
     const o = await seedOrg(t.ctx);
-    const env = {
-      ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
-      DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
-    };
-    const cli = await runCli(['--json', 'import', 'leads', csv('name,email\nCli One,one@example.com\n,bad\n'), '--org', o.orgId], env);
+    const cli = await runCli(['--json', 'import', 'leads', csv('name,email\nCli One,one@example.com\n,bad\n'), '--org', o.orgId], cliEnv());
     expect(cli.code).toBe(2);
     expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
     expect(await names(o)).toEqual(['Cli One']);
   });
 
+  /** Environment for the binary in which every Node.js thread it starts (it, its child, their workers) logs its pid and flags. */
+  const loggingThreads = () => {
+    const log = join(dir, `threads-${++n}.log`);
+    const preload = join(dir, `log-thread-${n}.mjs`);
+    writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify({ pid: process.pid, flags: process.execArgv }) + '\\n');\n`);
+    const threads = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; flags: string[] }) : []);
+    return { env: { ...cliEnv(), NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` }, threads };
+  };
+
   it('runs an import from the installed binary in a child process with 64 MB semi-spaces, passing output and status through', async () => {
     const o = await seedOrg(t.ctx);
-    const env = {
-      ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
-      DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
-    };
-    // Every Node.js thread started (the binary, its child, their workers) logs the flags it was started with.
-    const log = join(dir, `node-flags-${++n}.log`);
-    const preload = join(dir, `log-node-flags-${n}.mjs`);
-    writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify(process.execArgv) + '\\n');\n`);
-    const flagsSeen = () => readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
-    const withPreload = { ...env, NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` };
-
-    const cli = await runBin(['--json', 'import', 'leads', csv('name,email\nBin One,one@example.com\n,bad\n'), '--org', o.orgId], withPreload);
+    const imported = loggingThreads();
+    const cli = await runBin(['--json', 'import', 'leads', csv('name,email\nBin One,one@example.com\n,bad\n'), '--org', o.orgId], imported.env);
     expect(cli.code).toBe(2);
     expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
     expect(await names(o)).toEqual(['Bin One']);
-    const [binary, ...children] = flagsSeen();
-    expect(binary).toEqual([]);
+    const [binary, ...children] = imported.threads();
+    expect(binary!.flags).toEqual([]);
     expect(children.length).toBeGreaterThan(0);
-    for (const flags of children) expect(flags).toContain('--max-semi-space-size=64');
+    for (const child of children) expect(child.flags).toContain('--max-semi-space-size=64');
 
-    rmSync(log);
-    const other = await runBin(['--json', 'migrate'], withPreload);
-    expect(other.code).toBe(0);
-    expect(flagsSeen()).toEqual([[]]);
+    const other = loggingThreads();
+    expect((await runBin(['--json', 'migrate'], other.env)).code).toBe(0);
+    expect(other.threads().map((thread) => thread.flags)).toEqual([[]]);
+  });
+
+  it('stops the import child when the binary is stopped by a signal, and ends by the same signal', async () => {
+    const o = await seedOrg(t.ctx);
+    const file = csv(['name,email', ...Array.from({ length: 30_000 }, (_, i) => `Signal ${i},signal${i}@example.com`)].join('\n'));
+    const { env, threads } = loggingThreads();
+    const binary = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'crm.js'), '--json', 'import', 'leads', file, '--org', o.orgId], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => binary.on('exit', (code, signal) => resolve({ code, signal })));
+    while (!threads().some((thread) => thread.pid !== binary.pid)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const child = threads().find((thread) => thread.pid !== binary.pid)!;
+    binary.kill('SIGTERM');
+    expect(await exited).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(() => process.kill(child.pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   });
 });
 
@@ -289,10 +303,6 @@ describe('crm import records', () => {
 });
 
 describe('crm import: malformed rows never show contact data', () => {
-  const cliEnv = () => ({
-    ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
-    DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
-  });
   // Every name, e-mail and phone of these files, in any form (E.164, digits without separators, a fragment of the e-mail).
   const contactData = (text: string) => [
     ...(text.match(/lovelace|hopper|turing|@example\.com/gi) ?? []),

@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 /**
  * `crm import` keeps each 10,000-row batch alive on the main thread while it is stored. With V8's default young
  * generation a batch outlives two scavenges, which copy it and promote it to the old generation before it dies;
- * with 64 MB semi-spaces it dies young (less GC work, +6 % rows/s, docs/import.md). V8 reads the size only when
- * the process starts, so an import runs in a child process started with it.
+ * with 64 MB semi-spaces it dies young (less GC work, about +7 % rows/s, docs/import.md). V8 reads the size only
+ * when the process starts, so an import runs in a child process started with it.
  */
 const IMPORT_HEAP = '--max-semi-space-size=64';
 const args = process.argv.slice(2);

@@ -16,7 +16,7 @@ if (command === 'import' && !process.execArgv.some((arg) => arg.startsWith('--ma
   const forward = (signal) => child.kill(signal);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
   child.on('exit', (code, signal) => {
-    if (signal === null) process.exit(code ?? 1);
+    if (signal === null) process.exit(code);
     process.off(signal, forward);
     process.kill(process.pid, signal);
   });

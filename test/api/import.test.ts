@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { runBin, runCli } from '../helpers/cli.js';
+import { runBin, runCli, startBin } from '../helpers/cli.js';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
@@ -228,7 +227,7 @@ describe('crm import leads: the worker pipeline', () => {
     const o = await seedOrg(t.ctx);
     const file = csv(['name,email', ...Array.from({ length: 30_000 }, (_, i) => `Signal ${i},signal${i}@example.com`)].join('\n'));
     const { env, threads } = loggingThreads();
-    const binary = spawn(process.execPath, [join(import.meta.dirname, '..', '..', 'bin', 'crm.js'), '--json', 'import', 'leads', file, '--org', o.orgId], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+    const binary = startBin(['--json', 'import', 'leads', file, '--org', o.orgId], env);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => binary.on('exit', (code, signal) => resolve({ code, signal })));
     while (!threads().some((thread) => thread.pid !== binary.pid)) await new Promise((resolve) => setTimeout(resolve, 20));
     const child = threads().find((thread) => thread.pid !== binary.pid)!;

@@ -1,8 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = [process.execPath, '--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts')];
+const BIN = join(ROOT, 'bin', 'crm.js');
+
+/** A child's environment: only what it is given, plus PATH and HOME. */
+const childEnv = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env });
 
 export interface CliResult {
   code: number | null;
@@ -14,7 +18,7 @@ function run(command: string, args: string[], env: Record<string, string>, onStd
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      env: childEnv(env),
       stdio: [input === undefined && !onStdout ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -41,7 +45,12 @@ export function runCli(args: string[], env: Record<string, string>, opts: { inpu
 
 /** Runs the installed binary, `bin/crm.js`, which runs the built code (dist/: `npm test` builds it first). */
 export function runBin(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return run(process.execPath, [join(ROOT, 'bin', 'crm.js'), ...args], env);
+  return run(process.execPath, [BIN, ...args], env);
+}
+
+/** Starts the installed binary without waiting for it (to signal it meanwhile); its output is discarded. */
+export function startBin(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: childEnv(env), stdio: 'ignore' });
 }
 
 /**

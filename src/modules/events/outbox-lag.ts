@@ -1,11 +1,7 @@
 import type { Database } from '../../db/database.js';
-import { undispatchedEvents } from '../webhooks/dispatch-lag.store.js';
+import { undispatchedEvents, type Undispatched } from '../webhooks/dispatch-lag.store.js';
 
-export interface Undispatched {
-  count: number;
-  /** When the oldest undispatched event was written; null when there is none. */
-  oldestCreatedAt: string | null;
-}
+export type { Undispatched } from '../webhooks/dispatch-lag.store.js';
 
 /** What GET /metrics reports about the outbox, read at each scrape. */
 export interface OutboxProbe {

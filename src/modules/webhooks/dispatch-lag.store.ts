@@ -1,7 +1,13 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
-import type { Undispatched } from '../events/outbox-lag.js';
+
+/** Events written but not yet handed to webhook delivery (GET /metrics, through the outbox probe). */
+export interface Undispatched {
+  count: number;
+  /** When the oldest undispatched event was written; null when there is none. */
+  oldestCreatedAt: string | null;
+}
 
 /**
  * Events the fan-out has not yet turned into deliveries: those past the dispatcher's cursor, in the same

@@ -6,6 +6,20 @@
 // together so that on SQLite they share one commit. Each endpoint has its own concurrency limit, so a slow or
 // dead endpoint only ever ties up its own slots (see dispatcher.lanes.ts). Results are written off the send
 // path. No transaction is ever open across network I/O.
+//
+// The parts, in the order a delivery passes through them:
+//   dispatcher.ts           the pump: wake-ups, turns, leases, shutdown (this file)
+//   dispatcher.options.ts   options and their defaults
+//   dispatcher.work.ts      each database step as one short transaction: fan-out, claim, record results
+//   dispatcher.store.ts     SQL for taking work: the fan-out cursor, new delivery rows, claims under a lease
+//   dispatcher.lanes.ts     per-endpoint slots, so a slow endpoint only ties up its own
+//   dispatcher.attempt.ts   one claimed delivery → one signed attempt → the outcome to record
+//   dispatcher.send.ts      the HTTP request itself (through ssrf.ts's guarded connector)
+//   dispatcher.outcome.ts   what a result means: delivered, retry when (retry-schedule.ts), endpoint health
+//   dispatcher.writer.ts    results gathered off the send path, written in the next step's transaction
+//   dispatcher-results.store.ts  SQL for those results and the attempt log
+//   pg-wakeup.ts            PostgreSQL LISTEN/NOTIFY wake-ups across processes
+//   dispatch-lag.store.ts   the outbox backlog GET /metrics reports
 
 import { randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';

@@ -85,7 +85,7 @@ export function webhooksSection(schemaRef: string): Json {
             content: { 'application/json': { schema: { allOf: [{ $ref: schemaRef }, { type: 'object', properties: { type: { const: type } } }] }, example: example(type) } },
           },
           responses: {
-            '200': { description: 'Any 2xx within 10 s acknowledges the delivery.' },
+            '200': { description: 'Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery.' },
             '400': { description: 'A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer.' },
           },
         },

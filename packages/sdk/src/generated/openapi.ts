@@ -2993,7 +2993,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,7 +3081,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3169,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +3257,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3345,7 +3345,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3433,7 +3433,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3521,7 +3521,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3609,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3697,7 +3697,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3785,7 +3785,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3873,7 +3873,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3961,7 +3961,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Any 2xx within 10 s acknowledges the delivery. */
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import type { SwaggerTransformObject } from '@fastify/swagger';
 import { webhooksSection, WEBHOOK_EVENT_SCHEMA } from '../modules/events/events.openapi.js';
+import { exampleOf } from './openapi-examples.js';
 import { deriveOperationId } from './openapi-operation-ids.js';
 import { namedErrorOf, namedErrorResponses, RESPONSE_HEADERS, responseHeaders } from './openapi-responses.js';
 
@@ -45,9 +46,9 @@ function successDescription(method: string, status: string, response: Response):
   return STATUS_TEXT[status] ?? 'Success.';
 }
 
-/** Shared error responses by reference, success responses described, every response with its headers. */
-export function finishOperation(method: string, operation: Operation, documentSecurity: unknown[] | undefined): void {
-  const authenticated = (operation.security ?? documentSecurity ?? []).length > 0;
+/** Shared error responses by reference, success responses described with an example, every response with its headers. */
+function finishOperation(method: string, operation: Operation, doc: Pick<Document, 'security' | 'components'>): void {
+  const authenticated = (operation.security ?? doc.security ?? []).length > 0;
   for (const [status, response] of Object.entries(operation.responses)) {
     const shared = namedErrorOf(response);
     if (shared) {
@@ -56,6 +57,8 @@ export function finishOperation(method: string, operation: Operation, documentSe
     }
     if (response.$ref) continue;
     if (response.description === 'Default Response') response.description = successDescription(method, status, response);
+    const body = response.content?.['application/json'];
+    if (body && body.example === undefined) body.example = exampleOf(body.schema, doc.components.schemas);
     response.headers = { ...responseHeaders(status, authenticated), ...response.headers };
   }
 }
@@ -68,7 +71,7 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   if (!('openapiObject' in input)) return input.swaggerObject;
   const doc = input.openapiObject as unknown as Document;
   for (const operations of Object.values(doc.paths)) {
-    for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc.security);
+    for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc);
   }
   doc.components.headers = { ...RESPONSE_HEADERS };
   doc.components.responses = namedErrorResponses();

@@ -79,7 +79,7 @@ describe.each(['generic', 'organization'] as const)('the %s OpenAPI document', (
     expect(list.filter((p: any) => ['page', 'limit'].includes(p.name)).map((p: any) => p.required)).toEqual([false, false]);
   });
 
-  it('documents the request-id and rate-limit headers, and errors as shared, described responses with examples', () => {
+  it('documents the request-id and rate-limit headers, examples, and errors as shared, described responses', () => {
     const { components } = docs[which];
     for (const { where, op } of operations({ paths: docs[which].paths })) {
       for (const [status, response] of Object.entries(op.responses) as [string, any][]) {
@@ -90,6 +90,7 @@ describe.each(['generic', 'organization'] as const)('the %s OpenAPI document', (
         expect(headers, `${where} ${status}`).toContain('X-Request-Id');
         if (status !== '401') expect(headers, `${where} ${status}`).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
         if (status === '429') expect(headers).toContain('Retry-After');
+        if (Number(status) < 300 && resolved.content) expect(resolved.content['application/json'].example, `${where} ${status}`).toMatchObject({ status: true, data: expect.any(Object) });
         if (Number(status) >= 400) {
           expect(response.$ref, `${where} ${status}`).toMatch(/^#\/components\/responses\//);
           const body = resolved.content['application/json'];

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { FastifySchema, RouteOptions } from 'fastify';
+import { withOperationId } from '../../src/http/openapi-document.js';
 import { deriveOperationId, singular } from '../../src/http/openapi-operation-ids.js';
 
 const P = '/api/public/v1';
@@ -36,5 +38,12 @@ describe('deriveOperationId', () => {
 
   it('singularizes the usual English plurals and leaves other words alone', () => {
     expect(['leads', 'deliveries', 'addresses', 'boxes', 'stages', 'access', 'status'].map(singular)).toEqual(['lead', 'delivery', 'address', 'box', 'stage', 'access', 'status']);
+  });
+
+  it('is what the document uses unless the route names its operation in its schema', () => {
+    const transform = withOperationId(P);
+    const route = (schema: FastifySchema) => ({ schema, url: `${P}/leads/:id/restore`, route: { method: 'POST' } as RouteOptions });
+    expect(transform(route({ summary: 'Restore' })).schema).toMatchObject({ operationId: 'restoreLead', summary: 'Restore' });
+    expect(transform(route({ operationId: 'undeleteLead' } as FastifySchema)).schema).toMatchObject({ operationId: 'undeleteLead' });
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { API_PREFIX } from '../../http/openapi.js';
+import { exampleOf } from '../../http/openapi-examples.js';
 import { createAuthenticator } from '../orgs/orgs.service.js';
 import type { Field } from './definition.js';
 import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
@@ -84,7 +85,10 @@ const envelope = (data: Schema) => ({
   properties: { status: { const: true }, code: { const: 'SUCCESS' }, data: { type: 'object', properties: data, required: Object.keys(data) } },
   required: ['status', 'code', 'data'],
 });
-const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+const json = (schema: Schema, description: string, schemas: Schema) => ({
+  description,
+  content: { 'application/json': { schema, example: exampleOf(schema, schemas) } },
+});
 
 /**
  * The generic operation's id with the object in it (listRecords → listProjectsRecords), unique in the document:
@@ -133,12 +137,12 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
     const record = ref(`Record_${o.slug}`);
     const single = envelope({ record });
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records`] = {
-      get: typedOperation(list.get, o, taken, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records')] }),
-      post: typedOperation(list.post, o, taken, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record')] }),
+      get: typedOperation(list.get, o, taken, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records', doc.components.schemas)] }),
+      post: typedOperation(list.post, o, taken, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record', doc.components.schemas)] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
-      get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record')] }),
-      patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record')] }),
+      get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
+      patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
     };
   }
   return doc;

@@ -1189,6 +1189,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "domain": "string",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "industry": "string",
+                     *             "website": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1255,6 +1284,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1301,6 +1350,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1358,6 +1427,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1400,6 +1489,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "stages": [
+                     *           {
+                     *             "key": "string",
+                     *             "label": "string",
+                     *             "kind": "open"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1452,6 +1556,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deals": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "stage": "string",
+                     *             "amount": "48000.00",
+                     *             "currency": "EUR",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1519,6 +1653,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1565,6 +1720,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1624,6 +1800,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1673,6 +1870,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "leads": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "source": "string",
+                     *             "sourceCampaign": "string",
+                     *             "status": "string",
+                     *             "company": "Analytical Engines",
+                     *             "title": "string",
+                     *             "notes": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1746,6 +1977,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1792,6 +2048,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1857,6 +2138,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1899,6 +2205,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "me": {
+                     *           "organization": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "timezone": "string"
+                     *           },
+                     *           "key": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "prefix": "string",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "expiresAt": "2026-11-21T10:00:00.000Z"
+                     *           },
+                     *           "user": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "windowSeconds": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -1963,6 +2301,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "objects": [
+                     *           {
+                     *             "slug": "string",
+                     *             "name": "Ada Lovelace",
+                     *             "fields": [
+                     *               {
+                     *                 "key": "string",
+                     *                 "label": "string",
+                     *                 "type": "text",
+                     *                 "required": true,
+                     *                 "options": [
+                     *                   "string"
+                     *                 ],
+                     *                 "role": "due"
+                     *               }
+                     *             ],
+                     *             "stages": [
+                     *               {
+                     *                 "key": "string",
+                     *                 "label": "string"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2085,6 +2464,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2142,6 +2553,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string",
+                     *             "stage": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2207,6 +2642,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2256,6 +2706,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2311,6 +2776,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2356,6 +2836,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2438,6 +2950,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2485,6 +3029,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "url": "https://example.com/crm",
+                     *             "events": [
+                     *               "string"
+                     *             ],
+                     *             "description": "string",
+                     *             "enabled": true,
+                     *             "disabledReason": "DISABLED_BY_USER",
+                     *             "failingSince": "2026-11-21T10:00:00.000Z",
+                     *             "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *             "secret": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2553,6 +3129,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2599,6 +3198,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2642,6 +3264,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "deleted": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2706,6 +3340,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2760,6 +3417,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "eventType": "string",
+                     *             "status": "PENDING",
+                     *             "attempt": 1,
+                     *             "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *             "durationMs": 1,
+                     *             "responseStatus": 1,
+                     *             "responseExcerpt": "string",
+                     *             "error": "string",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempt": 1,
+                     *                 "startedAt": "2026-11-21T10:00:00.000Z",
+                     *                 "durationMs": 1,
+                     *                 "responseStatus": 1,
+                     *                 "responseExcerpt": "string",
+                     *                 "error": "string",
+                     *                 "succeeded": true
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2806,6 +3506,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventType": "string",
+                     *           "status": "PENDING",
+                     *           "attempt": 1,
+                     *           "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": 1,
+                     *           "responseExcerpt": "string",
+                     *           "error": "string",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": "2026-11-21T10:00:00.000Z",
+                     *               "durationMs": 1,
+                     *               "responseStatus": 1,
+                     *               "responseExcerpt": "string",
+                     *               "error": "string",
+                     *               "succeeded": true
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2852,6 +3586,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";
@@ -2900,6 +3657,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventType": "string",
+                     *           "status": "PENDING",
+                     *           "attempt": 1,
+                     *           "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": 1,
+                     *           "responseExcerpt": "string",
+                     *           "error": "string",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": "2026-11-21T10:00:00.000Z",
+                     *               "durationMs": 1,
+                     *               "responseStatus": 1,
+                     *               "responseExcerpt": "string",
+                     *               "error": "string",
+                     *               "succeeded": true
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         code: "SUCCESS";

@@ -47,11 +47,12 @@ function successDescription(method: string, status: string, response: Response):
 }
 
 /** Shared error responses by reference, success responses described with an example, every response with its headers. */
-function finishOperation(method: string, operation: Operation, doc: Pick<Document, 'security' | 'components'>): void {
+function finishOperation(method: string, operation: Operation, doc: Pick<Document, 'security' | 'components'>, usedErrors: Set<string>): void {
   const authenticated = (operation.security ?? doc.security ?? []).length > 0;
   for (const [status, response] of Object.entries(operation.responses)) {
     const shared = namedErrorOf(response);
     if (shared) {
+      usedErrors.add(shared);
       operation.responses[status] = { $ref: `#/components/responses/${shared}` };
       continue;
     }
@@ -70,11 +71,12 @@ function finishOperation(method: string, operation: Operation, doc: Pick<Documen
 export const finishDocument: SwaggerTransformObject = (input) => {
   if (!('openapiObject' in input)) return input.swaggerObject;
   const doc = input.openapiObject as unknown as Document;
+  const usedErrors = new Set<string>();
   for (const operations of Object.values(doc.paths)) {
-    for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc);
+    for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc, usedErrors);
   }
   doc.components.headers = { ...RESPONSE_HEADERS };
-  doc.components.responses = namedErrorResponses();
+  doc.components.responses = namedErrorResponses(usedErrors);
   doc.components.schemas.WebhookEvent = WEBHOOK_EVENT_SCHEMA;
   doc.webhooks = webhooksSection('#/components/schemas/WebhookEvent');
   return input.openapiObject;

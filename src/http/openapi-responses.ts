@@ -16,13 +16,14 @@ const NAMED_ERRORS = {
   Forbidden: ['INSUFFICIENT_SCOPE'],
   NotFound: ['NOT_FOUND'],
   IdempotencyKeyInUse: ['IDEMPOTENCY_KEY_IN_USE'],
+  Conflict: ['CONFLICT'],
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE'],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE'],
   IdempotencyKeyReused: ['IDEMPOTENCY_KEY_REUSED'],
   RateLimited: ['RATE_LIMITED'],
   InternalError: ['INTERNAL_ERROR'],
 } as const satisfies Record<string, readonly ErrorCode[]>;
-type ErrorName = keyof typeof NAMED_ERRORS;
+export type ErrorName = keyof typeof NAMED_ERRORS;
 
 /** One realistic body per code, as the error handler writes it. */
 const EXAMPLE_ERRORS: Partial<Record<ErrorCode, Json>> = {
@@ -40,6 +41,12 @@ const EXAMPLE_REQUEST_ID = 'req-8f14e45fceea167a';
 const describeCodes = (codes: readonly ErrorCode[]) => codes.map((c) => `\`${c}\`: ${ERROR_DESCRIPTIONS[c]}`).join('\n\n');
 
 /**
+ * A named error response for a route's `schema.response` (e.g. `{ 409: errorResponse('Conflict') }`): it serializes
+ * through the one envelope and appears in the document as `#/components/responses/<name>`.
+ */
+export const errorResponse = (name: ErrorName) => ({ ...Type.Ref(ErrorEnvelope), description: describeCodes(NAMED_ERRORS[name]) });
+
+/**
  * Adds the error responses every route can produce, derived from what the route declares (auth, body,
  * path id, idempotency), so the document lists them without each route repeating them. They also serialize
  * the route's error replies through the one envelope schema.
@@ -50,9 +57,8 @@ export function addErrorResponses(route: RouteOptions): void {
   const response = (schema.response ??= {});
   const config = route.config as { auth?: unknown; idempotent?: boolean } | undefined;
   const add = (name: ErrorName) => {
-    const codes = NAMED_ERRORS[name];
-    const status = ERROR_STATUS[codes[0]];
-    if (!(status in response)) response[status] = { ...Type.Ref(ErrorEnvelope), description: describeCodes(codes) };
+    const status = ERROR_STATUS[NAMED_ERRORS[name][0]];
+    if (!(status in response)) response[status] = errorResponse(name);
   };
   if (schema.body) add('InvalidBody');
   else if (schema.querystring || schema.params) add('ValidationFailed');
@@ -103,9 +109,9 @@ function errorExample(codes: readonly ErrorCode[]): Json {
   return { status: false, code, message: ERROR_DESCRIPTIONS[code], ...EXAMPLE_ERRORS[code], requestId: EXAMPLE_REQUEST_ID };
 }
 
-/** components.responses: one per named error, with its codes, the shared envelope and an example. */
-export function namedErrorResponses(): Record<ErrorName, Json> {
-  const entries = Object.entries(NAMED_ERRORS).map(([name, codes]) => {
+/** components.responses: one per named error in use, with its codes, the shared envelope and an example. */
+export function namedErrorResponses(used: ReadonlySet<string>): Record<string, Json> {
+  const entries = Object.entries(NAMED_ERRORS).filter(([name]) => used.has(name)).map(([name, codes]) => {
     const status = String(ERROR_STATUS[codes[0]]);
     return [name, {
       description: describeCodes(codes),
@@ -113,7 +119,7 @@ export function namedErrorResponses(): Record<ErrorName, Json> {
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${ErrorEnvelope.$id}` }, example: errorExample(codes) } },
     }];
   });
-  return Object.fromEntries(entries) as Record<ErrorName, Json>;
+  return Object.fromEntries(entries);
 }
 
 /** The name of the shared response a generated error response stands for (matched by its generated description). */

@@ -18,6 +18,8 @@ const COLLECTION_VERBS: Record<string, string> = { get: 'list', post: 'create', 
 const isParam = (segment: string) => segment.startsWith('{') || segment.startsWith(':');
 const words = (segment: string) => segment.split(/[-_.]/).filter(Boolean);
 const pascal = (parts: string[]) => parts.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+/** `site-visits` → `SiteVisits`. */
+export const pascalCase = (segment: string) => pascal(words(segment));
 /** Plural: ends in s, but not in ss, us or is (access, status, analysis). */
 const isPlural = (word: string) => /[^siu]s$/.test(word);
 

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { exampleOf } from '../../http/openapi-examples.js';
+import { pascalCase } from '../../http/openapi-operation-ids.js';
 import { createAuthenticator } from '../orgs/orgs.service.js';
 import type { Field } from './definition.js';
 import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
@@ -96,7 +97,7 @@ const json = (schema: Schema, description: string, schemas: Schema) => ({
  */
 function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string>): string {
   const id = String(genericId ?? 'records');
-  const words = o.slug.split(/[-_]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  const words = pascalCase(o.slug);
   const readable = id.includes('Record') ? id.replace('Record', `${words}Record`) : `${id}${words}`;
   const unique = taken.has(readable) ? `${id}_${o.slug}` : readable;
   taken.add(unique);

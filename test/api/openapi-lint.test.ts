@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/modules/events/events.js';
@@ -15,6 +17,7 @@ import { call } from '../helpers/http.js';
 // on the generic document and on an organization's (typed custom objects). New routes are covered as they appear.
 
 const run = promisify(execFile);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ROOT = resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 const REDOCLY = join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
@@ -101,6 +104,20 @@ describe.each(['generic', 'organization'] as const)('the %s OpenAPI document', (
       }
     }
     expect(Object.keys(components.headers)).toEqual(expect.arrayContaining(['X-Request-Id', 'Retry-After']));
+  });
+
+  it('gives examples that match their schemas (responses, errors, webhook bodies)', () => {
+    const { components } = docs[which];
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    const bodies = operations(docs[which]).flatMap(({ where, op }) => [
+      ...Object.entries(op.responses).map(([status, r]: [string, any]) => [`${where} ${status}`, (r.$ref ? components.responses[r.$ref.split('/').pop()] : r).content?.['application/json']]),
+      [`${where} body`, op.requestBody?.content?.['application/json']],
+    ]).filter(([, body]) => body?.example !== undefined);
+    expect(bodies.length).toBeGreaterThan(50);
+    for (const [where, body] of bodies) {
+      const validate = ajv.compile({ ...body.schema, components });
+      expect(validate(body.example) ? [] : validate.errors, where).toEqual([]);
+    }
   });
 
   it('lists every event type under `webhooks` with the event body', () => {

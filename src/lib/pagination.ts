@@ -1,11 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
+/**
+ * Optional on the wire (a caller, a generated client or an MCP tool may leave it out) yet always present once
+ * validated, because the validators fill `default` (Ajv `useDefaults`): so handlers keep a plain number.
+ */
+const defaulted = <T extends TSchema>(schema: T): T => Type.Optional(schema) as unknown as T;
+
 export const PageQuery = {
-  page: Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: 'Page number, from 1.' }),
-  limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size (max ${MAX_LIMIT}).` }),
+  page: defaulted(Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: 'Page number, from 1.' })),
+  limit: defaulted(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size (max ${MAX_LIMIT}).` })),
 };
 
 export const Pagination = Type.Object(

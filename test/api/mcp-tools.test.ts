@@ -42,6 +42,20 @@ describe('MCP tools', () => {
     }
   });
 
+  it('requires no argument that has a default (page, limit): clients may leave them out', async () => {
+    type Schema = { properties?: Record<string, Schema>; required?: string[]; default?: unknown };
+    const requiredWithDefault = (schema: Schema, at: string): string[] =>
+      Object.entries(schema.properties ?? {}).flatMap(([name, property]) => [
+        ...((schema.required ?? []).includes(name) && property.default !== undefined ? [`${at}.${name}`] : []),
+        ...requiredWithDefault(property, `${at}.${name}`),
+      ]);
+    const { tools } = await client.listTools();
+    expect(tools.flatMap((tool) => requiredWithDefault(tool.inputSchema as Schema, tool.name))).toEqual([]);
+    expect(tools.find((tool) => tool.name === 'search_leads')!.inputSchema.properties).toHaveProperty('page');
+    const result = await callOk(client, 'search_leads', {});
+    expect(result.pagination).toMatchObject({ page: 1, limit: 25 });
+  });
+
   describe('accounts', () => {
     it('create, search, get and update, with events on channel MCP', async () => {
       const { account } = await callOk(client, 'create_account', { name: 'Analytical Engines Ltd', domain: 'Analytical.example', email: 'hello@analytical.example' });

@@ -35,7 +35,8 @@ describe('GET /openapi.json', () => {
     }
     const post = doc.paths['/api/public/v1/leads'].post;
     expect(post.responses['201']).toBeDefined();
-    expect(post.responses['422'].description).toContain('IDEMPOTENCY_KEY_REUSED');
+    expect(post.responses['422']).toEqual({ $ref: '#/components/responses/IdempotencyKeyReused' });
+    expect(doc.components.responses.IdempotencyKeyReused.description).toContain('IDEMPOTENCY_KEY_REUSED');
     expect(post.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header')).toBe(true);
     expect(post.requestBody.content['application/json'].example).toMatchObject({ name: 'Ada Lovelace' });
   });

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { API_PREFIX } from '../../http/openapi.js';
+import { exampleOf } from '../../http/openapi-examples.js';
+import { pascalCase } from '../../http/openapi-operation-ids.js';
 import { createAuthenticator } from '../orgs/orgs.service.js';
 import type { Field } from './definition.js';
 import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
@@ -84,22 +86,41 @@ const envelope = (data: Schema) => ({
   properties: { status: { const: true }, code: { const: 'SUCCESS' }, data: { type: 'object', properties: data, required: Object.keys(data) } },
   required: ['status', 'code', 'data'],
 });
-const json = (schema: Schema, description: string) => ({ description, content: { 'application/json': { schema } } });
+const json = (schema: Schema, description: string, schemas: Schema) => ({
+  description,
+  content: { 'application/json': { schema, example: exampleOf(schema, schemas) } },
+});
+
+/**
+ * The generic operation's id with the object in it (listRecords → listProjectsRecords), unique in the document:
+ * two slugs that spell the same words (a-b, a_b) fall back to the slug itself.
+ */
+function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string>): string {
+  const id = String(genericId ?? 'records');
+  const words = pascalCase(o.slug);
+  const readable = id.includes('Record') ? id.replace('Record', `${words}Record`) : `${id}${words}`;
+  const unique = taken.has(readable) ? `${id}_${o.slug}` : readable;
+  taken.add(unique);
+  return unique;
+}
 
 /** One typed operation, derived from the generic one (its error responses, headers and security kept). */
-function typedOperation(generic: Schema | undefined, o: StoredObject, changes: { summary: string; success: [string, Schema]; body?: string; stage?: boolean }): Schema {
-  const base = structuredClone(generic ?? {}) as { parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
+function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string; stage?: boolean }): Schema {
+  const base = structuredClone(generic ?? {}) as { operationId?: string; parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
   const parameters = (base.parameters ?? [])
     .filter((p) => !(p.in === 'path' && p.name === 'object'))
     .map((p) => (changes.stage && p.in === 'query' && p.name === 'stage' ? { ...p, schema: stageSchema(o) } : p));
-  const errors = Object.fromEntries(Object.entries(base.responses ?? {}).filter(([status]) => !status.startsWith('2')));
+  const responses = Object.entries(base.responses ?? {}) as [string, { headers?: Schema }][];
+  const errors = Object.fromEntries(responses.filter(([status]) => !status.startsWith('2')));
+  const headers = responses.find(([status]) => status.startsWith('2'))?.[1].headers;
   return {
     ...base,
+    operationId: typedOperationId(base.operationId, o, taken),
     tags: ['Records'],
     summary: changes.summary,
     parameters,
     ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(changes.body) } } } } : {}),
-    responses: { [changes.success[0]]: changes.success[1], ...errors },
+    responses: { [changes.success[0]]: { ...changes.success[1], ...(headers ? { headers } : {}) }, ...errors },
   };
 }
 
@@ -111,17 +132,18 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
   const doc = structuredClone(document) as Document;
   const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
   const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
+  const taken = new Set(Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((op) => String(op.operationId))));
   for (const o of objects) {
     Object.assign(doc.components.schemas, objectSchemas(o));
     const record = ref(`Record_${o.slug}`);
     const single = envelope({ record });
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records`] = {
-      get: typedOperation(list.get, o, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records')] }),
-      post: typedOperation(list.post, o, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record')] }),
+      get: typedOperation(list.get, o, taken, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records', doc.components.schemas)] }),
+      post: typedOperation(list.post, o, taken, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record', doc.components.schemas)] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
-      get: typedOperation(one.get, o, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record')] }),
-      patch: typedOperation(one.patch, o, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record')] }),
+      get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
+      patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
     };
   }
   return doc;

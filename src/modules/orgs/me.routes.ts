@@ -20,7 +20,7 @@ const Me = Type.Object({
 export function registerMeRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/me', {
     config: { auth: { anyOf: [] } },
-    schema: { tags: ['Identity'], summary: 'Identity of the calling key', response: { 200: Envelope(Type.Object({ me: Me })) } },
+    schema: { tags: ['Identity'], summary: 'Identity of the calling key', response: { 200: { ...Envelope(Type.Object({ me: Me })), description: 'The calling key with its scopes, its organization, its user and its rate limit.' } } },
     handler: async (request) => {
       const p = requirePrincipal(request);
       return ok({

@@ -12,231 +12,13 @@ export interface paths {
          * List accounts
          * @description Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name. */
-                    q?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                accounts: components["schemas"]["Account"][];
-                                pagination: components["schemas"]["Pagination"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listAccounts"];
         put?: never;
         /**
          * Create an account
          * @description Stores the account and records account.created atomically. Send Idempotency-Key to make retries safe.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Analytical Engines Ltd",
-                     *       "domain": "analytical.example",
-                     *       "email": "hello@analytical.example",
-                     *       "phoneNumber": "+442079460958",
-                     *       "industry": "Computing",
-                     *       "website": "https://analytical.example"
-                     *     }
-                     */
-                    "application/json": {
-                        domain?: string | null;
-                        email?: string | null;
-                        industry?: string | null;
-                        /** @description Company name. */
-                        name: string;
-                        ownerId?: string | null;
-                        phoneNumber?: string | null;
-                        website?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                account: components["schemas"]["Account"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -251,91 +33,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get an account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                account: components["schemas"]["Account"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -345,127 +43,7 @@ export interface paths {
          * Update an account
          * @description Only the fields sent change; null clears an optional field. Records account.updated with the changed fields.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only the fields sent change; null clears an optional field. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        domain?: string | null;
-                        email?: string | null;
-                        industry?: string | null;
-                        /** @description Company name. */
-                        name?: string;
-                        ownerId?: string | null;
-                        phoneNumber?: string | null;
-                        website?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                account: components["schemas"]["Account"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateAccount"];
         trace?: never;
     };
     "/api/public/v1/deal-stages": {
@@ -479,71 +57,7 @@ export interface paths {
          * List the deal stages
          * @description The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set by an operator with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                /** @description The organization's deal stages in pipeline order; the first is the default stage of a new deal. */
-                                stages: components["schemas"]["DealStage"][];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listDealStages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -563,238 +77,13 @@ export interface paths {
          * List deals
          * @description Newest first, filtered by `stage`, `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Only deals with this account. */
-                    accountId?: string;
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Only deals owned by this user. */
-                    ownerId?: string;
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Case-insensitive substring of the deal name. */
-                    q?: string;
-                    /** @description Only deals in this stage (an unknown stage is a 400 naming the allowed keys). */
-                    stage?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                deals: components["schemas"]["Deal"][];
-                                pagination: components["schemas"]["Pagination"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listDeals"];
         put?: never;
         /**
          * Create a deal
          * @description Stage defaults to the organization's first stage. `accountId`, `leadId` and `ownerId` must be records of your organization (every bad one is listed). Records deal.created. Send Idempotency-Key to make retries safe.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Analytical Engines — 40 seats",
-                     *       "stage": "proposal",
-                     *       "amount": "48000.00",
-                     *       "currency": "EUR",
-                     *       "expectedCloseDate": "2026-03-31"
-                     *     }
-                     */
-                    "application/json": {
-                        accountId?: string | null;
-                        amount?: (string | number) | null;
-                        currency?: string | null;
-                        expectedCloseDate?: string | null;
-                        leadId?: string | null;
-                        /** @description Deal name. */
-                        name: string;
-                        ownerId?: string | null;
-                        /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
-                        stage?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                deal: components["schemas"]["Deal"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createDeal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -812,91 +101,7 @@ export interface paths {
          * Get a deal
          * @description The full current record.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                deal: components["schemas"]["Deal"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getDeal"];
         put?: never;
         post?: never;
         delete?: never;
@@ -906,129 +111,7 @@ export interface paths {
          * Update a deal
          * @description Only the fields sent change; null clears an optional field. Any move between defined stages is allowed and records deal.stage_changed; other changed fields record deal.updated.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        accountId?: string | null;
-                        amount?: (string | number) | null;
-                        currency?: string | null;
-                        expectedCloseDate?: string | null;
-                        leadId?: string | null;
-                        /** @description Deal name. */
-                        name?: string;
-                        ownerId?: string | null;
-                        /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
-                        stage?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                deal: components["schemas"]["Deal"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateDeal"];
         trace?: never;
     };
     "/api/public/v1/leads": {
@@ -1042,238 +125,13 @@ export interface paths {
          * List leads
          * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name. */
-                    q?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                leads: components["schemas"]["Lead"][];
-                                pagination: components["schemas"]["Pagination"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listLeads"];
         put?: never;
         /**
          * Create a lead
          * @description Stored, then the assignment rules run, then lead.created is recorded — atomically. Send Idempotency-Key to make retries safe.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "Ada Lovelace",
-                     *       "email": "ada@example.com",
-                     *       "phoneNumber": "+14155550100",
-                     *       "source": "WEBSITE",
-                     *       "sourceCampaign": "spring-2026"
-                     *     }
-                     */
-                    "application/json": {
-                        accountId?: string | null;
-                        company?: string | null;
-                        email?: string | null;
-                        /** @description Person's name. */
-                        name: string;
-                        notes?: string | null;
-                        ownerId?: string | null;
-                        phoneNumber?: string | null;
-                        source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
-                        sourceCampaign?: string | null;
-                        /**
-                         * @description Pipeline status (default NEW).
-                         * @enum {string}
-                         */
-                        status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
-                        title?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                lead: components["schemas"]["Lead"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createLead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1288,226 +146,14 @@ export interface paths {
             cookie?: never;
         };
         /** Get a lead */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                lead: components["schemas"]["Lead"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getLead"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /** Update a lead */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only the fields sent change; null clears an optional field. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        accountId?: string | null;
-                        company?: string | null;
-                        email?: string | null;
-                        /** @description Person's name. */
-                        name?: string;
-                        notes?: string | null;
-                        ownerId?: string | null;
-                        phoneNumber?: string | null;
-                        source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
-                        sourceCampaign?: string | null;
-                        /**
-                         * @description Pipeline status (default NEW).
-                         * @enum {string}
-                         */
-                        status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
-                        title?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                lead: components["schemas"]["Lead"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateLead"];
         trace?: never;
     };
     "/api/public/v1/me": {
@@ -1518,91 +164,7 @@ export interface paths {
             cookie?: never;
         };
         /** Identity of the calling key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                me: {
-                                    key: {
-                                        expiresAt: string | null;
-                                        id: string;
-                                        name: string;
-                                        prefix: string;
-                                        scopes: string[];
-                                    };
-                                    organization: {
-                                        id: string;
-                                        name: string;
-                                        timezone: string;
-                                    };
-                                    rateLimit: {
-                                        limit: number;
-                                        windowSeconds: number;
-                                    };
-                                    user: {
-                                        id: string;
-                                        name: string;
-                                    } | null;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1622,285 +184,13 @@ export interface paths {
          * List custom objects
          * @description Newest first. Needs records:read or objects:admin.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Page number, from 1. */
-                    page: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                objects: components["schemas"]["CustomObject"][];
-                                pagination: components["schemas"]["Pagination"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listObjects"];
         put?: never;
         /**
          * Define a custom object
          * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "slug": "projects",
-                     *       "name": "Projects",
-                     *       "fields": [
-                     *         {
-                     *           "key": "title",
-                     *           "label": "Title",
-                     *           "type": "text",
-                     *           "required": true
-                     *         },
-                     *         {
-                     *           "key": "priority",
-                     *           "label": "Priority",
-                     *           "type": "select",
-                     *           "options": [
-                     *             "low",
-                     *             "high"
-                     *           ]
-                     *         },
-                     *         {
-                     *           "key": "due_on",
-                     *           "label": "Due on",
-                     *           "type": "date",
-                     *           "role": "due"
-                     *         }
-                     *       ],
-                     *       "stages": [
-                     *         {
-                     *           "key": "planned",
-                     *           "label": "Planned"
-                     *         },
-                     *         {
-                     *           "key": "done",
-                     *           "label": "Done"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The fields, in display order. */
-                        fields?: {
-                            /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
-                            key: string;
-                            /** @description Display label. */
-                            label: string;
-                            /** @description The allowed values of a `select` field (required for select, refused on other types). */
-                            options?: string[];
-                            /**
-                             * @description A record must always have a value (default false).
-                             * @default false
-                             */
-                            required?: boolean;
-                            /**
-                             * @description `due` on one date field: drives the overdue filter and the record.due reminder.
-                             * @enum {string}
-                             */
-                            role?: "due";
-                            /**
-                             * @description Value type; `date` is date-only (YYYY-MM-DD).
-                             * @enum {string}
-                             */
-                            type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
-                        }[];
-                        /** @description Display name. */
-                        name: string;
-                        /** @description Identifier in URLs, unique in the organization: lower-case letters, digits, _ and -. */
-                        slug: string;
-                        /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
-                        stages?: {
-                            /** @description Stable key stored on records. */
-                            key: string;
-                            /** @description Display label. */
-                            label: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                object: components["schemas"]["CustomObject"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createObject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1918,254 +208,13 @@ export interface paths {
          * List records of a custom object
          * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
-                    overdue?: boolean;
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Case-insensitive substring of any text or long_text field (1 character or more). */
-                    q?: string;
-                    /** @description Only records in this stage. */
-                    stage?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Object slug. */
-                    object: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                pagination: components["schemas"]["Pagination"];
-                                records: components["schemas"]["Record"][];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listRecords"];
         put?: never;
         /**
          * Create a record
          * @description Values are checked against the object's definition; one 400 lists every bad field. The stage defaults to the first one. Records record.created. Send Idempotency-Key to make retries safe.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description Object slug. */
-                    object: string;
-                };
-                cookie?: never;
-            };
-            /** @description The record's field values by field key, typed as the object defines them; unknown keys are refused. */
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "title": "Website relaunch",
-                     *       "priority": "high",
-                     *       "due_on": "2026-11-21",
-                     *       "stage": "planned"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
-                        stage?: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                record: components["schemas"]["Record"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2180,93 +229,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a record */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Record id. */
-                    id: string;
-                    /** @description Object slug. */
-                    object: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                record: components["schemas"]["Record"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getRecord"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2276,125 +239,7 @@ export interface paths {
          * Update a record
          * @description Only the keys sent change; null clears a field that is not required. A stage change records record.stage_changed, other changes record.updated.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Record id. */
-                    id: string;
-                    /** @description Object slug. */
-                    object: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only the keys sent change; null clears a field that is not required. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
-                        stage?: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                record: components["schemas"]["Record"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateRecord"];
         trace?: never;
     };
     "/api/public/v1/objects/{slug}": {
@@ -2405,91 +250,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a custom object */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Object slug. */
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                object: components["schemas"]["CustomObject"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getObject"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2499,152 +260,7 @@ export interface paths {
          * Change a custom object
          * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Object slug. */
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            /** @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The fields, in display order. */
-                        fields?: {
-                            /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
-                            key: string;
-                            /** @description Display label. */
-                            label: string;
-                            /** @description The allowed values of a `select` field (required for select, refused on other types). */
-                            options?: string[];
-                            /**
-                             * @description A record must always have a value (default false).
-                             * @default false
-                             */
-                            required?: boolean;
-                            /**
-                             * @description `due` on one date field: drives the overdue filter and the record.due reminder.
-                             * @enum {string}
-                             */
-                            role?: "due";
-                            /**
-                             * @description Value type; `date` is date-only (YYYY-MM-DD).
-                             * @enum {string}
-                             */
-                            type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
-                        }[];
-                        /** @description Display name. */
-                        name?: string;
-                        /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
-                        stages?: {
-                            /** @description Stable key stored on records. */
-                            key: string;
-                            /** @description Display label. */
-                            label: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                object: components["schemas"]["CustomObject"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateObject"];
         trace?: never;
     };
     "/api/public/v1/webhooks": {
@@ -2655,231 +271,13 @@ export interface paths {
             cookie?: never;
         };
         /** List webhook endpoints */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Page number, from 1. */
-                    page: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                pagination: components["schemas"]["Pagination"];
-                                webhooks: components["schemas"]["Webhook"][];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Register a webhook endpoint
          * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "url": "https://example.com/hooks/crm",
-                     *       "events": [
-                     *         "lead.created",
-                     *         "lead.updated"
-                     *       ],
-                     *       "description": "Sales sync"
-                     *     }
-                     */
-                    "application/json": {
-                        description?: string | null;
-                        /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
-                        enabled?: boolean;
-                        /** @description Event types to receive, or ["*"] for all of them. */
-                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
-                        /**
-                         * Format: uri
-                         * @description https URL resolving to public addresses only (checked now and again at every connection).
-                         */
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                webhook: components["schemas"]["Webhook"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2894,313 +292,18 @@ export interface paths {
             cookie?: never;
         };
         /** Get a webhook endpoint */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                webhook: components["schemas"]["Webhook"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a webhook endpoint and its delivery log */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                webhook: {
-                                    /** @enum {boolean} */
-                                    deleted: true;
-                                    /** @description Identifier (24 lowercase hex characters). */
-                                    id: string;
-                                };
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update a webhook endpoint
          * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description Only the fields sent change. */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string | null;
-                        /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
-                        enabled?: boolean;
-                        /** @description Event types to receive, or ["*"] for all of them. */
-                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
-                        /**
-                         * Format: uri
-                         * @description https URL resolving to public addresses only (checked now and again at every connection).
-                         */
-                        url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                webhook: components["schemas"]["Webhook"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /**
-                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
-                 *
-                 *     `INVALID_JSON`: The body is not valid JSON.
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateWebhook"];
         trace?: never;
     };
     "/api/public/v1/webhooks/{id}/deliveries": {
@@ -3214,101 +317,7 @@ export interface paths {
          * Delivery log of an endpoint
          * @description Newest first; every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Only the delivery of this event. */
-                    eventId?: string;
-                    /** @description Page size (max 100). */
-                    limit: number;
-                    /** @description Page number, from 1. */
-                    page: number;
-                    /** @description Only deliveries in this state. */
-                    status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
-                };
-                header?: never;
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                deliveries: components["schemas"]["WebhookDelivery"][];
-                                pagination: components["schemas"]["Pagination"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        get: operations["listDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3330,93 +339,7 @@ export interface paths {
          * Re-send a delivery
          * @description Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Delivery id. */
-                    deliveryId: string;
-                    /** @description Webhook id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                delivery: components["schemas"]["WebhookDelivery"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["retryDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3436,112 +359,7 @@ export interface paths {
          * Rotate the signing secret
          * @description Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                webhook: components["schemas"]["Webhook"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3561,112 +379,7 @@ export interface paths {
          * Send a test event
          * @description Records a `webhook.test` event and queues its delivery to this endpoint only; follow it in the delivery log.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description Resource id. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            code: "SUCCESS";
-                            data: {
-                                delivery: components["schemas"]["WebhookDelivery"];
-                            };
-                            /** @enum {boolean} */
-                            status: true;
-                        };
-                    };
-                };
-                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `NOT_FOUND`: No such resource in your organization. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-            };
-        };
+        post: operations["testWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3674,7 +387,212 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "account.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.created event */
+        post: operations["accountCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.updated event */
+        post: operations["accountUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.created event */
+        post: operations["dealCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.stage_changed event */
+        post: operations["dealStageChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.updated event */
+        post: operations["dealUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.created event */
+        post: operations["leadCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.updated event */
+        post: operations["leadUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.created event */
+        post: operations["recordCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.due event */
+        post: operations["recordDueEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.stage_changed event */
+        post: operations["recordStageChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.updated event */
+        post: operations["recordUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** webhook.test event */
+        post: operations["webhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Account: {
@@ -3894,12 +812,3960 @@ export interface components {
             /** @description Identifier (24 lowercase hex characters). */
             webhookId: string;
         };
+        /** @description A webhook body: what happened, to which record, what changed and who did it. E-mail and phone values read "[encrypted]". */
+        WebhookEvent: {
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                actor: {
+                    /** @enum {string} */
+                    channel: "API" | "UI" | "MCP" | "COPILOT";
+                    id: string;
+                    /** @enum {string} */
+                    type: "API_KEY" | "USER" | "SYSTEM";
+                };
+                /** @description The changed fields only, before and after. */
+                changes: {
+                    after: {
+                        [key: string]: unknown;
+                    };
+                    before: {
+                        [key: string]: unknown;
+                    };
+                };
+                description: string;
+                /** @description Id of the item the event is about. */
+                id: string;
+                /** @description lead, account, deal, record or webhook. */
+                object: string;
+                /** @description The custom object of a record event. */
+                objectSlug?: string;
+            };
+            /** @description Event id (= the webhook-id header); the same on every retry. */
+            id: string;
+            /** @description Organization id. */
+            organization: string;
+            /** @enum {string} */
+            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test";
+        };
     };
-    responses: never;
+    responses: {
+        /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+        Forbidden: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "INSUFFICIENT_SCOPE",
+                 *       "message": "This operation needs the scope leads:write",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+        IdempotencyKeyInUse: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "IDEMPOTENCY_KEY_IN_USE",
+                 *       "message": "A request with this Idempotency-Key is still being processed; retry shortly",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `IDEMPOTENCY_KEY_REUSED`: The Idempotency-Key was already used with a different request. */
+        IdempotencyKeyReused: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "IDEMPOTENCY_KEY_REUSED",
+                 *       "message": "This Idempotency-Key was already used with a different request",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+        InternalError: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "INTERNAL_ERROR",
+                 *       "message": "An unexpected error; the requestId helps support find it.",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+         *
+         *     `INVALID_JSON`: The body is not valid JSON.
+         */
+        InvalidBody: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "VALIDATION_FAILED",
+                 *       "message": "email: must be a valid e-mail address",
+                 *       "errors": [
+                 *         {
+                 *           "field": "email",
+                 *           "code": "invalid_format",
+                 *           "message": "must be a valid e-mail address"
+                 *         }
+                 *       ],
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `NOT_FOUND`: No such resource in your organization. */
+        NotFound: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "NOT_FOUND",
+                 *       "message": "Lead not found",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+        PayloadTooLarge: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "The body exceeds the size limit.",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+        RateLimited: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "RATE_LIMITED",
+                 *       "message": "Rate limit of 120 requests per minute exceeded",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "UNAUTHORIZED",
+                 *       "message": "The API key is invalid, revoked or expired",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+        UnsupportedMediaType: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "The body is not sent as application/json.",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+        ValidationFailed: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "VALIDATION_FAILED",
+                 *       "message": "email: must be a valid e-mail address",
+                 *       "errors": [
+                 *         {
+                 *           "field": "email",
+                 *           "code": "invalid_format",
+                 *           "message": "must be a valid e-mail address"
+                 *         }
+                 *       ],
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description What is left of the quota (IETF draft): `r` requests remaining, reset in `t` seconds.
+         * @example "default";r=119;t=60
+         */
+        RateLimit: string;
+        /**
+         * @description The key's quota (IETF draft): `q` requests per `w` seconds.
+         * @example "default";q=120;w=60
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 42
+         */
+        "Retry-After": number;
+        /**
+         * @description Requests allowed per minute for this key.
+         * @example 120
+         */
+        "X-RateLimit-Limit": number;
+        /**
+         * @description Requests left in the current window.
+         * @example 119
+         */
+        "X-RateLimit-Remaining": number;
+        /**
+         * @description Unix time (seconds) when the window resets.
+         * @example 1795255260
+         */
+        "X-RateLimit-Reset": number;
+        /**
+         * @description Id of this request, in every response and in the error body; a safe incoming X-Request-Id is kept.
+         * @example req-8f14e45fceea167a
+         */
+        "X-Request-Id": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "accounts": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "domain": "string",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "industry": "string",
+                     *             "website": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            accounts: components["schemas"]["Account"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines Ltd",
+                 *       "domain": "analytical.example",
+                 *       "email": "hello@analytical.example",
+                 *       "phoneNumber": "+442079460958",
+                 *       "industry": "Computing",
+                 *       "website": "https://analytical.example"
+                 *     }
+                 */
+                "application/json": {
+                    domain?: string | null;
+                    email?: string | null;
+                    industry?: string | null;
+                    /** @description Company name. */
+                    name: string;
+                    ownerId?: string | null;
+                    phoneNumber?: string | null;
+                    website?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The created account. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            account: components["schemas"]["Account"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            account: components["schemas"]["Account"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears an optional field. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    domain?: string | null;
+                    email?: string | null;
+                    industry?: string | null;
+                    /** @description Company name. */
+                    name?: string;
+                    ownerId?: string | null;
+                    phoneNumber?: string | null;
+                    website?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            account: components["schemas"]["Account"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDealStages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stages. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "stages": [
+                     *           {
+                     *             "key": "string",
+                     *             "label": "string",
+                     *             "kind": "open"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description The organization's deal stages in pipeline order; the first is the default stage of a new deal. */
+                            stages: components["schemas"]["DealStage"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeals: {
+        parameters: {
+            query?: {
+                /** @description Only deals with this account. */
+                accountId?: string;
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Only deals owned by this user. */
+                ownerId?: string;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Case-insensitive substring of the deal name. */
+                q?: string;
+                /** @description Only deals in this stage (an unknown stage is a 400 naming the allowed keys). */
+                stage?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deals. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deals": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "stage": "string",
+                     *             "amount": "48000.00",
+                     *             "currency": "EUR",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deals: components["schemas"]["Deal"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines — 40 seats",
+                 *       "stage": "proposal",
+                 *       "amount": "48000.00",
+                 *       "currency": "EUR",
+                 *       "expectedCloseDate": "2026-03-31"
+                 *     }
+                 */
+                "application/json": {
+                    accountId?: string | null;
+                    amount?: (string | number) | null;
+                    currency?: string | null;
+                    expectedCloseDate?: string | null;
+                    leadId?: string | null;
+                    /** @description Deal name. */
+                    name: string;
+                    ownerId?: string | null;
+                    /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
+                    stage?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The created deal. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deal: components["schemas"]["Deal"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deal: components["schemas"]["Deal"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId?: string | null;
+                    amount?: (string | number) | null;
+                    currency?: string | null;
+                    expectedCloseDate?: string | null;
+                    leadId?: string | null;
+                    /** @description Deal name. */
+                    name?: string;
+                    ownerId?: string | null;
+                    /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
+                    stage?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated deal. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deal: components["schemas"]["Deal"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listLeads: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name. */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "leads": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "source": "string",
+                     *             "sourceCampaign": "string",
+                     *             "status": "string",
+                     *             "company": "Analytical Engines",
+                     *             "title": "string",
+                     *             "notes": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            leads: components["schemas"]["Lead"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada Lovelace",
+                 *       "email": "ada@example.com",
+                 *       "phoneNumber": "+14155550100",
+                 *       "source": "WEBSITE",
+                 *       "sourceCampaign": "spring-2026"
+                 *     }
+                 */
+                "application/json": {
+                    accountId?: string | null;
+                    company?: string | null;
+                    email?: string | null;
+                    /** @description Person's name. */
+                    name: string;
+                    notes?: string | null;
+                    ownerId?: string | null;
+                    phoneNumber?: string | null;
+                    source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
+                    sourceCampaign?: string | null;
+                    /**
+                     * @description Pipeline status (default NEW).
+                     * @enum {string}
+                     */
+                    status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The created lead. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            lead: components["schemas"]["Lead"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            lead: components["schemas"]["Lead"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears an optional field. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountId?: string | null;
+                    company?: string | null;
+                    email?: string | null;
+                    /** @description Person's name. */
+                    name?: string;
+                    notes?: string | null;
+                    ownerId?: string | null;
+                    phoneNumber?: string | null;
+                    source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
+                    sourceCampaign?: string | null;
+                    /**
+                     * @description Pipeline status (default NEW).
+                     * @enum {string}
+                     */
+                    status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                    title?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated lead. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            lead: components["schemas"]["Lead"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key with its scopes, its organization, its user and its rate limit. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "me": {
+                     *           "organization": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "timezone": "string"
+                     *           },
+                     *           "key": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "prefix": "string",
+                     *             "scopes": [
+                     *               "string"
+                     *             ],
+                     *             "expiresAt": "2026-11-21T10:00:00.000Z"
+                     *           },
+                     *           "user": {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace"
+                     *           },
+                     *           "rateLimit": {
+                     *             "limit": 1,
+                     *             "windowSeconds": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            me: {
+                                key: {
+                                    expiresAt: string | null;
+                                    id: string;
+                                    name: string;
+                                    prefix: string;
+                                    scopes: string[];
+                                };
+                                organization: {
+                                    id: string;
+                                    name: string;
+                                    timezone: string;
+                                };
+                                rateLimit: {
+                                    limit: number;
+                                    windowSeconds: number;
+                                };
+                                user: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listObjects: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of objects. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "objects": [
+                     *           {
+                     *             "slug": "string",
+                     *             "name": "Ada Lovelace",
+                     *             "fields": [
+                     *               {
+                     *                 "key": "string",
+                     *                 "label": "string",
+                     *                 "type": "text",
+                     *                 "required": true,
+                     *                 "options": [
+                     *                   "string"
+                     *                 ],
+                     *                 "role": "due"
+                     *               }
+                     *             ],
+                     *             "stages": [
+                     *               {
+                     *                 "key": "string",
+                     *                 "label": "string"
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            objects: components["schemas"]["CustomObject"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createObject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slug": "projects",
+                 *       "name": "Projects",
+                 *       "fields": [
+                 *         {
+                 *           "key": "title",
+                 *           "label": "Title",
+                 *           "type": "text",
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "key": "priority",
+                 *           "label": "Priority",
+                 *           "type": "select",
+                 *           "options": [
+                 *             "low",
+                 *             "high"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "key": "due_on",
+                 *           "label": "Due on",
+                 *           "type": "date",
+                 *           "role": "due"
+                 *         }
+                 *       ],
+                 *       "stages": [
+                 *         {
+                 *           "key": "planned",
+                 *           "label": "Planned"
+                 *         },
+                 *         {
+                 *           "key": "done",
+                 *           "label": "Done"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The fields, in display order. */
+                    fields?: {
+                        /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                        key: string;
+                        /** @description Display label. */
+                        label: string;
+                        /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                        options?: string[];
+                        /**
+                         * @description A record must always have a value (default false).
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description `due` on one date field: drives the overdue filter and the record.due reminder.
+                         * @enum {string}
+                         */
+                        role?: "due";
+                        /**
+                         * @description Value type; `date` is date-only (YYYY-MM-DD).
+                         * @enum {string}
+                         */
+                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                    }[];
+                    /** @description Display name. */
+                    name: string;
+                    /** @description Identifier in URLs, unique in the organization: lower-case letters, digits, _ and -. */
+                    slug: string;
+                    /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
+                    stages?: {
+                        /** @description Stable key stored on records. */
+                        key: string;
+                        /** @description Display label. */
+                        label: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The created object. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            object: components["schemas"]["CustomObject"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listRecords: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
+                overdue?: boolean;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Case-insensitive substring of any text or long_text field (1 character or more). */
+                q?: string;
+                /** @description Only records in this stage. */
+                stage?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string",
+                     *             "stage": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: components["schemas"]["Pagination"];
+                            records: components["schemas"]["Record"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        /** @description The record's field values by field key, typed as the object defines them; unknown keys are refused. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Website relaunch",
+                 *       "priority": "high",
+                 *       "due_on": "2026-11-21",
+                 *       "stage": "planned"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                    stage?: unknown;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The created record. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            record: components["schemas"]["Record"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: string;
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            record: components["schemas"]["Record"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: string;
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the keys sent change; null clears a field that is not required. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                    stage?: unknown;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated record. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            record: components["schemas"]["Record"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getObject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            object: components["schemas"]["CustomObject"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateObject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object slug. */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The fields, in display order. */
+                    fields?: {
+                        /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                        key: string;
+                        /** @description Display label. */
+                        label: string;
+                        /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                        options?: string[];
+                        /**
+                         * @description A record must always have a value (default false).
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description `due` on one date field: drives the overdue filter and the record.due reminder.
+                         * @enum {string}
+                         */
+                        role?: "due";
+                        /**
+                         * @description Value type; `date` is date-only (YYYY-MM-DD).
+                         * @enum {string}
+                         */
+                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                    }[];
+                    /** @description Display name. */
+                    name?: string;
+                    /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
+                    stages?: {
+                        /** @description Stable key stored on records. */
+                        key: string;
+                        /** @description Display label. */
+                        label: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated object. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "object": {
+                     *           "slug": "string",
+                     *           "name": "Ada Lovelace",
+                     *           "fields": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string",
+                     *               "type": "text",
+                     *               "required": true,
+                     *               "options": [
+                     *                 "string"
+                     *               ],
+                     *               "role": "due"
+                     *             }
+                     *           ],
+                     *           "stages": [
+                     *             {
+                     *               "key": "string",
+                     *               "label": "string"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            object: components["schemas"]["CustomObject"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhooks": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "url": "https://example.com/crm",
+                     *             "events": [
+                     *               "string"
+                     *             ],
+                     *             "description": "string",
+                     *             "enabled": true,
+                     *             "disabledReason": "DISABLED_BY_USER",
+                     *             "failingSince": "2026-11-21T10:00:00.000Z",
+                     *             "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *             "secret": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: components["schemas"]["Pagination"];
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/crm",
+                 *       "events": [
+                 *         "lead.created",
+                 *         "lead.updated"
+                 *       ],
+                 *       "description": "Sales sync"
+                 *     }
+                 */
+                "application/json": {
+                    description?: string | null;
+                    /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
+                    enabled?: boolean;
+                    /** @description Event types to receive, or ["*"] for all of them. */
+                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                    /**
+                     * Format: uri
+                     * @description https URL resolving to public addresses only (checked now and again at every connection).
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The created webhook. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted webhook. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "deleted": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            webhook: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                /** @description Identifier (24 lowercase hex characters). */
+                                id: string;
+                            };
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
+                    enabled?: boolean;
+                    /** @description Event types to receive, or ["*"] for all of them. */
+                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                    /**
+                     * Format: uri
+                     * @description https URL resolving to public addresses only (checked now and again at every connection).
+                     */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated webhook. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the delivery of this event. */
+                eventId?: string;
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Only deliveries in this state. */
+                status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deliveries": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "eventType": "string",
+                     *             "status": "PENDING",
+                     *             "attempt": 1,
+                     *             "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *             "durationMs": 1,
+                     *             "responseStatus": 1,
+                     *             "responseExcerpt": "string",
+                     *             "error": "string",
+                     *             "attempts": [
+                     *               {
+                     *                 "attempt": 1,
+                     *                 "startedAt": "2026-11-21T10:00:00.000Z",
+                     *                 "durationMs": 1,
+                     *                 "responseStatus": 1,
+                     *                 "responseExcerpt": "string",
+                     *                 "error": "string",
+                     *                 "succeeded": true
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    retryDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id. */
+                deliveryId: string;
+                /** @description Webhook id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventType": "string",
+                     *           "status": "PENDING",
+                     *           "attempt": 1,
+                     *           "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": 1,
+                     *           "responseExcerpt": "string",
+                     *           "error": "string",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": "2026-11-21T10:00:00.000Z",
+                     *               "durationMs": 1,
+                     *               "responseStatus": 1,
+                     *               "responseExcerpt": "string",
+                     *               "error": "string",
+                     *               "succeeded": true
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "webhook": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "url": "https://example.com/crm",
+                     *           "events": [
+                     *             "string"
+                     *           ],
+                     *           "description": "string",
+                     *           "enabled": true,
+                     *           "disabledReason": "DISABLED_BY_USER",
+                     *           "failingSince": "2026-11-21T10:00:00.000Z",
+                     *           "previousSecretExpiresAt": "2026-11-21T10:00:00.000Z",
+                     *           "secret": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            webhook: components["schemas"]["Webhook"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The created delivery. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "webhookId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "eventType": "string",
+                     *           "status": "PENDING",
+                     *           "attempt": 1,
+                     *           "nextAttemptAt": "2026-11-21T10:00:00.000Z",
+                     *           "durationMs": 1,
+                     *           "responseStatus": 1,
+                     *           "responseExcerpt": "string",
+                     *           "error": "string",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "startedAt": "2026-11-21T10:00:00.000Z",
+                     *               "durationMs": 1,
+                     *               "responseStatus": 1,
+                     *               "responseExcerpt": "string",
+                     *               "error": "string",
+                     *               "succeeded": true
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    accountCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealStageChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.stage_changed
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.stage_changed",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal stage changed",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.stage_changed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordDueEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.due
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.due",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record due",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.due";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordStageChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.stage_changed
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.stage_changed",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record stage changed",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.stage_changed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example webhook.test
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "webhook.test",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "webhook",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Webhook test",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "webhook.test";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

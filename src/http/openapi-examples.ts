@@ -1,0 +1,72 @@
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  pattern?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  examples?: unknown[];
+};
+
+const SAMPLE_ID = '6650f0c8f1e2d3c4b5a69788';
+const BY_FORMAT: Record<string, string> = {
+  'date-time': '2026-11-21T10:00:00.000Z',
+  date: '2026-11-21',
+  email: 'ada@example.com',
+  uri: 'https://example.com/crm',
+  phone: '+14155550100',
+};
+
+/** Plain strings named like these read better than "string" (response schemas rarely carry formats). */
+const BY_NAME: Record<string, string> = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phoneNumber: '+14155550100',
+  company: 'Analytical Engines',
+  url: 'https://example.com/crm',
+  currency: 'EUR',
+  amount: '1200.00',
+};
+const isIdName = (name: string) => /(^id|Id|Of)$/.test(name);
+
+/**
+ * An example value for a response schema, built from what the schema already says (its examples, defaults,
+ * enums, formats): documentation renderers and mock servers show it without each route writing one by hand.
+ */
+export function exampleOf(schema: Schema | undefined, schemas: Record<string, unknown>, depth = 0, name = ''): unknown {
+  if (!schema || depth > 8) return undefined;
+  if (schema.$ref) return exampleOf(schemas[schema.$ref.split('/').pop()!] as Schema, schemas, depth + 1, name);
+  if (schema.examples?.length) return schema.examples[0];
+  if (schema.const !== undefined) return schema.const;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.enum?.length) return schema.enum[0];
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], schemas, depth + 1, name);
+  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s) => exampleOf(s, schemas, depth + 1)));
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object':
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, s]) => [key, exampleOf(s, schemas, depth + 1, key)]));
+    case 'array':
+      return schema.items ? [exampleOf(schema.items, schemas, depth + 1)] : [];
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'string':
+      if (schema.format && BY_FORMAT[schema.format]) return BY_FORMAT[schema.format];
+      if (schema.pattern?.includes('0-9a-f') || isIdName(name)) return SAMPLE_ID;
+      return BY_NAME[name] ?? 'string';
+    default:
+      return undefined;
+  }
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import type { Config } from '../../config.js';
 import { AppError, notFound, validationFailed } from '../../errors.js';
 import { hashSecret } from '../../crypto/secrets.js';
 import { createUser, requireOrganization } from '../../modules/orgs/orgs.service.js';
@@ -26,6 +27,19 @@ export async function createSetupToken(ctx: Ctx, organizationId: string): Promis
   await insertSetupToken(ctx.database.db, { tokenHash: hashSecret(token), organizationId, createdAt: now.toISOString(), expiresAt });
   return { token, expiresAt };
 }
+
+/**
+ * The setup link, on `baseUrl` when the console is reached through a proxy or a name, else where `crm serve`
+ * listens with this same configuration: https when it serves TLS itself (TLS_CERT_FILE), and a loopback
+ * address for a wildcard HOST (0.0.0.0, ::), which a browser cannot open.
+ */
+export function setupLinkUrl(config: Pick<Config, 'host' | 'port' | 'tls'>, token: string, baseUrl?: string): string {
+  const host = WILDCARD_HOSTS[config.host] ?? (config.host.includes(':') ? `[${config.host}]` : config.host);
+  const base = (baseUrl ?? `${config.tls ? 'https' : 'http'}://${host}:${config.port}`).replace(/\/+$/, '');
+  return `${base}/admin/setup?token=${token}`;
+}
+
+const WILDCARD_HOSTS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
 
 /** The organization a setup link opens, or null when the link is unknown, used, expired or no longer needed. */
 export async function checkSetupToken(ctx: Ctx, token: string): Promise<{ organizationId: string; organizationName: string } | null> {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Config } from '../../config.js';
 import { AppError, notFound, validationFailed } from '../../errors.js';
 import { hashSecret } from '../../crypto/secrets.js';
-import { createUser, requireOrganization } from '../../modules/orgs/orgs.service.js';
+import { createUser, newUserErrors, requireOrganization } from '../../modules/orgs/orgs.service.js';
 import { countAdmins } from '../../modules/orgs/users.store.js';
 import { claimSetupToken, findUsableSetupToken, insertSetupToken, releaseSetupToken } from './setup.store.js';
 
@@ -59,9 +59,10 @@ export interface SetupInput {
 export async function completeSetup(ctx: Ctx, token: string, input: SetupInput): Promise<{ userId: string; organizationId: string }> {
   const target = await checkSetupToken(ctx, token);
   if (!target) throw notFound('Setup link', 'given');
-  if (input.password !== input.confirmPassword) {
-    throw validationFailed([{ field: 'confirmPassword', code: 'mismatch', message: 'does not match the password' }]);
-  }
+  // Every mistake at once: a short password and a mismatched confirmation are two things to fix, not one after the other.
+  const errors = newUserErrors(input);
+  if (input.password !== input.confirmPassword) errors.push({ field: 'confirmPassword', code: 'mismatch', message: 'does not match the password' });
+  if (errors.length) throw validationFailed(errors);
   const tokenHash = hashSecret(token);
   if (!(await claimSetupToken(ctx.database.db, tokenHash, ctx.clock.now().toISOString()))) throw notFound('Setup link', 'given');
   try {

@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import { ERROR_DESCRIPTIONS, type ErrorCode } from '../errors.js';
 import { ErrorEnvelope } from './schemas.js';
-import { forbidFraming } from './security-headers.js';
+import { docsPageCsp } from './security-headers.js';
 
 const ErrorRef = Type.Ref(ErrorEnvelope);
 
@@ -86,6 +86,6 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
     routePrefix: '/docs',
     uiConfig: { validatorUrl: null, deepLinking: true },
     staticCSP: true,
-    transformStaticCSP: forbidFraming,
+    transformStaticCSP: docsPageCsp,
   } as never);
 }

@@ -25,16 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => live?.close());
 
-/** How far each box's content reaches past its visible width, in CSS pixels (0: it fits). */
-const overflow = (p: Page) =>
-  p.evaluate(() => {
-    const past = (e: Element) => Math.max(0, e.scrollWidth - e.clientWidth);
-    return {
-      page: past(document.documentElement),
-      board: past(document.querySelector('.board')!),
-      columns: [...document.querySelectorAll('.board-column')].map(past),
-    };
-  });
+/** How far a box's content reaches past its visible width, in CSS pixels (0: it fits). */
+const PAST = '(e) => Math.max(0, e.scrollWidth - e.clientWidth)';
+const overflow = async (p: Page) => ({
+  page: await p.evaluate<number>(`(${PAST})(document.documentElement)`),
+  board: await p.evaluate<number>(`(${PAST})(document.querySelector('.board'))`),
+  columns: await p.evaluate<number[]>(`[...document.querySelectorAll('.board-column')].map(${PAST})`),
+});
 
 describe('the deals board on a 1,366 px wide screen', () => {
   it('shows its five stage columns side by side without scrolling sideways', async () => {

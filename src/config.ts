@@ -6,7 +6,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 /** Every environment variable the service reads, in one schema (defaults applied, strings coerced). */
-const EnvSchema = Type.Object({
+export const EnvSchema = Type.Object({
   NODE_ENV: Type.String({ default: 'development' }),
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '127.0.0.1' }),

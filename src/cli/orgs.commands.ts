@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createApiKey, createOrganization, createUser, requireOrganization, revokeApiKey } from '../modules/orgs/orgs.service.js';
 import { listUserSummaries } from '../modules/orgs/users.service.js';
 import { listKeys } from '../modules/orgs/keys.store.js';
+import { listOrganizations } from '../modules/orgs/orgs.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
 import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
 import { setPasswordAsOperator } from '../admin/auth/passwords.service.js';
@@ -19,6 +20,14 @@ export function registerOrgCommands(program: Command): void {
     .action(action(async (ctx, out, opts: { name: string; timezone: string }) => {
       const created = await createOrganization(ctx, { name: opts.name, timezone: opts.timezone });
       out.print({ id: created.id }, `Created organization ${created.id} (${created.name}, ${created.timezone})`);
+    }));
+  org
+    .command('list')
+    .description('List every organization (the ids other commands take as --org)')
+    .action(action(async (ctx, out) => {
+      const organizations = await listOrganizations(ctx.database.db);
+      const human = organizations.map((o) => `${o.id}  ${o.name}  ${o.timezone}  created ${o.createdAt}`).join('\n');
+      out.print(organizations, human || 'No organizations');
     }));
   org
     .command('update')

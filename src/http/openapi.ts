@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { finishDocument, withOperationId } from './openapi-document.js';
 import { addErrorResponses } from './openapi-responses.js';
 import { ErrorEnvelope } from './schemas.js';
-import { forbidFraming } from './security-headers.js';
+import { docsPageCsp } from './security-headers.js';
 
 export const API_PREFIX = '/api/public/v1';
 
@@ -53,6 +53,6 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
     routePrefix: '/docs',
     uiConfig: { validatorUrl: null, deepLinking: true },
     staticCSP: true,
-    transformStaticCSP: forbidFraming,
+    transformStaticCSP: docsPageCsp,
   } as never);
 }

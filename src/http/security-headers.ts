@@ -38,8 +38,16 @@ export function applySecurityHeaders(request: FastifyRequest, reply: FastifyRepl
   }
 }
 
-/** For pages that send a fuller CSP of their own: whatever it says about framing becomes 'none'. */
-export function forbidFraming(csp: string): string {
-  const directives = csp.split(';').map((d) => d.trim()).filter((d) => d && !/^frame-ancestors\b/i.test(d));
+/**
+ * The /docs page's CSP, from the one @fastify/swagger-ui sends: framing becomes 'none', and styles may be inline,
+ * because Swagger UI's React code sets style attributes, which the browser otherwise refuses with a console error
+ * on every page view. Scripts stay 'self' only: an inline style can't run code.
+ */
+export function docsPageCsp(csp: string): string {
+  const directives = csp
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d && !/^frame-ancestors\b/i.test(d))
+    .map((d) => (/^style-src\b/i.test(d) && !d.includes("'unsafe-inline'") ? `${d} 'unsafe-inline'` : d));
   return [...directives, "frame-ancestors 'none'"].join('; ');
 }

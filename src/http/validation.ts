@@ -69,8 +69,8 @@ function describe(error: ErrorObject): Omit<FieldError, 'field'> {
     case 'format': return { code: 'invalid_format', message: FORMAT_MESSAGES[String(p.format)] ?? `must be a valid ${String(p.format)}` };
     case 'minLength': return { code: 'too_short', message: `must be at least ${String(p.limit)} characters` };
     case 'maxLength': return { code: 'too_long', message: `must be at most ${String(p.limit)} characters` };
-    case 'minimum': case 'exclusiveMinimum': return { code: 'out_of_range', message: `must be ${error.message ?? 'larger'}` };
-    case 'maximum': case 'exclusiveMaximum': return { code: 'out_of_range', message: `must be ${error.message ?? 'smaller'}` };
+    case 'minimum': case 'exclusiveMinimum': case 'maximum': case 'exclusiveMaximum':
+      return { code: 'out_of_range', message: `must be ${String(p.comparison)} ${String(p.limit)}` };
     case 'enum': return { code: 'invalid_value', message: `must be one of: ${(p.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
     case 'const': return { code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern': return { code: 'invalid_format', message: 'has an invalid format' };

@@ -32,7 +32,7 @@ describe('account forms', () => {
     const detail = await get(t.app, res.location!, s.cookie);
     expect(detail.body).toContain('Account created.');
     expect(detail.body).toContain('Clara Console');
-    expect(detail.body).toMatch(/<a href="\/admin\/data\/deals\/[0-9a-f]{24}">Forty seats<\/a><\/td><td>Qualification<\/td><td class="num">48000.00 EUR/);
+    expect(detail.body).toMatch(/<a href="\/admin\/data\/deals\/[0-9a-f]{24}">Forty seats<\/a><\/td><td>Qualification<\/td><td class="num">48,000.00 EUR<\/td>/);
     expect(detail.body).toContain(`href="/admin/data/deals/new?accountId=${id}"`);
     expect(detail.body).toContain('Account created</span> <span class="muted">in the console');
     expect((await get(t.app, '/admin', s.cookie)).body).toContain(`<a href="/admin/data/accounts/${id}">Account created</a>`);

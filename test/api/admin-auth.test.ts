@@ -208,6 +208,11 @@ describe('first-run setup', () => {
     const short = await post(t.app, '/admin/setup', { ...fields, password: 'short', confirmPassword: 'short', email: 'bad' }, { cookie, csrf: csrfOf(page.body) });
     expect(fieldError(short.body, 'password')).toContain('must be at least 10 characters');
     expect(fieldError(short.body, 'email')).toContain('must be a valid e-mail address');
+    // A short password whose confirmation also differs: both are said at once, not the mismatch alone.
+    const both = await post(t.app, '/admin/setup', { ...fields, password: 'short', confirmPassword: 'shorter' }, { cookie, csrf: csrfOf(page.body) });
+    expect(both.status).toBe(400);
+    expect(fieldError(both.body, 'password')).toBe('Error: Password must be at least 10 characters');
+    expect(fieldError(both.body, 'confirmPassword')).toBe('Error: Confirm password does not match the password');
     const done = await post(t.app, '/admin/setup', { ...fields, confirmPassword: fields.password }, { cookie, csrf: csrfOf(page.body) });
     expect(done.status).toBe(303);
     const session = String(([] as string[]).concat(done.headers['set-cookie'] as string[]).find((c) => c.startsWith('crm_session='))).split(';')[0]!;

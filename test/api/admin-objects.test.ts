@@ -110,9 +110,11 @@ describe('custom objects', () => {
     ));
     // Row 2 was left blank: the errors keep pointing at the rows as the form shows them.
     expect(fieldError(fixed.body, 'fields.2.key')).toBe('Error: Key &quot;title&quot; is used by another field');
-    expect(fieldError(fixed.body, 'fields.3.options')).toBe('Error: Options a select field needs a non-empty list of options');
-    expect(fieldError(fixed.body, 'fields.4.role')).toBe('Error: Due date role &quot;due&quot; is only allowed on a date field');
-    expect(fixed.body).toContain('href="#f-fields-4-role">Field 5 due date');
+    expect(fieldError(fixed.body, 'fields.3.options')).toBe('Error: Options are required on a select field (at least one)');
+    expect(fieldError(fixed.body, 'fields.4.role')).toBe('Error: Due date is only allowed on a date field');
+    // The summary names the row's input, then says what is wrong with it, as one sentence.
+    expect(fixed.body).toContain('href="#f-fields-3-options">Field 4 options are required on a select field (at least one)</a>');
+    expect(fixed.body).toContain('href="#f-fields-4-role">Field 5 due date is only allowed on a date field</a>');
     const taken = await submit(t.app, admin, '/admin/config/objects', definition([], [], { slug: 'projects', name: 'Again' }));
     expect(fieldError(taken.body, 'slug')).toBe('Error: Slug &quot;projects&quot; is already used by another object');
   });

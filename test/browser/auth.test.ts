@@ -88,6 +88,12 @@ describe('signing in', () => {
     await page.goto(`/admin/setup?token=${token}`);
     await page.getByLabel('Your name').fill('Grace Hopper');
     await page.getByLabel('E-mail').fill('grace@brandnew.example');
+    // Two mistakes at once (too short, and a different confirmation): both are shown, not the mismatch alone.
+    await page.getByLabel('Password', { exact: true }).fill('short');
+    await page.getByLabel('Confirm password').fill('shorter');
+    await page.getByRole('button', { name: 'Create administrator' }).click();
+    expect(await fieldErrorOf(page, 'Password')).toBe('Error: Password must be at least 10 characters');
+    expect(await fieldErrorOf(page, 'Confirm password')).toBe('Error: Confirm password does not match the password');
     await page.getByLabel('Password', { exact: true }).fill('a long password');
     await page.getByLabel('Confirm password').fill('a long password');
     await page.getByRole('button', { name: 'Create administrator' }).click();

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import type { Config } from '../../config.js';
 import { AppError, notFound, validationFailed } from '../../errors.js';
 import { hashSecret } from '../../crypto/secrets.js';
-import { createUser, requireOrganization } from '../../modules/orgs/orgs.service.js';
+import { createUser, newUserErrors, requireOrganization } from '../../modules/orgs/orgs.service.js';
 import { countAdmins } from '../../modules/orgs/users.store.js';
 import { claimSetupToken, findUsableSetupToken, insertSetupToken, releaseSetupToken } from './setup.store.js';
 
@@ -27,6 +28,19 @@ export async function createSetupToken(ctx: Ctx, organizationId: string): Promis
   return { token, expiresAt };
 }
 
+/**
+ * The setup link, on `baseUrl` when the console is reached through a proxy or a name, else where `crm serve`
+ * listens with this same configuration: https when it serves TLS itself (TLS_CERT_FILE), and a loopback
+ * address for a wildcard HOST (0.0.0.0, ::), which a browser cannot open.
+ */
+export function setupLinkUrl(config: Pick<Config, 'host' | 'port' | 'tls'>, token: string, baseUrl?: string): string {
+  const host = WILDCARD_HOSTS[config.host] ?? (config.host.includes(':') ? `[${config.host}]` : config.host);
+  const base = (baseUrl ?? `${config.tls ? 'https' : 'http'}://${host}:${config.port}`).replace(/\/+$/, '');
+  return `${base}/admin/setup?token=${token}`;
+}
+
+const WILDCARD_HOSTS: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '[::1]' };
+
 /** The organization a setup link opens, or null when the link is unknown, used, expired or no longer needed. */
 export async function checkSetupToken(ctx: Ctx, token: string): Promise<{ organizationId: string; organizationName: string } | null> {
   const found = await findUsableSetupToken(ctx.database.db, hashSecret(token), ctx.clock.now().toISOString());
@@ -45,9 +59,10 @@ export interface SetupInput {
 export async function completeSetup(ctx: Ctx, token: string, input: SetupInput): Promise<{ userId: string; organizationId: string }> {
   const target = await checkSetupToken(ctx, token);
   if (!target) throw notFound('Setup link', 'given');
-  if (input.password !== input.confirmPassword) {
-    throw validationFailed([{ field: 'confirmPassword', code: 'mismatch', message: 'does not match the password' }]);
-  }
+  // Every mistake at once: a short password and a mismatched confirmation are two things to fix, not one after the other.
+  const errors = newUserErrors(input);
+  if (input.password !== input.confirmPassword) errors.push({ field: 'confirmPassword', code: 'mismatch', message: 'does not match the password' });
+  if (errors.length) throw validationFailed(errors);
   const tokenHash = hashSecret(token);
   if (!(await claimSetupToken(ctx.database.db, tokenHash, ctx.clock.now().toISOString()))) throw notFound('Setup link', 'given');
   try {

@@ -4,7 +4,7 @@ import type { Account } from '../../modules/accounts/accounts.schemas.js';
 import type { Deal } from '../../modules/deals/deals.schemas.js';
 import type { CrmEvent } from '../../modules/events/events.js';
 import { button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textField } from '../components.js';
-import { dayTag, timeTag } from '../format.js';
+import { dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
@@ -88,7 +88,7 @@ export function accountDetail(
   const L = ACCOUNT_LABELS;
   const website = a.website ? html`<a href="${a.website}" rel="noopener noreferrer">${a.website}</a>` : null;
   const dealRows = opts.deals.deals.map(
-    (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${opts.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${d.amount === null ? '' : `${d.amount} ${d.currency ?? ''}`}</td></tr>`,
+    (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${opts.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,
   );
   const more = opts.deals.total > opts.deals.deals.length ? html`<p><a href="/admin/data/deals?accountId=${a.id}">All ${opts.deals.total} deals with this account</a></p>` : '';
   return html`<p class="button-row"><a class="button button--primary" href="${ACCOUNTS_PATH}/${a.id}/edit">Edit account</a> <a class="button button--secondary" href="/admin/data/deals/new?accountId=${a.id}">New deal</a></p>

@@ -4,7 +4,7 @@ import { CsvError, Parser } from 'csv-parse';
 import { createBlindIndex } from '../../crypto/blind-index.js';
 import { createFieldCipher } from '../../crypto/field-cipher.js';
 import { csvError, type RecordEnd } from './csv-errors.js';
-import { columnNames, createPreparer, prepareRow, type PreparedRow, type PreparerRef, type RowError } from './row-preparers.js';
+import { columnNames, createPreparer, prepareRow, unknownColumns, type PreparedRow, type PreparerRef, type RowError } from './row-preparers.js';
 
 /**
  * The worker thread of `crm import`: reads the CSV file, validates every row and prepares it (for leads:
@@ -93,12 +93,15 @@ const nextRecord = () =>
 const first = await nextRecord();
 const header = first.done ? [] : columnNames(first.value.record);
 let lastLine = first.done ? 0 : first.value.lines;
-let done = Boolean(first.done);
+const headerErrors = unknownColumns(preparer, input.schema, header);
+// A header naming unknown fields is refused as its own line, and no row is read.
+let done = Boolean(first.done) || headerErrors.length > 0;
 
 while (true) {
   const request = await nextRequest();
   const at = new Date(request.now);
   const chunk: PreparedChunk = { now: request.now, prepared: [], failed: [], rows: 0, lastLine, bytesRead: 0, last: false };
+  if (headerErrors.length > 0) chunk.failed.push({ line: lastLine, errors: headerErrors });
   while (!done && chunk.rows < request.rows) {
     const next = await nextRecord();
     if (next.done) {

@@ -71,6 +71,15 @@ export function columnNames(header: readonly string[]): string[] {
   return header.map((cell, i) => (FIELD_NAME.test(cell.trim()) ? cell.trim() : `column ${i + 1}`));
 }
 
+/**
+ * The header's columns that name no field of the create schema, as `unknown_field` errors: a typo in the header
+ * is one mistake, reported once, not once per row (every row would be refused, or lose the column where empty).
+ */
+export function unknownColumns(preparer: RowPreparer, schema: object, header: readonly string[]): FieldError[] {
+  const everyColumnSet = preparer.fromCsv(Object.fromEntries(header.map((name) => [name, '0'])));
+  return validateValue(schema, everyColumnSet, 'row').filter((e) => e.code === 'unknown_field');
+}
+
 /** One CSV record checked and prepared: the header's cell count, the create schema, then the preparer's own rules. */
 export function prepareRow(preparer: RowPreparer, schema: object, header: readonly string[], record: readonly string[], line: number, now: Date): PreparedRow | RowError {
   if (record.length !== header.length) {

@@ -47,14 +47,14 @@ export function definitionErrors(d: Definition): FieldError[] {
     }
     seen.add(f.key);
     if (f.type === 'select' && (f.options === undefined || f.options.length === 0)) {
-      errors.push({ field: `${at}.options`, code: 'required', message: 'a select field needs a non-empty list of options' });
+      errors.push({ field: `${at}.options`, code: 'required', message: 'are required on a select field (at least one)' });
     }
     if (f.type !== 'select' && f.options !== undefined) {
-      errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'only select fields have options' });
+      errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'are only allowed on a select field' });
     }
     if (f.role === 'due') {
-      if (f.type !== 'date') errors.push({ field: `${at}.role`, code: 'not_allowed', message: 'role "due" is only allowed on a date field' });
-      else if (dueAt !== undefined) errors.push({ field: `${at}.role`, code: 'duplicate', message: `only one field can have role "due" (fields.${dueAt} has it)` });
+      if (f.type !== 'date') errors.push({ field: `${at}.role`, code: 'not_allowed', message: 'is only allowed on a date field' });
+      else if (dueAt !== undefined) errors.push({ field: `${at}.role`, code: 'duplicate', message: `is already fields.${dueAt}'s: only one field can be the due date` });
       else dueAt = i;
     }
   });

@@ -65,21 +65,21 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
   }
   for (const { before, after, index } of change.retypedFields) {
     if (await fieldHasData(db, dialect, object.id, before.key)) {
-      errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `field "${before.key}" has data in some records; its type can't change from ${before.type} to ${after.type}` });
+      errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `can't change from ${before.type} to ${after.type}: field "${before.key}" has data in some records` });
     }
   }
   for (const { field, index } of change.roleChanged) {
     if (await fieldHasData(db, dialect, object.id, field.key)) {
-      errors.push({ field: `fields.${index}.role`, code: 'in_use', message: `field "${field.key}" has data in some records; its role can't change` });
+      errors.push({ field: `fields.${index}.role`, code: 'in_use', message: `can't change: field "${field.key}" has data in some records` });
     }
   }
   for (const { field, index, options } of change.removedOptions) {
     const used = await optionsInUse(db, dialect, object.id, field.key, options);
-    if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `option(s) ${used.map((o) => `"${o}"`).join(', ')} of field "${field.key}" are used by some records` });
+    if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `can't lose ${used.map((o) => `"${o}"`).join(', ')}: some records of field "${field.key}" have them` });
   }
   for (const { field, index } of change.newlyRequired) {
     if (await fieldHasGaps(db, dialect, object.id, field.key)) {
-      errors.push({ field: `fields.${index}.required`, code: 'in_use', message: `field "${field.key}" can't be required: some records have no value for it` });
+      errors.push({ field: `fields.${index}.required`, code: 'in_use', message: `can't be set: some records have no value for field "${field.key}"` });
     }
   }
   for (const stage of change.removedStages) {

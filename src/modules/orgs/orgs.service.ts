@@ -38,16 +38,22 @@ export function userEmailIndex(ctx: Pick<Ctx, 'blindIndex'>, email: string): str
   return ctx.blindIndex.compute('email', 'users', normalizeEmail(email));
 }
 
-export async function createUser(
-  ctx: Ctx,
-  input: { organizationId: string; email: string; name: string; password?: string; admin?: boolean },
-): Promise<{ id: string }> {
-  await requireOrganization(ctx, input.organizationId);
+/** What is wrong with a new user's name, e-mail and password, all at once (forms check more beside it). */
+export function newUserErrors(input: { email: string; name: string; password?: string }): FieldError[] {
   const errors: FieldError[] = [];
   if (!input.name.trim()) errors.push({ field: 'name', code: 'required', message: 'is required' });
   if (input.name.trim().length > 200) errors.push({ field: 'name', code: 'too_long', message: 'must be at most 200 characters' });
   if (!isEmail(input.email)) errors.push({ field: 'email', code: 'invalid_format', message: 'must be a valid e-mail address' });
   if (input.password !== undefined) errors.push(...passwordErrors('password', input.password));
+  return errors;
+}
+
+export async function createUser(
+  ctx: Ctx,
+  input: { organizationId: string; email: string; name: string; password?: string; admin?: boolean },
+): Promise<{ id: string }> {
+  await requireOrganization(ctx, input.organizationId);
+  const errors = newUserErrors(input);
   if (errors.length) throw validationFailed(errors);
   const emailBidx = userEmailIndex(ctx, input.email);
   if (await findUserByEmailIndex(ctx.database.db, emailBidx)) {

@@ -28,6 +28,12 @@ export async function findOrganization(db: Executor, id: string): Promise<Organi
   return row && toOrganization(row);
 }
 
+/** Every organization, oldest first (the operator's `crm org list`). */
+export async function listOrganizations(db: Executor): Promise<Organization[]> {
+  const rows = await db.selectFrom('organizations').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map(toOrganization);
+}
+
 export async function updateOrganization(db: Executor, id: string, patch: { name?: string; timezone?: string }, now: string): Promise<void> {
   await db.updateTable('organizations').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
 }

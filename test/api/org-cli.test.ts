@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { databaseEnv } from '../helpers/processes.js';
+import { runCli } from '../helpers/cli.js';
+import { get } from '../helpers/admin.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
+import { createOrganization } from '../../src/modules/orgs/orgs.service.js';
+
+let t: TestApp;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  env = { ...databaseEnv(t), LOG_LEVEL: 'silent' };
+});
+afterAll(() => t.close());
+
+const lastJson = (out: string) => JSON.parse(out.trim().split('\n').at(-1)!);
+/** Each test starts the CLI as its own process: seconds on a quiet machine, far more with the CPU contended. */
+const CLI_TIMEOUT = 120_000;
+
+describe('crm org list', () => {
+  it('lists every organization, oldest first, as JSON and as lines', async () => {
+    const paris = await createOrganization(t.ctx, { name: 'Paris office', timezone: 'Europe/Paris' });
+    const tokyo = await createOrganization(t.ctx, { name: 'Tokyo office', timezone: 'Asia/Tokyo' });
+    const [json, human] = await Promise.all([runCli(['--json', 'org', 'list'], env), runCli(['org', 'list'], env)]);
+    expect(json.code, json.stderr).toBe(0);
+    const listed = lastJson(json.stdout) as { id: string; name: string; timezone: string; createdAt: string }[];
+    expect(listed.map((o) => [o.id, o.name, o.timezone])).toEqual([
+      [paris.id, 'Paris office', 'Europe/Paris'],
+      [tokyo.id, 'Tokyo office', 'Asia/Tokyo'],
+    ]);
+    expect(human.stdout).toMatch(new RegExp(`^${paris.id}  Paris office  Europe/Paris  created \\S+\\n${tokyo.id}  Tokyo office`, 'm'));
+  }, CLI_TIMEOUT);
+});
+
+describe('crm admin setup-link', () => {
+  it('points at where the server listens with the same configuration: https with TLS, loopback for a wildcard HOST', async () => {
+    const tls = selfSignedCertificate();
+    const org = await createOrganization(t.ctx, { name: 'Served over TLS' });
+    const serverEnv = { ...env, PORT: '8443', HOST: '0.0.0.0', TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile };
+    const served = await runCli(['--json', 'admin', 'setup-link', '--org', org.id], serverEnv);
+    expect(served.code, served.stderr).toBe(0);
+    const url = new URL(lastJson(served.stdout).url);
+    expect(`${url.origin}${url.pathname}`).toBe('https://127.0.0.1:8443/admin/setup');
+    // The printed token is a live one: the console opens its setup form.
+    expect((await get(t.app, `${url.pathname}${url.search}`)).status).toBe(200);
+  }, CLI_TIMEOUT);
+});

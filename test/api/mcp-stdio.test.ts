@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
@@ -65,10 +66,16 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     ]);
   });
 
-  it('refuses a tool outside the key scopes without spending its rate limit, then applies the limit, then a revocation', async () => {
+  it('answers malformed tool arguments with -32602 Invalid params', async () => {
+    const request = { method: 'tools/call', params: { name: 'create_lead', arguments: 'name=x' } } as unknown as CallToolRequest;
+    await expect(client.request(request, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('refuses a tool outside the key scopes, spending a unit as every call does, then applies the limit, then a revocation', async () => {
     const { text } = await callError(readerClient, 'create_lead', { name: 'Nope' }, 'INSUFFICIENT_SCOPE');
     expect(text).toContain('leads:write');
-    for (let i = 0; i < 3; i += 1) await callOk(readerClient, 'search_leads', {});
+    for (let i = 0; i < 2; i += 1) await callOk(readerClient, 'search_leads', {});
+    await callError(readerClient, 'create_lead', { name: 'Nope' }, 'RATE_LIMITED');
     const limited = await callError(readerClient, 'search_leads', {}, 'RATE_LIMITED');
     expect(limited.text).toMatch(/Retry after \d+ s\./);
     await revokeApiKey(t.ctx, reader.keyId);

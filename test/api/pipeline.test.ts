@@ -177,6 +177,32 @@ describe('rate limit', () => {
     expect((await call(t.app, 'GET', '/leads', { auth: other.auth })).status).toBe(200);
   });
 
+  it('charges forbidden calls too: a key without the scope spends its budget on 403s, then gets 429', async () => {
+    const o = await seedOrg(t.ctx, { scopes: ['accounts:read'], rateLimitPerMinute: 3 });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Forbidden' } }));
+    expect(answers.map((r) => r.status)).toEqual([403, 403, 403, 429, 429]);
+    expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
+    expectError(answers[3]!, 429, 'RATE_LIMITED');
+    expect((await call(t.app, 'GET', '/accounts', { auth: o.auth })).status).toBe(429);
+  });
+
+  it('puts the rate-limit headers on every authenticated answer: 404, 400, 415, the OpenAPI document, MCP', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 50 });
+    const answers = {
+      notFound: await call(t.app, 'GET', '/leads/abcdefabcdefabcdefabcdef', { auth: o.auth }),
+      invalid: await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: '' } }),
+      badJson: await call(t.app, 'POST', '/leads', { auth: o.auth, body: '{"name":' }),
+      mediaType: await call(t.app, 'POST', '/leads', { auth: o.auth, body: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      openApi: await call(t.app, 'GET', `${API}/openapi.json`, { auth: o.auth }),
+      mcp: await call(t.app, 'POST', '/mcp', { auth: o.auth, headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }),
+    };
+    expect(Object.values(answers).map((r) => r.status)).toEqual([404, 400, 400, 415, 200, 200]);
+    const remaining = Object.entries(answers).map(([name, r]) => [name, r.headers['ratelimit-policy'], r.headers['x-ratelimit-remaining']]);
+    expect(remaining).toEqual(Object.keys(answers).map((name, i) => [name, '"default";q=50;w=60', String(49 - i)]));
+    expect((await call(t.app, 'GET', `${API}/openapi.json`)).headers['ratelimit-policy']).toBeUndefined();
+  });
+
   it('uses RATE_LIMIT_PER_MINUTE by default', async () => {
     const res = await call(t.app, 'GET', '/leads', { auth: a.auth });
     expect(res.headers['x-ratelimit-limit']).toBe('120');

@@ -69,7 +69,8 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string): AppError => new AppError('NOT_FOUND', `${what} ${id} not found`);
+/** Never names the id or slug asked for: a path value may be an e-mail or a key pasted by mistake. */
+export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`);
 
 /** One or more field errors collected by a service, reported together. */
 export function validationFailed(errors: FieldError[]): AppError {

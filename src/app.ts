@@ -7,7 +7,7 @@ import { registerHealthRoutes } from './http/health.routes.js';
 import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
 import { registerMetrics } from './http/metrics.routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { boundServer, transportOptions } from './http/transport.js';
+import { boundServer, registerHostCheck, transportOptions } from './http/transport.js';
 import { createLoggers, lazyChildLogger, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -81,6 +81,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerStrictJsonParser(app);
   registerTextGuard(app);
   registerSecurityHeaders(app);
+  registerHostCheck(app);
   endConnectionsWhileClosing(app);
   registerMetrics(app, ctx, opts.metricsExposition);
   if (loggers) {

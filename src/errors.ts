@@ -29,7 +29,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   VALIDATION_FAILED: 'The body or query failed validation; `errors` lists every bad field.',
   INVALID_JSON: 'The body is not valid JSON.',
   MALFORMED_REQUEST: 'The request is not valid HTTP; the connection is closed.',
-  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as uncompressed UTF-8 application/json.',
   PAYLOAD_TOO_LARGE: 'The body exceeds the size limit.',
   NOT_FOUND: 'No such resource in your organization.',
   ROUTE_NOT_FOUND: 'No such route.',

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -125,6 +126,27 @@ describe('error envelope for every outcome', () => {
     expect(form.statusCode).toBe(415);
     const none = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: a.auth });
     expect(JSON.parse(none.body)).toMatchObject({ status: false, code: 'VALIDATION_FAILED' });
+  });
+
+  it('a compressed body or a charset other than UTF-8 → 415 UNSUPPORTED_MEDIA_TYPE, naming what to send, and nothing written', async () => {
+    const before = (await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total;
+    const body = JSON.stringify({ name: 'Zoë Encoded' });
+    const cases: [Record<string, string>, string | Buffer, RegExp][] = [
+      [{ 'content-encoding': 'gzip' }, gzipSync(body), /uncompressed/],
+      [{ 'content-encoding': 'br' }, body, /uncompressed/],
+      [{ 'content-type': 'application/json; charset=iso-8859-1' }, Buffer.from(body, 'latin1'), /UTF-8/],
+      [{ 'content-type': 'application/json;charset="UTF-16"' }, Buffer.from(body, 'utf16le'), /UTF-8/],
+    ];
+    for (const [headers, payload, message] of cases) {
+      const res = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json', ...headers }, payload });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(415);
+      expect(JSON.parse(res.body)).toMatchObject({ status: false, code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringMatching(message) });
+    }
+    for (const headers of [{ 'content-encoding': 'identity' }, { 'content-type': 'application/json; charset=UTF-8' }, { 'content-type': 'application/json; charset=utf8' }]) {
+      const res = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json', ...headers }, payload: body });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(201);
+    }
+    expect((await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total).toBe(before + 3);
   });
 
   it('oversized body → 413 PAYLOAD_TOO_LARGE and nothing written', async () => {

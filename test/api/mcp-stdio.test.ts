@@ -10,6 +10,10 @@ import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
@@ -87,6 +91,35 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('CRM_API_KEY is not a valid API key');
     expect(stdout).toBe('');
+  });
+});
+
+// Without DATABASE_URL the CLI opens data/crm.db of its working directory: run from the wrong one, it used to
+// create and migrate an empty database (and an encryption key beside it), then call the key invalid.
+describe.runIf(dialect === 'sqlite')('CLI commands on a SQLite database that does not exist', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'crm-missing-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('crm mcp and crm key list refuse to run, create nothing, and say where they looked; crm org create may create it', async () => {
+    const missing = join(dir, 'data', 'crm.db');
+    const created = join(dir, 'fresh', 'crm.db');
+    const env = { DATABASE_URL: missing, LOG_LEVEL: 'silent' };
+    const [mcp, keys, org] = await Promise.all([
+      runCrmMcp({ PATH: process.env.PATH ?? '', ...env, CRM_API_KEY: 'crm_live_whateverwhateverwhateverwhat' }),
+      runCli(['key', 'list', '--org', '0123456789abcdef01234567'], env),
+      runCli(['--json', 'org', 'create', '--name', 'First'], { ...env, DATABASE_URL: created }),
+    ]);
+    for (const refused of [mcp, keys]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`No database at ${missing}`);
+      expect(refused.stdout).toBe('');
+    }
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+    expect(org.code, org.stderr).toBe(0);
+    expect(existsSync(created)).toBe(true);
   });
 });
 

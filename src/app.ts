@@ -7,7 +7,7 @@ import { registerHealthRoutes } from './http/health.routes.js';
 import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
 import { registerMetrics } from './http/metrics.routes.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
-import { boundServer, transportOptions } from './http/transport.js';
+import { boundServer, registerHostCheck, transportOptions } from './http/transport.js';
 import { createLoggers, lazyChildLogger, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -22,7 +22,7 @@ import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
-import { openApiDocumentHandler } from './modules/objects/objects.openapi.js';
+import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
 import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
@@ -81,6 +81,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerStrictJsonParser(app);
   registerTextGuard(app);
   registerSecurityHeaders(app);
+  registerHostCheck(app);
   endConnectionsWhileClosing(app);
   registerMetrics(app, ctx, opts.metricsExposition);
   if (loggers) {
@@ -116,7 +117,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   await app.register(
     async (api) => {
       // With a key, the document also types that organization's custom objects.
-      api.get('/openapi.json', { schema: { hide: true } }, openApiDocumentHandler(app, ctx));
+      api.get('/openapi.json', { config: OPENAPI_DOCUMENT_CONFIG, schema: { hide: true } }, openApiDocumentHandler(app, ctx));
       registerMeRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
       registerAccountRoutes(api, ctx);

@@ -29,7 +29,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   VALIDATION_FAILED: 'The body or query failed validation; `errors` lists every bad field.',
   INVALID_JSON: 'The body is not valid JSON.',
   MALFORMED_REQUEST: 'The request is not valid HTTP; the connection is closed.',
-  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as application/json.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as uncompressed UTF-8 application/json.',
   PAYLOAD_TOO_LARGE: 'The body exceeds the size limit.',
   NOT_FOUND: 'No such resource in your organization.',
   ROUTE_NOT_FOUND: 'No such route.',
@@ -69,7 +69,8 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string): AppError => new AppError('NOT_FOUND', `${what} ${id} not found`);
+/** Never names the id or slug asked for: a path value may be an e-mail or a key pasted by mistake. */
+export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`);
 
 /** One or more field errors collected by a service, reported together. */
 export function validationFailed(errors: FieldError[]): AppError {

@@ -32,7 +32,7 @@ export function registerDealCommands(program: Command): void {
     .description('Show the deal stages of an organization (the defaults until set)')
     .requiredOption('--org <id>', 'organization id')
     .action(action(async (ctx, out, opts: { org: string }) => {
-      if (!(await findOrganization(ctx.database.db, opts.org))) throw notFound('Organization', opts.org);
+      if (!(await findOrganization(ctx.database.db, opts.org))) throw notFound('Organization');
       const current = await getDealStages(ctx.database.db, opts.org);
       out.print({ stages: current }, describe(current));
     }));

@@ -20,7 +20,7 @@ export function registerOrgCommands(program: Command): void {
     .action(action(async (ctx, out, opts: { name: string; timezone: string }) => {
       const created = await createOrganization(ctx, { name: opts.name, timezone: opts.timezone });
       out.print({ id: created.id }, `Created organization ${created.id} (${created.name}, ${created.timezone})`);
-    }));
+    }, { createsDatabase: true }));
   org
     .command('list')
     .description('List every organization (the ids other commands take as --org)')

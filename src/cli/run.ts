@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, loadDatabaseConfig, type Config } from '../config.js';
 import { closeContext, createContext, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 
@@ -28,14 +30,30 @@ function report(err: unknown, json: boolean): void {
 }
 
 /**
- * Runs one CLI action with a context built from the environment (migrated database, key ring), prints
- * errors as one line (or the error envelope with --json) and always closes the database.
+ * A command that works on existing data must not create (and migrate) an empty SQLite file: with a wrong
+ * DATABASE_URL or working directory it would then report a valid key as invalid, or an organization as
+ * unknown. Checked before the configuration is loaded, which may write an encryption key beside the file.
+ * PostgreSQL databases are never created by the CLI, so only SQLite needs the check.
  */
-export function action<A extends unknown[]>(fn: (ctx: AppContext, out: Output, ...args: A) => Promise<void>) {
+export function requireExistingDatabase(database: Config['database']): void {
+  if (database.dialect !== 'sqlite' || database.url === ':memory:' || existsSync(database.url)) return;
+  throw new AppError(
+    'SERVICE_UNAVAILABLE',
+    `No database at ${resolve(database.url)}: set DATABASE_URL to the server's database (run from its directory if it is relative), or create one with \`crm migrate\``,
+  );
+}
+
+/**
+ * Runs one CLI action with a context built from the environment (migrated database, key ring), prints
+ * errors as one line (or the error envelope with --json) and always closes the database. The SQLite file
+ * must exist unless `createsDatabase` (org create: the first step of a fresh install).
+ */
+export function action<A extends unknown[]>(fn: (ctx: AppContext, out: Output, ...args: A) => Promise<void>, opts: { createsDatabase?: boolean } = {}) {
   return async (...args: A) => {
     const out = outputOf(args);
     let ctx: AppContext | undefined;
     try {
+      if (!opts.createsDatabase) requireExistingDatabase(loadDatabaseConfig(process.env));
       ctx = await createContext(loadConfig(process.env, (m) => (out.json ? undefined : console.error(`warning: ${m}`))));
       await fn(ctx, out, ...args);
     } catch (err) {

@@ -5,8 +5,12 @@ import type { RateLimiter, RateLimitResult } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Present on every authenticated route: the caller needs ANY of these scopes (none listed = any valid key). */
-    auth?: { anyOf: Scope[] };
+    /**
+     * Present on every authenticated route: the caller needs ANY of these scopes (none listed = any valid key).
+     * `optional`: a request without Authorization is served anonymously; one with a key is authenticated and
+     * charged like any other.
+     */
+    auth?: { anyOf: Scope[]; optional?: boolean };
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -31,7 +35,7 @@ function unauthorized(message: string): AppError {
   return new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="crm"' } });
 }
 
-function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): void {
+export function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): void {
   const resetSeconds = Math.ceil(r.resetMs / 1000);
   reply.headers({
     'ratelimit-policy': `"default";q=${r.limit};w=${WINDOW_MS / 1000}`,
@@ -43,8 +47,10 @@ function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): void {
 }
 
 /**
- * Bearer authentication → scope check → rate limit, before the body is even parsed, for every route that
- * declares `config.auth`. A scope failure or a 401 never spends the key's budget.
+ * Bearer authentication → rate limit → scope check, before the body is even parsed, for every route that
+ * declares `config.auth`. Every authenticated request spends a unit and carries the rate-limit headers,
+ * whatever it is answered afterwards (403, 404, 400, 415…): a key must not probe forbidden routes for free.
+ * Only a 401 spends nothing (there is no key to charge).
  */
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
   app.decorateRequest('principal', null);
@@ -52,23 +58,27 @@ export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
     const auth = request.routeOptions.config.auth;
     if (!auth) return;
     const header = request.headers.authorization;
+    if (header === undefined && auth.optional) return;
     const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw unauthorized('Send your API key as Authorization: Bearer <key>');
     const principal = await opts.authenticate(match[1]!);
     if (!principal) throw unauthorized('The API key is invalid, revoked or expired');
     request.principal = principal;
-    if (auth.anyOf.length > 0 && !auth.anyOf.some((s) => principal.key.scopes.includes(s))) {
-      throw new AppError('INSUFFICIENT_SCOPE', `This operation needs the scope ${auth.anyOf.join(' or ')}`);
-    }
     const result = await spendRateLimit(opts.rateLimiter, principal, opts.defaultLimitPerMinute);
     setRateLimitHeaders(reply, result);
     if (!result.allowed) throw rateLimitExceeded(result);
+    if (auth.anyOf.length > 0 && !auth.anyOf.some((s) => principal.key.scopes.includes(s))) {
+      throw new AppError('INSUFFICIENT_SCOPE', `This operation needs the scope ${auth.anyOf.join(' or ')}`);
+    }
   });
 }
 
-/** Counts one request against the key's per-minute budget (also used per tool call by the stdio MCP server). */
-export function spendRateLimit(rateLimiter: RateLimiter, principal: Principal, defaultLimitPerMinute: number): Promise<RateLimitResult> {
-  return rateLimiter.hit(principal.key.id, principal.key.rateLimitPerMinute ?? defaultLimitPerMinute, WINDOW_MS);
+/**
+ * Spends `units` of the key's per-minute budget, all or none (one per request; the stdio MCP server spends
+ * one per tool call, the HTTP one the rest of a JSON-RPC batch).
+ */
+export function spendRateLimit(rateLimiter: RateLimiter, principal: Principal, defaultLimitPerMinute: number, units = 1): Promise<RateLimitResult> {
+  return rateLimiter.hit(principal.key.id, principal.key.rateLimitPerMinute ?? defaultLimitPerMinute, WINDOW_MS, units);
 }
 
 export function rateLimitExceeded(result: RateLimitResult): AppError {

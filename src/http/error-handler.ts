@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { toFieldErrors } from './validation.js';
 import type { ErrorEnvelope } from './schemas.js';
-import { requestId } from './logging.js';
+import { redactPath, requestId } from './logging.js';
 import { applySecurityHeaders } from './security-headers.js';
 
 /** Fastify's own errors (parsing, limits) mapped onto the contract's codes. */
@@ -52,8 +52,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, request, 'INTERNAL_ERROR', 'An unexpected error occurred');
   });
 
+  // The path is echoed with its unsafe segments redacted: /leads/<an e-mail>/x must not come back in the body.
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, request, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
+    sendError(reply, request, 'ROUTE_NOT_FOUND', `No route ${request.method} ${redactPath(request.url.split('?')[0]!)}`),
   );
 }
 

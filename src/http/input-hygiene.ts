@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { AppError, validationFailed, type FieldError } from '../errors.js';
 
@@ -18,8 +19,27 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
 /**
- * JSON bodies must be UTF-8 (RFC 8259). Fastify's parser decodes leniently, turning invalid bytes (say, a
+ * A body the parser would misread rather than refuse: compressed (any Content-Encoding but identity: the
+ * bytes would be taken for JSON text) or declared in a charset other than UTF-8 (its bytes would be decoded
+ * as UTF-8 anyway). Both are 415, naming what to send instead.
+ */
+function unreadableEncoding(headers: IncomingHttpHeaders): AppError | undefined {
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Compressed bodies (Content-Encoding) are not supported: send the JSON uncompressed');
+  }
+  const charset = CHARSET.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'JSON bodies must be UTF-8: send Content-Type: application/json (charset=utf-8 or none)');
+  }
+  return undefined;
+}
+
+/**
+ * JSON bodies must be UTF-8 (RFC 8259), uncompressed (unreadableEncoding). Fastify's parser decodes leniently, turning invalid bytes (say, a
  * Latin-1 "é") into U+FFFD that would be stored as if the client had sent it; here they are refused.
  * Parsing itself stays Fastify's (prototype-poisoning checks included). Bodies nested deeper than
  * MAX_JSON_DEPTH are refused too: recursive code further on (hashing for idempotency, validation,
@@ -29,6 +49,11 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const refused = unreadableEncoding(request.headers);
+    if (refused) {
+      done(refused, undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);

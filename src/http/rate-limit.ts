@@ -10,16 +10,18 @@ export interface RateLimitResult {
 }
 
 /**
- * A fixed window that opens at a key's first request and lasts `windowMs`: at most `limit` requests are
- * admitted per window, exactly, however many instances share the store.
+ * A fixed window that opens at a key's first request and lasts `windowMs`: at most `limit` units are
+ * admitted per window, exactly, however many instances share the store. A hit of `cost` units (a JSON-RPC
+ * batch spends one per message) is admitted whole or not at all, and a refused hit spends nothing, so a
+ * batch too large for what is left does not burn the rest of the budget.
  */
 export interface RateLimiter {
-  hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult>;
+  hit(key: string, limit: number, windowMs: number, cost?: number): Promise<RateLimitResult>;
   close(): Promise<void>;
 }
 
-function result(count: number, limit: number, resetMs: number): RateLimitResult {
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetMs: Math.max(0, resetMs) };
+function result(allowed: boolean, count: number, limit: number, resetMs: number): RateLimitResult {
+  return { allowed, limit, remaining: Math.max(0, limit - count), resetMs: Math.max(0, resetMs) };
 }
 
 /** One process: a map of windows, swept as they expire. */
@@ -31,15 +33,16 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweeper = setInterval(() => this.sweep(), 60_000).unref();
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitResult> {
     const now = this.clock.now().getTime();
     let window = this.windows.get(key);
     if (window === undefined || window.resetAt <= now) {
       window = { count: 0, resetAt: now + windowMs };
       this.windows.set(key, window);
     }
-    window.count += 1;
-    return result(window.count, limit, window.resetAt - now);
+    const allowed = window.count + cost <= limit;
+    if (allowed) window.count += cost;
+    return result(allowed, window.count, limit, window.resetAt - now);
   }
 
   private sweep(): void {
@@ -99,7 +102,7 @@ export class SharedMemoryRateLimiter implements RateLimiter {
     this.floats = new Float64Array(buffer, 8);
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitResult> {
     const now = this.clock.now().getTime();
     const [fa, fb] = fingerprint(key);
     while (Atomics.compareExchange(this.lock, 0, 0, 1) !== 0) Atomics.wait(this.lock, 0, 1, 1);
@@ -115,8 +118,10 @@ export class SharedMemoryRateLimiter implements RateLimiter {
         ints[base + 3] = 1;
         this.floats[resetIndex] = now + windowMs;
       }
-      const count = ++ints[base + 2]!;
-      return result(count, limit, this.floats[resetIndex]! - now);
+      const count = ints[base + 2]!;
+      const allowed = count + cost <= limit;
+      if (allowed) ints[base + 2] = count + cost;
+      return result(allowed, allowed ? count + cost : count, limit, this.floats[resetIndex]! - now);
     } finally {
       Atomics.store(this.lock, 0, 0);
       Atomics.notify(this.lock, 0, 1);
@@ -142,13 +147,22 @@ export class SharedMemoryRateLimiter implements RateLimiter {
   async close(): Promise<void> {}
 }
 
-/** INCR and the window's expiry in one atomic script, so concurrent instances never over-admit. */
+/**
+ * The check, the INCRBY and the window's expiry in one atomic script, so concurrent instances never
+ * over-admit. ARGV: window ms, cost, limit. Returns {count, ttl, admitted}.
+ */
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local cost = tonumber(ARGV[2])
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local admitted = 0
+if count + cost <= tonumber(ARGV[3]) then
+  count = redis.call('INCRBY', KEYS[1], cost)
+  admitted = 1
+  if count == cost then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}`;
+return {count, ttl, admitted}`;
 
 /** Shared by every instance pointed at the same Redis (REDIS_URL). */
 export class RedisRateLimiter implements RateLimiter {
@@ -159,12 +173,14 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('crmRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
-  async hit(key: string, limit: number, windowMs: number): Promise<RateLimitResult> {
-    const [count, ttl] = (await (this.redis as unknown as { crmRateHit(k: string, w: number): Promise<[number, number]> }).crmRateHit(
+  async hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitResult> {
+    const [count, ttl, admitted] = await (this.redis as unknown as { crmRateHit(k: string, w: number, c: number, l: number): Promise<[number, number, number]> }).crmRateHit(
       this.prefix + key,
       windowMs,
-    )) as [number, number];
-    return result(count, limit, ttl);
+      cost,
+      limit,
+    );
+    return result(admitted === 1, count, limit, ttl);
   }
 
   async close(): Promise<void> {

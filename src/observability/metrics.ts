@@ -93,8 +93,8 @@ function registerOutboxGauges(registry: Registry, outbox: OutboxProbe, clock: Cl
 /** Counts the limiter's refusals without the auth pipeline knowing about metrics. */
 export function countingRateLimiter(inner: RateLimiter, rejected: Counter): RateLimiter {
   return {
-    async hit(key, limit, windowMs) {
-      const result = await inner.hit(key, limit, windowMs);
+    async hit(key, limit, windowMs, cost) {
+      const result = await inner.hit(key, limit, windowMs, cost);
       if (!result.allowed) rejected.inc();
       return result;
     },

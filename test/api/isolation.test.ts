@@ -105,6 +105,8 @@ const fill = (path: string, params: Record<string, string>) => path.replace(/:(\
 /** Any well-formed id: the scope check happens before anything is looked up. */
 const anyIds = (path: string) => path.replace(/:(\w+)/g, 'abcdefabcdefabcdefabcdef');
 
+const RATE_LIMIT_HEADERS = ['ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
 let t: TestApp;
 let a: Seeded;
 let b: Seeded;
@@ -136,16 +138,18 @@ describe('the route table', () => {
 });
 
 describe('every scope against every route', () => {
-  it('403 INSUFFICIENT_SCOPE exactly when the key holds none of the scopes the route accepts', async () => {
+  it('403 INSUFFICIENT_SCOPE exactly when the key holds none of the scopes the route accepts; every answer carries the rate-limit headers', async () => {
     const keys = new Map<Scope, Seeded['auth']>();
     for (const scope of SCOPES) keys.set(scope, (await addKey(t.ctx, a.orgId, [scope], { rateLimitPerMinute: 1_000_000 })).auth);
     const failures: string[] = [];
     for (const route of routes) {
       for (const scope of SCOPES) {
-        const res = await call(t.app, route.method, anyIds(route.path), { auth: keys.get(scope)!, ...(route.method === 'GET' ? {} : { body: route.example ?? {} }) });
+        const res = await call(t.app, route.method, API + anyIds(route.path), { auth: keys.get(scope)!, ...(route.method === 'GET' ? {} : { body: route.example ?? {} }) });
         const allowed = route.anyOf.length === 0 || route.anyOf.includes(scope);
         const label = `${route.method} ${route.path} with ${scope}: ${res.status} ${res.body?.code}`;
         if (allowed && res.status === 403) failures.push(`${label} (should be allowed)`);
+        // Whatever the answer (403, 404, 400, 200), an authenticated request spent a unit and says so.
+        if (RATE_LIMIT_HEADERS.some((h) => res.headers[h] === undefined)) failures.push(`${label} (rate-limit headers missing)`);
         if (!allowed) {
           if (res.status !== 403 || res.body.code !== 'INSUFFICIENT_SCOPE') failures.push(`${label} (should be 403)`);
           else expect(res.body.message).toContain(route.anyOf[0]);

@@ -39,4 +39,33 @@ describe('logs', () => {
       expect(text.includes(secret), secret).toBe(false);
     }
   });
+
+  it('redacts path segments that are not ids or slugs, and no error message echoes a path value', async () => {
+    const headers = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' };
+    const lead = JSON.parse((await app.inject({ method: 'POST', url: `${API}/leads`, headers, payload: JSON.stringify({ name: 'Path' }) })).body).data.lead;
+    const values = ['path.person@example.com', 'path.person%40example.com', s.key, '%2B16505550123', '16505550123', 'tel16505550123', 'Path-Person'];
+    const paths = values.flatMap((v) => [`/leads/${v}`, `/leads/${v}/restore`, `/objects/${v}/records`, `/objects/${v}/records/${lead.id}`, `/leads/${v}/no-such-route`]);
+    const before = lines.length;
+    const bodies: string[] = [];
+    for (const path of paths) {
+      for (const method of ['GET', 'PATCH'] as const) {
+        const res = await app.inject({ method, url: API + path, headers, ...(method === 'PATCH' ? { payload: JSON.stringify({ name: 'x' }) } : {}) });
+        expect(res.statusCode, `${method} ${path}: ${res.body}`).toBeGreaterThanOrEqual(400);
+        bodies.push(res.body);
+      }
+    }
+    const logged = lines.slice(before).join('');
+    expect(logged).toContain(`"url":"${API}/leads/[redacted]"`);
+    for (const secret of ['path.person', 'example.com', s.key, s.key.slice(9, 20), '16505550123', '%2B', 'Path-Person']) {
+      expect(logged.includes(secret), `log: ${secret}`).toBe(false);
+      expect(bodies.filter((b) => b.includes(secret)), `bodies: ${secret}`).toEqual([]);
+    }
+    expect(bodies.filter((b) => b.includes('"message":"Lead not found"')).length).toBeGreaterThan(0);
+    // What is known safe stays readable: ids, static segments and slugs.
+    await app.inject({ method: 'GET', url: `${API}/leads/${lead.id}?q=x`, headers });
+    await app.inject({ method: 'GET', url: `${API}/objects/deal_notes2/records`, headers });
+    await app.inject({ method: 'GET', url: `${API}/openapi.json` });
+    const safe = lines.slice(before).join('');
+    for (const path of [`${API}/leads/${lead.id}?q=[redacted]`, `${API}/objects/deal_notes2/records`, `${API}/openapi.json`]) expect(safe).toContain(`"url":"${path}"`);
+  });
 });

@@ -4,7 +4,8 @@ import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
-import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { callError, callOk, connect, httpTransport, listen, rpc } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
 
 describe('MCP over Streamable HTTP', () => {
   let t: TestApp;
@@ -130,6 +131,37 @@ describe('MCP over Streamable HTTP', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
     await expect(connect(httpTransport(origin, limited.key))).rejects.toMatchObject({ code: 429 });
+  });
+
+  it('spends one unit per message of a JSON-RPC batch: a batch that does not fit is refused whole', async () => {
+    const org = await seedOrg(t.ctx, { scopes: ['leads:write'], rateLimitPerMinute: 250 });
+    const counter = await addKey(t.ctx, org.orgId, ['leads:read']);
+    const batch = (n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'tools/call', params: { name: 'create_lead', arguments: { name: `Batched ${from + i}` } } }));
+    const answers = [];
+    for (const from of [0, 100, 200]) answers.push(await rpc(origin, org.key, batch(100, from)));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 429]);
+    expect(answers.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['150', '50', '49']);
+    const first = (await answers[0]!.json()) as { id: number; result: { isError?: boolean } }[];
+    expect(first).toHaveLength(100);
+    expect(first.every((m) => !m.result.isError)).toBe(true);
+    expect(await answers[2]!.json()).toMatchObject({ code: 'RATE_LIMITED' });
+    const leads = await call(t.app, 'GET', '/leads', { auth: counter.auth });
+    expect(leads.body.data.pagination.total).toBe(200);
+    // More messages than the key may ever spend in a window: refused as invalid, not "retry later".
+    const small = await seedOrg(t.ctx, { scopes: ['leads:write'], rateLimitPerMinute: 20 });
+    const tooBig = await rpc(origin, small.key, batch(21, 0));
+    expect(tooBig.status).toBe(400);
+    expect(await tooBig.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(tooBig.headers.get('x-ratelimit-remaining')).toBe('19');
+  });
+
+  it('answers tools/call with malformed arguments or no tool name with -32602 Invalid params', async () => {
+    for (const params of [{ name: 'create_lead', arguments: 'name=x' }, { name: 'create_lead', arguments: [1, 2] }, { arguments: {} }]) {
+      const res = await rpc(origin, s.key, { jsonrpc: '2.0', id: 7, method: 'tools/call', params });
+      expect(res.status).toBe(200);
+      expect(await res.json(), JSON.stringify(params)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    }
   });
 
   it('puts the request id and rate-limit headers on MCP answers too', async () => {

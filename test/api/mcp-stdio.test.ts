@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
@@ -9,6 +10,10 @@ import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
@@ -65,10 +70,16 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     ]);
   });
 
-  it('refuses a tool outside the key scopes without spending its rate limit, then applies the limit, then a revocation', async () => {
+  it('answers malformed tool arguments with -32602 Invalid params', async () => {
+    const request = { method: 'tools/call', params: { name: 'create_lead', arguments: 'name=x' } } as unknown as CallToolRequest;
+    await expect(client.request(request, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+  });
+
+  it('refuses a tool outside the key scopes, spending a unit as every call does, then applies the limit, then a revocation', async () => {
     const { text } = await callError(readerClient, 'create_lead', { name: 'Nope' }, 'INSUFFICIENT_SCOPE');
     expect(text).toContain('leads:write');
-    for (let i = 0; i < 3; i += 1) await callOk(readerClient, 'search_leads', {});
+    for (let i = 0; i < 2; i += 1) await callOk(readerClient, 'search_leads', {});
+    await callError(readerClient, 'create_lead', { name: 'Nope' }, 'RATE_LIMITED');
     const limited = await callError(readerClient, 'search_leads', {}, 'RATE_LIMITED');
     expect(limited.text).toMatch(/Retry after \d+ s\./);
     await revokeApiKey(t.ctx, reader.keyId);
@@ -80,6 +91,35 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('CRM_API_KEY is not a valid API key');
     expect(stdout).toBe('');
+  });
+});
+
+// Without DATABASE_URL the CLI opens data/crm.db of its working directory: run from the wrong one, it used to
+// create and migrate an empty database (and an encryption key beside it), then call the key invalid.
+describe.runIf(dialect === 'sqlite')('CLI commands on a SQLite database that does not exist', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'crm-missing-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('crm mcp and crm key list refuse to run, create nothing, and say where they looked; crm org create may create it', async () => {
+    const missing = join(dir, 'data', 'crm.db');
+    const created = join(dir, 'fresh', 'crm.db');
+    const env = { DATABASE_URL: missing, LOG_LEVEL: 'silent' };
+    const [mcp, keys, org] = await Promise.all([
+      runCrmMcp({ PATH: process.env.PATH ?? '', ...env, CRM_API_KEY: 'crm_live_whateverwhateverwhateverwhat' }),
+      runCli(['key', 'list', '--org', '0123456789abcdef01234567'], env),
+      runCli(['--json', 'org', 'create', '--name', 'First'], { ...env, DATABASE_URL: created }),
+    ]);
+    for (const refused of [mcp, keys]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`No database at ${missing}`);
+      expect(refused.stdout).toBe('');
+    }
+    expect(existsSync(join(dir, 'data'))).toBe(false);
+    expect(org.code, org.stderr).toBe(0);
+    expect(existsSync(created)).toBe(true);
   });
 });
 

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -127,6 +128,27 @@ describe('error envelope for every outcome', () => {
     expect(JSON.parse(none.body)).toMatchObject({ status: false, code: 'VALIDATION_FAILED' });
   });
 
+  it('a compressed body or a charset other than UTF-8 → 415 UNSUPPORTED_MEDIA_TYPE, naming what to send, and nothing written', async () => {
+    const before = (await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total;
+    const body = JSON.stringify({ name: 'Zoë Encoded' });
+    const cases: [Record<string, string>, string | Buffer, RegExp][] = [
+      [{ 'content-encoding': 'gzip' }, gzipSync(body), /uncompressed/],
+      [{ 'content-encoding': 'br' }, body, /uncompressed/],
+      [{ 'content-type': 'application/json; charset=iso-8859-1' }, Buffer.from(body, 'latin1'), /UTF-8/],
+      [{ 'content-type': 'application/json;charset="UTF-16"' }, Buffer.from(body, 'utf16le'), /UTF-8/],
+    ];
+    for (const [headers, payload, message] of cases) {
+      const res = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json', ...headers }, payload });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(415);
+      expect(JSON.parse(res.body)).toMatchObject({ status: false, code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringMatching(message) });
+    }
+    for (const headers of [{ 'content-encoding': 'identity' }, { 'content-type': 'application/json; charset=UTF-8' }, { 'content-type': 'application/json; charset=utf8' }]) {
+      const res = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json', ...headers }, payload: body });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(201);
+    }
+    expect((await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total).toBe(before + 3);
+  });
+
   it('oversized body → 413 PAYLOAD_TOO_LARGE and nothing written', async () => {
     const before = (await call(t.app, 'GET', '/leads', { auth: a.auth })).body.data.pagination.total;
     expectError(await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'big', notes: 'x'.repeat(5000) } }), 413, 'PAYLOAD_TOO_LARGE');
@@ -175,6 +197,32 @@ describe('rate limit', () => {
     await call(t.app, 'GET', '/leads', { auth: o.auth });
     expect((await call(t.app, 'GET', '/leads', { auth: o.auth })).status).toBe(429);
     expect((await call(t.app, 'GET', '/leads', { auth: other.auth })).status).toBe(200);
+  });
+
+  it('charges forbidden calls too: a key without the scope spends its budget on 403s, then gets 429', async () => {
+    const o = await seedOrg(t.ctx, { scopes: ['accounts:read'], rateLimitPerMinute: 3 });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Forbidden' } }));
+    expect(answers.map((r) => r.status)).toEqual([403, 403, 403, 429, 429]);
+    expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
+    expectError(answers[3]!, 429, 'RATE_LIMITED');
+    expect((await call(t.app, 'GET', '/accounts', { auth: o.auth })).status).toBe(429);
+  });
+
+  it('puts the rate-limit headers on every authenticated answer: 404, 400, 415, the OpenAPI document, MCP', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 50 });
+    const answers = {
+      notFound: await call(t.app, 'GET', '/leads/abcdefabcdefabcdefabcdef', { auth: o.auth }),
+      invalid: await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: '' } }),
+      badJson: await call(t.app, 'POST', '/leads', { auth: o.auth, body: '{"name":' }),
+      mediaType: await call(t.app, 'POST', '/leads', { auth: o.auth, body: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      openApi: await call(t.app, 'GET', `${API}/openapi.json`, { auth: o.auth }),
+      mcp: await call(t.app, 'POST', '/mcp', { auth: o.auth, headers: { accept: 'application/json, text/event-stream' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }),
+    };
+    expect(Object.values(answers).map((r) => r.status)).toEqual([404, 400, 400, 415, 200, 200]);
+    const remaining = Object.entries(answers).map(([name, r]) => [name, r.headers['ratelimit-policy'], r.headers['x-ratelimit-remaining']]);
+    expect(remaining).toEqual(Object.keys(answers).map((name, i) => [name, '"default";q=50;w=60', String(49 - i)]));
+    expect((await call(t.app, 'GET', `${API}/openapi.json`)).headers['ratelimit-policy']).toBeUndefined();
   });
 
   it('uses RATE_LIMIT_PER_MINUTE by default', async () => {

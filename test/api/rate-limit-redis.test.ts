@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
+import { Redis } from 'ioredis';
+import { RedisRateLimiter } from '../../src/http/rate-limit.js';
 
 /** Two app instances on one database sharing the rate limit through Redis (runs when TEST_REDIS_URL is set). */
 describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', () => {
@@ -29,5 +31,19 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
     expect(statuses.filter((x) => x === 429)).toHaveLength(30);
     const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y);
     expect(remaining).toEqual(Array.from({ length: 120 }, (_, i) => i));
+  });
+
+  it('admits a hit of several units (an MCP batch) whole or not at all; a refused one spends nothing', async () => {
+    const limiter = new RedisRateLimiter(new Redis(process.env.TEST_REDIS_URL!), `crm-test:${randomBytes(6).toString('hex')}:`);
+    try {
+      expect(await limiter.hit('batch', 10, 60_000, 7)).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await limiter.hit('batch', 10, 60_000, 4)).toMatchObject({ allowed: false, remaining: 3 });
+      expect(await limiter.hit('batch', 10, 60_000, 3)).toMatchObject({ allowed: true, remaining: 0 });
+      const refused = await limiter.hit('batch', 10, 60_000);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+      expect(refused.resetMs).toBeGreaterThan(0);
+    } finally {
+      await limiter.close();
+    }
   });
 });

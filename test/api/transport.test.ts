@@ -6,6 +6,7 @@ import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
+import { rawConnect } from '../helpers/raw-socket.js';
 
 function httpsGet(url: string, ca: Buffer): Promise<{ status: number; headers: Record<string, unknown>; body: string; protocol: string }> {
   return new Promise((resolve, reject) => {
@@ -80,6 +81,39 @@ describe('security headers', () => {
     expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     const lookalike = await t.app.inject({ method: 'GET', url: '/administrator' });
     expect(lookalike.headers['x-frame-options']).toBeUndefined();
+  });
+});
+
+describe('requests without Host', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as { port: number }).port;
+  });
+  afterAll(() => t.close());
+
+  const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+
+  it('an HTTP/1.1 request without Host gets 400 MALFORMED_REQUEST in the envelope, with X-Request-Id, and the connection closes', async () => {
+    const c = await rawConnect(port);
+    c.write('GET /health HTTP/1.1\r\n\r\n');
+    const text = await c.waitFor(/\r\n\r\n\{.*\}$/s);
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    const id = /\r\nx-request-id: ([^\r]+)\r\n/i.exec(text)?.[1];
+    expect(id).toBeTruthy();
+    expect(bodyOf(text)).toMatchObject({ status: false, code: 'MALFORMED_REQUEST', message: expect.stringContaining('Host'), requestId: id });
+    await c.closed;
+  });
+
+  it('an HTTP/1.0 request may omit it', async () => {
+    const c = await rawConnect(port);
+    c.write('GET /health HTTP/1.0\r\n\r\n');
+    const text = await c.waitFor(/\r\n\r\n\{.*\}$/s);
+    expect(text).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(bodyOf(text)).toMatchObject({ status: true });
+    c.socket.destroy();
   });
 });
 

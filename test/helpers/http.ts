@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 
 export const API = '/api/public/v1';
 /** Paths served outside the versioned API prefix; every other path is taken relative to it. */
-const ROOT_PATHS = ['/api', '/health', '/ready', '/openapi', '/docs', '/metrics', '/admin'];
+const ROOT_PATHS = ['/api', '/health', '/ready', '/openapi', '/docs', '/metrics', '/admin', '/mcp'];
 
 export interface Res {
   status: number;

@@ -22,6 +22,15 @@ export function httpTransport(origin: string, key: string): StreamableHTTPClient
   return new StreamableHTTPClientTransport(new URL('/mcp', origin), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
 }
 
+/** One raw POST /mcp (a message or a batch), for what the SDK client cannot send. */
+export function rpc(origin: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  });
+}
+
 type ToolResult = Awaited<ReturnType<Client['callTool']>>;
 
 /** A successful call's structured result. */

@@ -72,6 +72,15 @@ describe('helpers', () => {
     expect(sanitizeUrl('/api/public/v1/leads?q=ada%40example.com&page=2')).toBe('/api/public/v1/leads?q=[redacted]&page=[redacted]');
     expect(sanitizeUrl('/health')).toBe('/health');
   });
+
+  it('sanitizeUrl keeps ids, static segments and slugs of a path, and redacts every other segment', () => {
+    const id = '65f0c0ffee0123456789abcd';
+    for (const safe of [`/api/public/v1/leads/${id}`, '/api/public/v1/objects/deal_notes2/records/', '/openapi.json', '/admin/assets/admin.css', '/docs/static/favicon-32x32.png', '/']) {
+      expect(sanitizeUrl(safe)).toBe(safe);
+    }
+    const unsafe = ['ada@example.com', 'ada%40example.com', '%2B14155550100', '14155550100', 'tel14155550100', `crm_live_${'Ab1'.repeat(10)}xy`, 'Ada', `${id}0`, 'x'.repeat(65), '..', 'john.doe'];
+    for (const segment of unsafe) expect(sanitizeUrl(`/api/public/v1/leads/${segment}/restore?q=1`), segment).toBe('/api/public/v1/leads/[redacted]/restore?q=[redacted]');
+  });
   it('canonicalJson is independent of key order (property)', () => {
     fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
       const reversed = Object.fromEntries(Object.entries(obj).reverse());

@@ -31,7 +31,7 @@ function hitFromThread(buffer: SharedArrayBuffer, key: string, hits: number, lim
 
 describe('shared-memory rate limiter', () => {
   it('answers exactly as the in-memory limiter for any sequence of hits and clock moves', async () => {
-    const step = fc.record({ key: fc.constantFrom('k1', 'k2', 'k3'), advanceMs: fc.integer({ min: 0, max: 40_000 }), limit: fc.constantFrom(1, 3, 5) });
+    const step = fc.record({ key: fc.constantFrom('k1', 'k2', 'k3'), advanceMs: fc.integer({ min: 0, max: 40_000 }), limit: fc.constantFrom(1, 3, 5), cost: fc.constantFrom(1, 1, 2, 4) });
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 60 }), async (steps) => {
         const clock = new ManualClock('2026-11-24T10:00:00.000Z');
@@ -40,13 +40,24 @@ describe('shared-memory rate limiter', () => {
         try {
           for (const s of steps) {
             clock.advance(s.advanceMs);
-            expect(await shared.hit(s.key, s.limit, 60_000)).toEqual(await memory.hit(s.key, s.limit, 60_000));
+            expect(await shared.hit(s.key, s.limit, 60_000, s.cost)).toEqual(await memory.hit(s.key, s.limit, 60_000, s.cost));
           }
         } finally {
           await memory.close();
         }
       }),
     );
+  });
+
+  it('admits a hit of several units whole or not at all, and a refused hit spends nothing', async () => {
+    const clock = new ManualClock('2026-11-24T10:00:00.000Z');
+    for (const limiter of [new SharedMemoryRateLimiter(SharedMemoryRateLimiter.createBuffer(64), clock), new MemoryRateLimiter(clock)]) {
+      expect(await limiter.hit('batch', 10, 60_000, 7)).toMatchObject({ allowed: true, remaining: 3 });
+      expect(await limiter.hit('batch', 10, 60_000, 4)).toMatchObject({ allowed: false, remaining: 3 });
+      expect(await limiter.hit('batch', 10, 60_000, 3)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await limiter.hit('batch', 10, 60_000)).toMatchObject({ allowed: false, remaining: 0 });
+      await limiter.close();
+    }
   });
 
   it('admits exactly the limit when threads spend the same key at once', async () => {

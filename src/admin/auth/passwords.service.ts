@@ -33,7 +33,7 @@ export type PasswordChange =
  */
 export async function changeOwnPassword(ctx: Ctx, viewer: Viewer, input: NewPassword & { currentPassword: string; ip: string }): Promise<PasswordChange> {
   const user = await findUser(ctx.database.db, viewer.organization.id, viewer.user.id);
-  if (!user) throw notFound('User', viewer.user.id);
+  if (!user) throw notFound('User');
   const keys = signInKeys(user.emailBidx, input.ip);
   const locked = await lockedForMs(ctx, keys);
   if (locked > 0) return { ok: false, reason: 'locked', retryInMs: locked };
@@ -80,7 +80,7 @@ async function replacePassword(ctx: Ctx, user: UserRow, password: string | null)
 async function otherUser(ctx: Ctx, organizationId: string, userId: string, byUserId: string): Promise<UserRow> {
   if (userId === byUserId) throw new AppError('CONFLICT', 'Change your own password from your account page: it asks for your current password');
   const user = await findUser(ctx.database.db, organizationId, userId);
-  if (!user) throw notFound('User', userId);
+  if (!user) throw notFound('User');
   return user;
 }
 
@@ -100,7 +100,7 @@ export async function removeConsoleAccess(ctx: Ctx, organizationId: string, user
 /** `crm user set-password`: an operator with shell access, for any user (a locked-out last administrator). */
 export async function setPasswordAsOperator(ctx: Ctx, userId: string, input: NewPassword): Promise<number> {
   const user = await findUserById(ctx.database.db, userId);
-  if (!user) throw notFound('User', userId);
+  if (!user) throw notFound('User');
   const errors = newPasswordErrors(input);
   if (errors.length) throw validationFailed(errors);
   return replacePassword(ctx, user, input.newPassword);

@@ -89,7 +89,7 @@ export async function listOwnSessions(ctx: Ctx, viewer: Viewer): Promise<StoredS
 
 /** A user revokes one of their own sessions; another user's session id is "not found". */
 export async function revokeOwnSession(ctx: Ctx, viewer: Viewer, sessionId: string): Promise<void> {
-  if (!(await deleteSession(ctx.database.db, viewer.user.id, sessionId))) throw notFound('Session', sessionId);
+  if (!(await deleteSession(ctx.database.db, viewer.user.id, sessionId))) throw notFound('Session');
 }
 
 /**
@@ -97,7 +97,7 @@ export async function revokeOwnSession(ctx: Ctx, viewer: Viewer, sessionId: stri
  * (`keepId`: the caller's own session). A user of another organization is "not found".
  */
 export async function revokeUserSessions(ctx: Ctx, organizationId: string, userId: string, keepId?: string): Promise<number> {
-  if (!(await findUser(ctx.database.db, organizationId, userId))) throw notFound('User', userId);
+  if (!(await findUser(ctx.database.db, organizationId, userId))) throw notFound('User');
   return deleteUserSessions(ctx.database.db, organizationId, userId, keepId);
 }
 

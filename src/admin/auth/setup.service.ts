@@ -58,13 +58,13 @@ export interface SetupInput {
 /** Creates the organization's first administrator and spends the token. */
 export async function completeSetup(ctx: Ctx, token: string, input: SetupInput): Promise<{ userId: string; organizationId: string }> {
   const target = await checkSetupToken(ctx, token);
-  if (!target) throw notFound('Setup link', 'given');
+  if (!target) throw notFound('Setup link');
   // Every mistake at once: a short password and a mismatched confirmation are two things to fix, not one after the other.
   const errors = newUserErrors(input);
   if (input.password !== input.confirmPassword) errors.push({ field: 'confirmPassword', code: 'mismatch', message: 'does not match the password' });
   if (errors.length) throw validationFailed(errors);
   const tokenHash = hashSecret(token);
-  if (!(await claimSetupToken(ctx.database.db, tokenHash, ctx.clock.now().toISOString()))) throw notFound('Setup link', 'given');
+  if (!(await claimSetupToken(ctx.database.db, tokenHash, ctx.clock.now().toISOString()))) throw notFound('Setup link');
   try {
     const user = await createUser(ctx, { organizationId: target.organizationId, name: input.name, email: input.email, password: input.password, admin: true });
     return { userId: user.id, organizationId: target.organizationId };

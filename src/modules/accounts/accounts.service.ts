@@ -81,7 +81,7 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
 
 export async function getAccount(ctx: Ctx, organizationId: string, id: string): Promise<Account> {
   const stored = await findAccount(ctx.database.db, organizationId, id);
-  if (!stored) throw notFound('Account', id);
+  if (!stored) throw notFound('Account');
   return toAccount(ctx, stored);
 }
 
@@ -95,7 +95,7 @@ export async function listAccounts(ctx: Ctx, organizationId: string, query: List
 /** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */
 export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateAccountBody): Promise<Account> {
   const current = await findAccount(trx, caller.organizationId, id);
-  if (!current) throw notFound('Account', id);
+  if (!current) throw notFound('Account');
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);
   const before = toAccount(ctx, current);

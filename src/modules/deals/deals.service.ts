@@ -121,7 +121,7 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
 
 export async function getDeal(ctx: Ctx, organizationId: string, id: string): Promise<Deal> {
   const stored = await findDeal(ctx.database.db, organizationId, id);
-  if (!stored) throw notFound('Deal', id);
+  if (!stored) throw notFound('Deal');
   return toDeal(stored);
 }
 
@@ -147,7 +147,7 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const { dialect } = ctx.database;
   await lockStages(trx, dialect, organizationId, 'read');
   const current = await findDeal(trx, organizationId, id, { dialect });
-  if (!current) throw notFound('Deal', id);
+  if (!current) throw notFound('Deal');
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];
   const sent = readInput(patch, stages, errors);

@@ -50,7 +50,7 @@ function checkDocument(input: unknown): DealStage[] {
 export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown): Promise<DealStage[]> {
   const stages = checkDocument(input);
   const { db, dialect } = ctx.database;
-  if (!(await findOrganization(db, organizationId))) throw notFound('Organization', organizationId);
+  if (!(await findOrganization(db, organizationId))) throw notFound('Organization');
   return db.transaction().execute(async (trx) => {
     await lockStages(trx, dialect, organizationId, 'change');
     const kept = new Set(stages.map((s) => s.key));

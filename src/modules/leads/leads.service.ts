@@ -150,7 +150,7 @@ export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input:
 
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
   const stored = await findLead(ctx.database.db, organizationId, id);
-  if (!stored) throw notFound('Lead', id);
+  if (!stored) throw notFound('Lead');
   return toLead(ctx, stored);
 }
 
@@ -163,7 +163,7 @@ export async function listLeads(ctx: Ctx, organizationId: string, query: ListLea
 /** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */
 export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody): Promise<Lead> {
   const current = await findLead(trx, caller.organizationId, id);
-  if (!current) throw notFound('Lead', id);
+  if (!current) throw notFound('Lead');
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const before = toLead(ctx, current);

@@ -1,11 +1,32 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../errors.js';
-import { requirePrincipal } from '../../http/auth.js';
+import { AppError, validationFailed } from '../../errors.js';
+import { rateLimitExceeded, requirePrincipal, setRateLimitHeaders, spendRateLimit } from '../../http/auth.js';
+import type { Principal } from '../orgs/principal.js';
 import { createMcpServer, requireScopes } from './mcp.server.js';
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * A JSON-RPC batch spends one unit per message, as stdio spends one per tool call: the POST paid for one in
+ * the auth hook, the rest are taken here, all or none, before any message runs. A batch that does not fit
+ * is refused whole (429, nothing run, nothing more spent); one larger than the key's whole limit never
+ * could fit, so it is refused as invalid instead of being told to retry. The transport itself refuses a
+ * batch over MAX_BATCH_SIZE without running any of it, so that one costs only its POST.
+ */
+async function chargeBatch(ctx: AppContext, principal: Principal, reply: FastifyReply, body: unknown): Promise<void> {
+  const messages = Array.isArray(body) ? body.length : 1;
+  if (messages <= 1 || messages > MAX_BATCH_SIZE) return;
+  const budget = await spendRateLimit(ctx.rateLimiter, principal, ctx.config.rateLimitPerMinute, messages - 1);
+  setRateLimitHeaders(reply, budget);
+  if (budget.allowed) return;
+  if (messages > budget.limit) {
+    throw validationFailed([{ field: 'body', code: 'too_long', message: `a batch spends one request per message: send at most ${budget.limit} messages (this key's limit per minute)` }]);
+  }
+  throw rateLimitExceeded(budget);
+}
 
 /**
  * MCP over Streamable HTTP, stateless: every POST builds a server for the key that authenticated it (the
@@ -18,6 +39,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext, version
   const config = { auth: { anyOf: [] } };
   app.post(MCP_PATH, { config, schema: { hide: true } }, async (request, reply) => {
     const principal = requirePrincipal(request);
+    await chargeBatch(ctx, principal, reply, request.body);
     const server = createMcpServer(ctx, { authorize: async (scopes) => requireScopes(principal, scopes), logError: (err, tool) => request.log.error({ err, tool }, 'MCP tool failed') }, version);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.raw.once('close', () => {

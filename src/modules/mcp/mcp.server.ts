@@ -3,7 +3,8 @@
 // schemas: our tools reuse the REST routes' TypeBox (JSON Schema) bodies and validate them with the same
 // ajv setup, so an agent gets the same fields, rules and error messages as a REST client.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
@@ -16,9 +17,9 @@ export const MCP_SERVER_NAME = 'crm';
 export interface McpSession {
   /**
    * Admits one tool call needing any of `scopes` and returns the caller, or throws an AppError
-   * (UNAUTHORIZED, INSUFFICIENT_SCOPE, RATE_LIMITED) as the REST pipeline would. Over HTTP the request was
-   * authenticated and charged by the auth hook, so only the tool's scope is left to check; over stdio the
-   * key is re-authenticated, scope-checked and charged on every call.
+   * (UNAUTHORIZED, RATE_LIMITED, INSUFFICIENT_SCOPE) as the REST pipeline would. Over HTTP the request was
+   * authenticated and charged by the auth hook (a batch one unit per message), so only the tool's scope is
+   * left to check; over stdio the key is re-authenticated, charged and scope-checked on every call.
    */
   authorize(scopes: readonly Scope[]): Promise<Principal>;
   logError(err: unknown, toolName: string): void;
@@ -32,6 +33,14 @@ export function requireScopes(principal: Principal, scopes: readonly Scope[]): P
   return principal;
 }
 
+/**
+ * The schema tools/call is registered with: the method only. The protocol layer parses every request with
+ * its handler's schema first and answers a failure with -32603 (Internal error); the Server then checks
+ * tools/call's params itself and answers a bad `name` or `arguments` with -32602 (Invalid params), as the
+ * specification asks — so the params are left to that check.
+ */
+const ToolsCallRequest = RequestSchema.extend({ method: z.literal('tools/call') });
+
 const INSTRUCTIONS = [
   'Tools of a CRM: search, read, create and update leads, accounts, deals and records of custom objects (use describe_object for their fields).',
   'Search before creating, to avoid duplicates. Errors come back as tool errors whose text starts with a stable code (VALIDATION_FAILED, NOT_FOUND, INSUFFICIENT_SCOPE, RATE_LIMITED…) followed by one line per invalid field.',
@@ -41,10 +50,11 @@ export function createMcpServer(ctx: AppContext, session: McpSession, version: s
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(describeTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
-    return callTool(ctx, session, tool, request.params.arguments ?? {});
+  server.setRequestHandler(ToolsCallRequest, async (loose) => {
+    const { params } = loose as CallToolRequest;
+    const tool = byName.get(params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${params.name}`);
+    return callTool(ctx, session, tool, params.arguments ?? {});
   });
   return server;
 }
@@ -61,7 +71,7 @@ function describeTool(tool: McpTool): Tool {
   };
 }
 
-/** Key, scope and rate limit first, then input validation, then the service — the order of the REST pipeline. */
+/** Key, rate limit and scope first, then input validation, then the service — the order of the REST pipeline. */
 async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const principal = await session.authorize(tool.scopes);

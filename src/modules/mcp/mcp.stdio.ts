@@ -18,8 +18,8 @@ export interface StdioOptions {
 
 /**
  * `crm mcp`: MCP over stdin/stdout for a desktop client, acting as one API key. The key is checked before
- * serving (a bad key fails at once, with a message) and again on every tool call — authentication, scope,
- * then the rate limit, as the REST pipeline does — so a revoked key stops working and limits apply alike.
+ * serving (a bad key fails at once, with a message) and again on every tool call — authentication, the
+ * rate limit, then the scope, as the REST pipeline does — so a revoked key stops working and limits apply alike.
  * Resolves when the client closes stdin.
  */
 export async function serveMcpOverStdio(ctx: AppContext, opts: StdioOptions): Promise<void> {
@@ -27,10 +27,9 @@ export async function serveMcpOverStdio(ctx: AppContext, opts: StdioOptions): Pr
   const authorize = async (scopes: readonly Scope[]) => {
     const found = await authenticate(opts.apiKey);
     if (!found) throw new AppError('UNAUTHORIZED', 'The API key is invalid, revoked or expired');
-    requireScopes(found, scopes);
     const budget = await spendRateLimit(ctx.rateLimiter, found, ctx.config.rateLimitPerMinute);
     if (!budget.allowed) throw rateLimitExceeded(budget);
-    return found;
+    return requireScopes(found, scopes);
   };
   if (!(await authenticate(opts.apiKey))) throw new AppError('UNAUTHORIZED', 'CRM_API_KEY is not a valid API key (unknown, revoked or expired)');
 

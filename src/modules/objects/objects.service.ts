@@ -39,7 +39,7 @@ const slugTaken = (slug: string) => new AppError('CONFLICT', `An object with slu
 
 export async function getObject(ctx: Ctx, organizationId: string, slug: string): Promise<CustomObject> {
   const found = await findObject(ctx.database.db, ctx.database.dialect, organizationId, slug);
-  if (!found) throw notFound('Object', slug);
+  if (!found) throw notFound('Object');
   return toCustomObject(found);
 }
 
@@ -91,7 +91,7 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
 /** Renames, and replaces the field and stage lists (each, when sent, is the complete new list). */
 export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody): Promise<CustomObject> {
   const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
-  if (!object) throw notFound('Object', slug);
+  if (!object) throw notFound('Object');
   const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages);
   const errors = await changeErrors(ctx, trx, object, next);
   if (errors.length) throw validationFailed(errors);

@@ -32,7 +32,7 @@ const aad = recordValueAad;
 /** The object `slug` of the organization, or 404 (also for another organization's object). */
 export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, slug: string, lock?: 'share'): Promise<StoredObject> {
   const object = await findObject(db, ctx.database.dialect, organizationId, slug, lock);
-  if (!object) throw notFound('Object', slug);
+  if (!object) throw notFound('Object');
   return object;
 }
 
@@ -118,7 +118,7 @@ export async function getRecord(ctx: Ctx, organizationId: string, slug: string, 
   const db = ctx.database.db;
   const object = await requireObject(ctx, db, organizationId, slug);
   const stored = await findRecord(db, object, id);
-  if (!stored) throw notFound('Record', id);
+  if (!stored) throw notFound('Record');
   return toRecordView(ctx, object, stored);
 }
 
@@ -153,7 +153,7 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
 export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput): Promise<RecordView> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   const current = await findRecord(trx, object, id);
-  if (!current) throw notFound('Record', id);
+  if (!current) throw notFound('Record');
   const parsed = parseRecordInput(object.definition, patch, 'update');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
   const before = toRecordView(ctx, object, current);

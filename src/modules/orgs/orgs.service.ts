@@ -29,7 +29,7 @@ export async function createOrganization(ctx: Ctx, input: { name: string; timezo
 
 export async function requireOrganization(ctx: Ctx, id: string): Promise<Organization> {
   const org = await findOrganization(ctx.database.db, id);
-  if (!org) throw notFound('Organization', id);
+  if (!org) throw notFound('Organization');
   return org;
 }
 
@@ -116,7 +116,7 @@ export async function createApiKey(ctx: Ctx, input: NewKeyInput): Promise<{ id: 
 /** Revocation takes effect on the next request (the authenticator's cache empties on any commit). */
 export async function revokeApiKey(ctx: Ctx, id: string, organizationId?: string): Promise<void> {
   const key = await findKey(ctx.database.db, id);
-  if (!key || (organizationId !== undefined && key.organizationId !== organizationId)) throw notFound('API key', id);
+  if (!key || (organizationId !== undefined && key.organizationId !== organizationId)) throw notFound('API key');
   await revokeKey(ctx.database.db, id, ctx.clock.now().toISOString());
 }
 

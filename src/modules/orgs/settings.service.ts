@@ -20,7 +20,7 @@ export async function updateOrganizationSettings(ctx: Ctx, organizationId: strin
   if (errors.length) throw validationFailed(errors);
   return ctx.database.db.transaction().execute(async (trx) => {
     const current = await findOrganization(trx, organizationId);
-    if (!current) throw notFound('Organization', organizationId);
+    if (!current) throw notFound('Organization');
     const patch = { ...(name !== undefined ? { name } : {}), ...(timezone !== undefined ? { timezone } : {}) };
     const now = ctx.clock.now();
     await updateOrganization(trx, organizationId, patch, now.toISOString());

@@ -35,7 +35,7 @@ export async function listUserSummaries(ctx: Ctx, organizationId: string): Promi
 /** One user of the organization; another organization's is "not found". */
 export async function getUserSummary(ctx: Ctx, organizationId: string, userId: string): Promise<UserSummary> {
   const user = await findUser(ctx.database.db, organizationId, userId);
-  if (!user) throw notFound('User', userId);
+  if (!user) throw notFound('User');
   return toSummary(ctx, user);
 }
 
@@ -52,6 +52,6 @@ export function passwordErrors(field: string, password: string): FieldError[] {
  */
 export async function setAdministrator(ctx: Ctx, organizationId: string, userId: string, isAdmin: boolean, byUserId: string): Promise<void> {
   if (!isAdmin && userId === byUserId) throw new AppError('CONFLICT', 'You cannot remove your own administrator role');
-  if (!(await findUser(ctx.database.db, organizationId, userId))) throw notFound('User', userId);
+  if (!(await findUser(ctx.database.db, organizationId, userId))) throw notFound('User');
   await setUserAdmin(ctx.database.db, organizationId, userId, isAdmin, ctx.clock.now().toISOString());
 }

@@ -83,7 +83,7 @@ export async function checkWebhookInput(ctx: Ctx, input: { url?: string; events?
 
 async function requireEndpoint(db: Executor, organizationId: string, id: string): Promise<StoredEndpoint> {
   const endpoint = await findEndpoint(db, organizationId, id);
-  if (!endpoint) throw notFound('Webhook', id);
+  if (!endpoint) throw notFound('Webhook');
   return endpoint;
 }
 
@@ -144,13 +144,13 @@ export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: str
 }
 
 export async function deleteWebhook(ctx: Ctx, organizationId: string, id: string): Promise<void> {
-  if (!(await deleteEndpoint(ctx.database.db, organizationId, id))) throw notFound('Webhook', id);
+  if (!(await deleteEndpoint(ctx.database.db, organizationId, id))) throw notFound('Webhook');
 }
 
 /** Operator deletion (CLI) by id alone. */
 export async function deleteWebhookById(ctx: Ctx, id: string): Promise<void> {
   const endpoint = await findEndpointById(ctx.database.db, id);
-  if (!endpoint) throw notFound('Webhook', id);
+  if (!endpoint) throw notFound('Webhook');
   await deleteWebhook(ctx, endpoint.organizationId, id);
 }
 
@@ -195,7 +195,7 @@ function toDelivery(d: StoredDelivery, attempts: StoredAttempt[]): WebhookDelive
 
 async function loadDelivery(db: Executor, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
   const found = await findDeliveryWithAttempts(db, endpointId, deliveryId);
-  if (!found) throw notFound('Delivery', deliveryId);
+  if (!found) throw notFound('Delivery');
   return toDelivery(found.delivery, found.attempts);
 }
 
@@ -235,7 +235,7 @@ export async function listWebhookDeliveries(ctx: Ctx, organizationId: string, id
 /** Re-sends a delivery: same delivery id, same event id and body, a new attempt with a fresh signature. */
 export async function retryWebhookDelivery(ctx: Ctx, trx: Executor, organizationId: string, id: string, deliveryId: string): Promise<WebhookDelivery> {
   const endpoint = await requireEndpoint(trx, organizationId, id);
-  if (!(await findDelivery(trx, id, deliveryId))) throw notFound('Delivery', deliveryId);
+  if (!(await findDelivery(trx, id, deliveryId))) throw notFound('Delivery');
   if (!endpoint.enabled) throw new AppError('CONFLICT', 'The webhook is disabled; enable it before re-sending deliveries');
   if (!(await requeueDelivery(trx, deliveryId, ctx.clock.now().toISOString()))) {
     throw new AppError('CONFLICT', 'An attempt of this delivery is in progress; retry once it has finished');

@@ -26,7 +26,7 @@ export async function createObject(ctx: Ctx, trx: Executor, organizationId: stri
   if (await findObject(trx, ctx.database.dialect, organizationId, input.slug)) throw slugTaken(input.slug);
   const now = ctx.clock.now().toISOString();
   try {
-    const stored = await insertObject(trx, ctx.database.dialect, { id: newId(), organizationId, slug: input.slug, name: input.name.trim(), definition, createdAt: now, updatedAt: now });
+    const stored = await insertObject(trx, { id: newId(), organizationId, slug: input.slug, name: input.name.trim(), definition, createdAt: now, updatedAt: now });
     return toCustomObject(stored);
   } catch (err) {
     // Two creates of one slug racing: the unique constraint settles it.

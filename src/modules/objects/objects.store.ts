@@ -4,9 +4,8 @@ import type { Executor } from '../../db/database.js';
 import type { CustomObjectsTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Definition } from './definition.js';
-import { createRecordSearchIndex } from './record-search.store.js';
 
-/** A custom object as stored; `seq` also names its SQLite search table. */
+/** A custom object as stored; `seq` also keys its records in SQLite's search index. */
 export interface StoredObject {
   seq: number;
   id: string;
@@ -31,8 +30,8 @@ const toStored = (r: Row): StoredObject => ({
   updatedAt: r.updated_at,
 });
 
-/** Inserts the object and, on SQLite, its record search table, in the caller's transaction. */
-export async function insertObject(db: Executor, dialect: Dialect, o: Omit<StoredObject, 'seq'>): Promise<StoredObject> {
+/** Inserts the object in the caller's transaction; no schema change (its records share one search index). */
+export async function insertObject(db: Executor, o: Omit<StoredObject, 'seq'>): Promise<StoredObject> {
   const { seq } = await db
     .insertInto('custom_objects')
     .values({
@@ -46,7 +45,6 @@ export async function insertObject(db: Executor, dialect: Dialect, o: Omit<Store
     })
     .returning('seq')
     .executeTakeFirstOrThrow();
-  await createRecordSearchIndex(db, dialect, Number(seq));
   return { ...o, seq: Number(seq) };
 }
 

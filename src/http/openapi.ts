@@ -2,7 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
-import { ERROR_DESCRIPTIONS, type ErrorCode } from '../errors.js';
+import { ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ErrorEnvelope } from './schemas.js';
 import { forbidFraming } from './security-headers.js';
 
@@ -20,10 +20,11 @@ function addErrorResponses(route: RouteOptions): void {
   if (!route.schema || route.schema.hide) return;
   const schema = route.schema as { response?: Record<string, unknown>; body?: unknown; params?: unknown; querystring?: unknown };
   const response = (schema.response ??= {});
-  const config = route.config as { auth?: unknown; idempotent?: boolean } | undefined;
-  const add = (status: number, codes: ErrorCode[]) => {
-    if (!(status in response)) response[status] = errorResponse(codes);
-  };
+  const config = route.config as { auth?: unknown; idempotent?: boolean; errors?: ErrorCode[] } | undefined;
+  const codesByStatus = new Map<number, ErrorCode[]>();
+  const add = (status: number, codes: ErrorCode[]) => codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), ...codes]);
+  // Codes only the route's own rules produce (a conflict, a limit), declared in its config.
+  for (const code of config?.errors ?? []) add(ERROR_STATUS[code], [code]);
   if (schema.body || schema.querystring || schema.params) {
     add(400, schema.body ? ['VALIDATION_FAILED', 'INVALID_JSON'] : ['VALIDATION_FAILED']);
   }
@@ -42,6 +43,7 @@ function addErrorResponses(route: RouteOptions): void {
     add(422, ['IDEMPOTENCY_KEY_REUSED']);
   }
   add(500, ['INTERNAL_ERROR']);
+  for (const [status, codes] of codesByStatus) if (!(status in response)) response[status] = errorResponse(codes);
 }
 
 export const API_PREFIX = '/api/public/v1';

@@ -21,11 +21,13 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.post('/objects', {
-    config: { auth: { anyOf: ['objects:admin'] }, idempotent: true },
+    config: { auth: { anyOf: ['objects:admin'] }, idempotent: true, errors: ['CONFLICT', 'LIMIT_EXCEEDED'] },
     schema: {
       tags,
       summary: 'Define a custom object',
-      description: 'Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.',
+      description:
+        'Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. ' +
+        'At most 100 fields and 50 stages (400 VALIDATION_FAILED beyond). 409 CONFLICT when the slug is taken; 409 LIMIT_EXCEEDED when the organization already has MAX_OBJECTS_PER_ORG objects (default 100).',
       headers: IdempotencyHeaders,
       body: CreateObjectBody,
       response: { 201: ObjectEnvelope },

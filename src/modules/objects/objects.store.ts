@@ -66,6 +66,17 @@ export async function findObjectById(db: Executor, id: string): Promise<StoredOb
   return row && toStored(row);
 }
 
+/**
+ * How many objects the organization has, for its limit. PostgreSQL: the organization's row is locked first
+ * (NO KEY UPDATE: writes referencing the organization don't wait for it), so two creates at once count one
+ * after the other instead of both passing at the limit. SQLite's write transactions are serialized already.
+ */
+export async function countObjects(db: Executor, dialect: Dialect, organizationId: string): Promise<number> {
+  if (dialect === 'postgres') await db.selectFrom('organizations').select('id').where('id', '=', organizationId).forNoKeyUpdate().execute();
+  const { n } = await db.selectFrom('custom_objects').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 /** Every object of the organization, newest first (for the per-organization OpenAPI document). */
 export async function allObjects(db: Executor, organizationId: string): Promise<StoredObject[]> {
   const rows = await db.selectFrom('custom_objects').selectAll().where('organization_id', '=', organizationId).orderBy('seq', 'desc').execute();

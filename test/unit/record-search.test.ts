@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSearchText, charsColumn, ftsMatch, normalizeSearchText, objectColumn, prepareQuery, stageColumn } from '../../src/modules/objects/record-search.js';
+import { buildSearchText, charsColumn, ftsMatch, normalizeSearchText, prepareQuery, stageColumn } from '../../src/modules/objects/record-search.js';
 
 describe('search text', () => {
   it('lower-cases values, ends each with a separator and turns control characters into spaces', () => {
@@ -19,20 +19,11 @@ describe('search text', () => {
 
 describe('FTS5 match expressions', () => {
   it('uses a quoted phrase from three characters, any starting trigram for two, the chars entry for one', () => {
-    const object = { objectSeq: 1 };
-    const key = objectColumn(1);
-    expect(ftsMatch(prepareQuery('  Grace "B" '), object)).toBe(`search : "grace ""b""" AND object : "${key}"`);
-    expect(ftsMatch(prepareQuery('Jo'), object, ['joe', 'joh'])).toBe(`search : ("joe" OR "joh") AND object : "${key}"`);
-    expect(ftsMatch(prepareQuery('jo'), { objectSeq: 1, stage: 'won' }, [])).toBeNull();
-    expect(ftsMatch(prepareQuery('Ä'), object)).toBe(`chars : "\u0002ä\u0002" AND object : "${key}"`);
-    expect(ftsMatch(prepareQuery('abc'), { objectSeq: 1, stage: 'won' })).toBe(`search : "abc" AND object : "${key}" AND stage : "\u0002won\u0002"`);
-  });
-
-  it('keys each object by one trigram of its own: a mark and two characters', () => {
-    const keys = [0, 1, 19_999, 20_000, 20_001, 399_999_999].map(objectColumn);
-    expect(new Set(keys).size).toBe(keys.length);
-    for (const key of keys) expect([...key]).toHaveLength(3);
-    expect(() => objectColumn(400_000_000)).toThrow(RangeError);
+    expect(ftsMatch(prepareQuery('  Grace "B" '), undefined)).toBe('search : "grace ""b"""');
+    expect(ftsMatch(prepareQuery('Jo'), undefined, ['joe', 'joh'])).toBe('search : ("joe" OR "joh")');
+    expect(ftsMatch(prepareQuery('jo'), 'won', [])).toBeNull();
+    expect(ftsMatch(prepareQuery('Ä'), undefined)).toBe('chars : "\u0002ä\u0002"');
+    expect(ftsMatch(prepareQuery('abc'), 'won')).toBe('search : "abc" AND stage : "\u0002won\u0002"');
   });
 
   it('counts characters, not UTF-16 units', () => {

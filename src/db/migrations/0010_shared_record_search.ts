@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { charsColumn, objectColumn, stageColumn } from '../../modules/objects/record-search.js';
+import { charsColumn, stageColumn } from '../../modules/objects/record-search.js';
+import { searchRowid } from '../../modules/objects/record-search.store.js';
 import type { Migration } from './helpers.js';
 
 const BATCH = 1000;
@@ -17,7 +18,7 @@ const BATCH = 1000;
 export const sharedRecordSearch: Migration = {
   async up({ db, dialect }) {
     if (dialect !== 'sqlite') return;
-    await sql`create virtual table record_search using fts5(search, chars, stage, object, content='', contentless_delete=1, tokenize='trigram')`.execute(db);
+    await sql`create virtual table record_search using fts5(search, chars, stage, content='', contentless_delete=1, tokenize='trigram')`.execute(db);
     // Lists the indexed trigrams: a two-character query becomes "any trigram starting with these two".
     await sql`create virtual table record_search_vocab using fts5vocab(record_search, 'row')`.execute(db);
     await copyRecords(db);
@@ -37,8 +38,8 @@ async function copyRecords(db: Kysely<any>): Promise<void> {
     const { rows } = await sql<Indexed>`select r.seq, r.search_text, r.stage, o.seq as object_seq
       from records r join custom_objects o on o.id = r.object_id where r.seq > ${after} order by r.seq limit ${BATCH}`.execute(db);
     if (rows.length === 0) return;
-    const values = rows.map((r) => sql`(${r.seq}, ${r.search_text}, ${charsColumn(r.search_text)}, ${stageColumn(r.stage)}, ${objectColumn(Number(r.object_seq))})`);
-    await sql`insert into record_search (rowid, search, chars, stage, object) values ${sql.join(values)}`.execute(db);
+    const values = rows.map((r) => sql`(${searchRowid(Number(r.object_seq), Number(r.seq))}, ${r.search_text}, ${charsColumn(r.search_text)}, ${stageColumn(r.stage)})`);
+    await sql`insert into record_search (rowid, search, chars, stage) values ${sql.join(values)}`.execute(db);
     after = Number(rows[rows.length - 1]!.seq);
   }
 }

@@ -7,7 +7,7 @@
  * two characters is the start of some trigram (the one ending a value ends with FIELD_END).
  */
 export const FIELD_END = '\u0001';
-/** Delimits entries of the `chars`, `stage` and `object` FTS columns; never part of text or queries either. */
+/** Delimits entries of the `chars` and `stage` FTS columns; never part of text or queries either. */
 const MARK = '\u0002';
 
 /** Lower-cased, control characters (tabs, newlines) as spaces: the same for stored text and for queries. */
@@ -33,20 +33,6 @@ export function stageColumn(stage: string | null): string {
   return stage === null ? '' : `${MARK}${stage}${MARK}`;
 }
 
-/** Two characters of the CJK block per object: 20,000² keys, each one trigram MARK·high·low. */
-const KEY_BASE = 0x4e00;
-const KEY_RADIX = 20_000;
-
-/**
- * The object as a single trigram of the shared index: the object term then scopes a search like one more
- * word, and the index alone answers the count. Objects are numbered across organizations (custom_objects.seq),
- * so the key scopes to the organization too.
- */
-export function objectColumn(objectSeq: number): string {
-  if (!Number.isSafeInteger(objectSeq) || objectSeq < 0 || objectSeq >= KEY_RADIX * KEY_RADIX) throw new RangeError(`object seq ${objectSeq} has no search key`);
-  return `${MARK}${String.fromCodePoint(KEY_BASE + Math.floor(objectSeq / KEY_RADIX), KEY_BASE + (objectSeq % KEY_RADIX))}`;
-}
-
 const phrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
 /** A normalized, trimmed query and its length in characters (code points), as the FTS query needs. */
@@ -60,24 +46,17 @@ export function prepareQuery(q: string): PreparedQuery {
   return { text, length: [...text].length };
 }
 
-/** Which records a search looks at: one object's, optionally of one stage. */
-export interface SearchScope {
-  objectSeq: number;
-  stage?: string | undefined;
-}
-
 /**
- * The FTS5 MATCH expression for a query within a scope. Three characters or more: the query as a phrase of
- * trigrams. Two: any of the indexed trigrams starting with them (`twoCharTerms`, read from the vocabulary
- * table). One: its `chars` entry. Null when nothing can match (no trigram starts with the pair).
+ * The FTS5 MATCH expression for a query and an optional stage. Three characters or more: the query as a
+ * phrase of trigrams. Two: any of the indexed trigrams starting with them (`twoCharTerms`, read from the
+ * vocabulary table). One: its `chars` entry. Null when nothing can match (no trigram starts with the pair).
  */
-export function ftsMatch(query: PreparedQuery, scope: SearchScope, twoCharTerms: readonly string[] = []): string | null {
+export function ftsMatch(query: PreparedQuery, stage: string | undefined, twoCharTerms: readonly string[] = []): string | null {
   let text: string;
   if (query.length >= 3) text = `search : ${phrase(query.text)}`;
   else if (query.length === 2) {
     if (twoCharTerms.length === 0) return null;
     text = `search : (${twoCharTerms.map(phrase).join(' OR ')})`;
   } else text = `chars : ${phrase(`${MARK}${query.text}${MARK}`)}`;
-  const scoped = `${text} AND object : ${phrase(objectColumn(scope.objectSeq))}`;
-  return scope.stage === undefined ? scoped : `${scoped} AND stage : ${phrase(stageColumn(scope.stage))}`;
+  return stage === undefined ? text : `${text} AND stage : ${phrase(stageColumn(stage))}`;
 }

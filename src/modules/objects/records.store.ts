@@ -6,7 +6,7 @@ import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { StoredValue } from './field-values.js';
 import type { PreparedQuery } from './record-search.js';
-import { indexRecords, matchExpression, reindexRecord, SEARCH_TABLE } from './record-search.store.js';
+import { indexRecords, matchExpression, objectRange, recordSeqOf, reindexRecord, SEARCH_TABLE } from './record-search.store.js';
 
 /** A record as stored: values in stored form, e-mails and phones encrypted. */
 export interface StoredRecord {
@@ -126,20 +126,20 @@ export async function listRecords(db: Executor, dialect: Dialect, object: Object
 }
 
 async function searchSqlite(db: Executor, object: ObjectRef, filter: RecordFilter & { query: PreparedQuery }, page: PageRequest): Promise<RecordPage> {
-  const match = await matchExpression(db, filter.query, { objectSeq: object.seq, stage: filter.stage });
+  const match = await matchExpression(db, filter.query, filter.stage);
   if (match === null) return { records: [], total: 0 };
   const fts = sql.table(SEARCH_TABLE);
-  const rowid = sql.ref(`${SEARCH_TABLE}.rowid`);
-  const matches = sql`${sql.ref(`${SEARCH_TABLE}.${SEARCH_TABLE}`)} match ${match}`;
+  const matches = sql`${sql.ref(`${SEARCH_TABLE}.${SEARCH_TABLE}`)} match ${match} and ${objectRange(object.seq)}`;
+  const joinRecords = sql`join records on records.seq = ${recordSeqOf(object.seq)}`;
   const due = filter.dueBefore === undefined ? sql`` : sql`and records.due_date < ${filter.dueBefore}`;
   const { rows } = await sql<Row>`
-    select records.* from ${fts} join records on records.seq = ${rowid}
+    select records.* from ${fts} ${joinRecords}
     where ${matches} and records.organization_id = ${object.organizationId} and records.object_id = ${object.id} ${due}
-    order by ${rowid} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
-  // The match names the object, so without the due-date filter the index alone counts.
+    order by ${sql.ref(`${SEARCH_TABLE}.rowid`)} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
+  // The object's rowid range holds its records only, so without the due-date filter the index alone counts.
   const count =
     filter.dueBefore === undefined
       ? await sql<{ n: number }>`select count(*) as n from ${fts} where ${matches}`.execute(db)
-      : await sql<{ n: number }>`select count(*) as n from ${fts} join records on records.seq = ${rowid} where ${matches} ${due}`.execute(db);
+      : await sql<{ n: number }>`select count(*) as n from ${fts} ${joinRecords} where ${matches} ${due}`.execute(db);
   return { records: rows.map(toStored), total: Number(count.rows[0]?.n ?? 0) };
 }

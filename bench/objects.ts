@@ -75,7 +75,7 @@ export async function runObjectsBench(opts: { seconds: number; connections?: num
   const busy = { authorization: `Bearer ${busyKey}`, 'content-type': 'application/json' };
   const server = spawn(process.execPath, ['dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   try {
-    await waitForHttp(`http://127.0.0.1:${PORT}/health`);
+    await waitForHttp(`http://127.0.0.1:${PORT}/health`, 120_000);
     await writeLeads(`${base}/leads`, quiet, connections, forSeconds(1));
     const before = await writeLeads(`${base}/leads`, quiet, connections, forSeconds(opts.seconds));
 

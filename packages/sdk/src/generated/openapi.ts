@@ -1704,7 +1704,7 @@ export interface paths {
         put?: never;
         /**
          * Define a custom object
-         * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.
+         * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. At most 100 fields and 50 stages (400 VALIDATION_FAILED beyond). 409 CONFLICT when the slug is taken; 409 LIMIT_EXCEEDED when the organization already has MAX_OBJECTS_PER_ORG objects (default 100).
          */
         post: {
             parameters: {
@@ -1845,7 +1845,13 @@ export interface paths {
                         "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later. */
+                /**
+                 * @description `CONFLICT`: The request conflicts with the current state of the resource.
+                 *
+                 *     `LIMIT_EXCEEDED`: The organization is at a documented limit (e.g. custom objects, MAX_OBJECTS_PER_ORG); the message names it.
+                 *
+                 *     `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later.
+                 */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +3769,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;

@@ -6,9 +6,10 @@ import { runWebhookBench } from './webhooks.js';
 import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
 import { runScaleOut } from './scale-out.js';
+import { runObjectsBench } from './objects.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics,scale-out] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out] [--rows N]
  * [--record-rows N] [--seconds S] [--postgres URL] [--redis URL]`: prints markdown tables; every ratio is
  * measured in this run against a bare node:http server on the same machine. Not part of `npm test`.
  * scale-out needs --postgres (an admin URL: it creates and drops its own database) and Redis.
@@ -36,6 +37,7 @@ if (want('records')) {
   await runRecordsSearchBench({ dialect: 'sqlite', rows: Number(values['record-rows']), runs: 40 });
   if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
 }
+if (want('objects')) await runObjectsBench({ seconds: Number(values.seconds) });
 if (want('import')) await runImportBench({ rows: 100_000, runs: 3 });
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {

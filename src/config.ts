@@ -16,6 +16,7 @@ export const EnvSchema = Type.Object({
   DECRYPTION_CACHE_SIZE: Type.Integer({ default: 10_000, minimum: 0 }),
   REDIS_URL: Type.Optional(Type.String()),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 120, minimum: 1 }),
+  MAX_OBJECTS_PER_ORG: Type.Integer({ default: 100, minimum: 1 }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
   LOG_LEVEL: Type.Union(
@@ -52,6 +53,8 @@ export interface Config {
   readonly decryptionCacheSize: number;
   readonly redisUrl: string | undefined;
   readonly rateLimitPerMinute: number;
+  /** Custom objects one organization may define (POST /objects beyond it: 409 LIMIT_EXCEEDED). */
+  readonly maxObjectsPerOrganization: number;
   readonly webhooks: { readonly allowPrivateNetworks: boolean; readonly timeoutMs: number };
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
@@ -148,6 +151,7 @@ export function loadConfig(
     decryptionCacheSize: e.DECRYPTION_CACHE_SIZE,
     redisUrl: e.REDIS_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    maxObjectsPerOrganization: e.MAX_OBJECTS_PER_ORG,
     webhooks: Object.freeze({ allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: e.WEBHOOK_TIMEOUT_MS }),
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -14,6 +14,7 @@ import {
 import type { Dialect } from '../config.js';
 import type { DB } from './schema.js';
 import { GroupCommit } from './group-commit.js';
+import { retryingStatement } from './schema-retry.js';
 import { openReader } from './sqlite-reader.js';
 import type { WriteLock } from './write-lock.js';
 
@@ -53,13 +54,14 @@ export interface OpenOptions {
 /**
  * better-sqlite3 prepares a statement per call through Kysely; a small cache of prepared statements removes
  * that cost from every request (the SQL text of Kysely queries is stable, parameters are bound separately).
+ * Each cached entry retries its runs on SQLITE_SCHEMA with a fresh prepare (schema-retry.ts).
  */
 function withStatementCache(raw: SqliteDatabase.Database, size = 500): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = (sql: string): SqliteDatabase.Statement => {
+  const cache = new Map<string, ReturnType<typeof retryingStatement>>();
+  const prepare = (sql: string) => {
     let stmt = cache.get(sql);
     if (stmt === undefined) {
-      stmt = raw.prepare(sql);
+      stmt = retryingStatement(() => raw.prepare(sql));
       if (cache.size >= size) cache.delete(cache.keys().next().value as string);
       cache.set(sql, stmt);
     }

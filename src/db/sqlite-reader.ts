@@ -1,6 +1,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { retryOnSchemaChange } from './schema-retry.js';
 
 /**
  * A second, read-only SQLite connection for the hot reads (authentication, fetch by id) made outside a
@@ -23,6 +24,10 @@ export class SqliteReader {
    * every column name in V8's string table on every row, which cost more than SQLite's step.
    */
   all(sqlText: string, parameters: readonly unknown[]): Record<string, unknown>[] {
+    return retryOnSchemaChange(() => this.run(sqlText, parameters), () => this.statements.delete(sqlText));
+  }
+
+  private run(sqlText: string, parameters: readonly unknown[]): Record<string, unknown>[] {
     let prepared = this.statements.get(sqlText);
     if (prepared === undefined) {
       const statement = this.raw.prepare(sqlText).raw(true);

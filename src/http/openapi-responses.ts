@@ -17,6 +17,7 @@ const NAMED_ERRORS = {
   NotFound: ['NOT_FOUND'],
   IdempotencyKeyInUse: ['IDEMPOTENCY_KEY_IN_USE'],
   Conflict: ['CONFLICT'],
+  ObjectConflict: ['CONFLICT', 'LIMIT_EXCEEDED', 'IDEMPOTENCY_KEY_IN_USE'],
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE'],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE'],
   IdempotencyKeyReused: ['IDEMPOTENCY_KEY_REUSED'],

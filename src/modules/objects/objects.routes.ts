@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
+import { errorResponse } from '../../http/openapi-responses.js';
 import { CreateObjectBody, ListObjectsQuery, ObjectEnvelope, ObjectListEnvelope, SlugParams, UpdateObjectBody } from './objects.schemas.js';
 import { createObject, getObject, listObjects, updateObject } from './objects.service.js';
 
@@ -25,10 +26,12 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
     schema: {
       tags,
       summary: 'Define a custom object',
-      description: 'Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.',
+      description:
+        'Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. ' +
+        'At most 100 fields and 50 stages (400 VALIDATION_FAILED beyond). 409 CONFLICT when the slug is taken; 409 LIMIT_EXCEEDED when the organization already has MAX_OBJECTS_PER_ORG objects (default 100).',
       headers: IdempotencyHeaders,
       body: CreateObjectBody,
-      response: { 201: ObjectEnvelope },
+      response: { 201: ObjectEnvelope, 409: errorResponse('ObjectConflict') },
     },
     handler: async (request, reply) => {
       const organizationId = orgOf(request);

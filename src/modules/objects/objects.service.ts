@@ -6,9 +6,9 @@ import { newId } from '../../lib/ids.js';
 import { paginate } from '../../lib/pagination.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
-import { fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
+import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'config'>;
 
 export function toCustomObject(o: StoredObject): CustomObject {
   return { slug: o.slug, name: o.name, fields: o.definition.fields, stages: o.definition.stages, createdAt: o.createdAt, updatedAt: o.updatedAt };
@@ -24,9 +24,13 @@ function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: Create
 export async function createObject(ctx: Ctx, trx: Executor, organizationId: string, input: CreateObjectBody): Promise<CustomObject> {
   const definition = buildDefinition(input.fields, input.stages);
   if (await findObject(trx, ctx.database.dialect, organizationId, input.slug)) throw slugTaken(input.slug);
+  const limit = ctx.config.maxObjectsPerOrganization;
+  if ((await countObjects(trx, ctx.database.dialect, organizationId)) >= limit) {
+    throw new AppError('LIMIT_EXCEEDED', `The organization already has ${limit} custom objects, the most allowed (MAX_OBJECTS_PER_ORG)`);
+  }
   const now = ctx.clock.now().toISOString();
   try {
-    const stored = await insertObject(trx, ctx.database.dialect, { id: newId(), organizationId, slug: input.slug, name: input.name.trim(), definition, createdAt: now, updatedAt: now });
+    const stored = await insertObject(trx, { id: newId(), organizationId, slug: input.slug, name: input.name.trim(), definition, createdAt: now, updatedAt: now });
     return toCustomObject(stored);
   } catch (err) {
     // Two creates of one slug racing: the unique constraint settles it.

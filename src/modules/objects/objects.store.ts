@@ -4,9 +4,8 @@ import type { Executor } from '../../db/database.js';
 import type { CustomObjectsTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { Definition } from './definition.js';
-import { createRecordSearchIndex } from './record-search.store.js';
 
-/** A custom object as stored; `seq` also names its SQLite search table. */
+/** A custom object as stored; `seq` also keys its records in SQLite's search index. */
 export interface StoredObject {
   seq: number;
   id: string;
@@ -31,8 +30,8 @@ const toStored = (r: Row): StoredObject => ({
   updatedAt: r.updated_at,
 });
 
-/** Inserts the object and, on SQLite, its record search table, in the caller's transaction. */
-export async function insertObject(db: Executor, dialect: Dialect, o: Omit<StoredObject, 'seq'>): Promise<StoredObject> {
+/** Inserts the object in the caller's transaction; no schema change (its records share one search index). */
+export async function insertObject(db: Executor, o: Omit<StoredObject, 'seq'>): Promise<StoredObject> {
   const { seq } = await db
     .insertInto('custom_objects')
     .values({
@@ -46,7 +45,6 @@ export async function insertObject(db: Executor, dialect: Dialect, o: Omit<Store
     })
     .returning('seq')
     .executeTakeFirstOrThrow();
-  await createRecordSearchIndex(db, dialect, Number(seq));
   return { ...o, seq: Number(seq) };
 }
 
@@ -66,6 +64,17 @@ export async function findObject(db: Executor, dialect: Dialect, organizationId:
 export async function findObjectById(db: Executor, id: string): Promise<StoredObject | undefined> {
   const row = await db.selectFrom('custom_objects').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toStored(row);
+}
+
+/**
+ * How many objects the organization has, for its limit. PostgreSQL: the organization's row is locked first
+ * (NO KEY UPDATE: writes referencing the organization don't wait for it), so two creates at once count one
+ * after the other instead of both passing at the limit. SQLite's write transactions are serialized already.
+ */
+export async function countObjects(db: Executor, dialect: Dialect, organizationId: string): Promise<number> {
+  if (dialect === 'postgres') await db.selectFrom('organizations').select('id').where('id', '=', organizationId).forNoKeyUpdate().execute();
+  const { n } = await db.selectFrom('custom_objects').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
+  return Number(n);
 }
 
 /** Every object of the organization, newest first (for the per-organization OpenAPI document). */

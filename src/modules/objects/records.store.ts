@@ -6,7 +6,7 @@ import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import type { StoredValue } from './field-values.js';
 import type { PreparedQuery } from './record-search.js';
-import { indexRecords, matchExpression, reindexRecord, searchTable } from './record-search.store.js';
+import { indexRecords, matchExpression, objectRange, recordSeqOf, reindexRecord, SEARCH_TABLE } from './record-search.store.js';
 
 /** A record as stored: values in stored form, e-mails and phones encrypted. */
 export interface StoredRecord {
@@ -22,7 +22,7 @@ export interface StoredRecord {
   updatedAt: string;
 }
 
-/** What the store needs to know of the record's object: its id and the seq naming its SQLite search table. */
+/** What the store needs to know of the record's object: its id and the seq keying it in SQLite's search index. */
 export interface ObjectRef {
   id: string;
   seq: number;
@@ -105,7 +105,7 @@ export interface RecordPage {
 
 /**
  * A page of an object's records, newest first, with the exact total of the filter. A query goes through the
- * object's FTS5 table on SQLite (see record-search.store.ts) and the pg_trgm index on PostgreSQL; without
+ * shared FTS5 index on SQLite (see record-search.store.ts) and the pg_trgm index on PostgreSQL; without
  * one, the (object, stage, seq) index serves both the order and the count.
  */
 export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, page: PageRequest): Promise<RecordPage> {
@@ -126,20 +126,20 @@ export async function listRecords(db: Executor, dialect: Dialect, object: Object
 }
 
 async function searchSqlite(db: Executor, object: ObjectRef, filter: RecordFilter & { query: PreparedQuery }, page: PageRequest): Promise<RecordPage> {
-  const match = await matchExpression(db, object.seq, filter.query, filter.stage);
+  const match = await matchExpression(db, filter.query, filter.stage);
   if (match === null) return { records: [], total: 0 };
-  const fts = searchTable(object.seq);
-  const ftsRef = sql.table(fts);
-  const matches = sql`${sql.ref(`${fts}.${fts}`)} match ${match}`;
+  const fts = sql.table(SEARCH_TABLE);
+  const matches = sql`${sql.ref(`${SEARCH_TABLE}.${SEARCH_TABLE}`)} match ${match} and ${objectRange(object.seq)}`;
+  const joinRecords = sql`join records on records.seq = ${recordSeqOf(object.seq)}`;
   const due = filter.dueBefore === undefined ? sql`` : sql`and records.due_date < ${filter.dueBefore}`;
   const { rows } = await sql<Row>`
-    select records.* from ${ftsRef} join records on records.seq = ${sql.ref(`${fts}.rowid`)}
+    select records.* from ${fts} ${joinRecords}
     where ${matches} and records.organization_id = ${object.organizationId} and records.object_id = ${object.id} ${due}
-    order by ${sql.ref(`${fts}.rowid`)} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
-  // The table holds this object's records only, so without the due-date filter the index alone counts.
+    order by ${sql.ref(`${SEARCH_TABLE}.rowid`)} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
+  // The object's rowid range holds its records only, so without the due-date filter the index alone counts.
   const count =
     filter.dueBefore === undefined
-      ? await sql<{ n: number }>`select count(*) as n from ${ftsRef} where ${matches}`.execute(db)
-      : await sql<{ n: number }>`select count(*) as n from ${ftsRef} join records on records.seq = ${sql.ref(`${fts}.rowid`)} where ${matches} ${due}`.execute(db);
+      ? await sql<{ n: number }>`select count(*) as n from ${fts} where ${matches}`.execute(db)
+      : await sql<{ n: number }>`select count(*) as n from ${fts} ${joinRecords} where ${matches} ${due}`.execute(db);
   return { records: rows.map(toStored), total: Number(count.rows[0]?.n ?? 0) };
 }

@@ -188,7 +188,7 @@ export interface paths {
         put?: never;
         /**
          * Define a custom object
-         * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. 409 CONFLICT when the slug is taken.
+         * @description Fields of type text, long_text, number, boolean, date (date-only), datetime, select (with options), email, phone, url; optional ordered stages. At most 100 fields and 50 stages (400 VALIDATION_FAILED beyond). 409 CONFLICT when the slug is taken; 409 LIMIT_EXCEEDED when the organization already has MAX_OBJECTS_PER_ORG objects (default 100).
          */
         post: operations["createObject"];
         delete?: never;
@@ -681,7 +681,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -999,6 +999,35 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /**
+         * @description `CONFLICT`: The request conflicts with the current state of the resource.
+         *
+         *     `LIMIT_EXCEEDED`: The organization is at a documented limit (e.g. custom objects, MAX_OBJECTS_PER_ORG); the message names it.
+         *
+         *     `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later.
+         */
+        ObjectConflict: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "CONFLICT",
+                 *       "message": "The request conflicts with the current state of the resource.",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
         PayloadTooLarge: {
             headers: {
@@ -1064,7 +1093,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as uncompressed UTF-8 application/json. */
         UnsupportedMediaType: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -1080,7 +1109,7 @@ export interface components {
                  * @example {
                  *       "status": false,
                  *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                 *       "message": "The body is not sent as application/json.",
+                 *       "message": "The body is not sent as uncompressed UTF-8 application/json.",
                  *       "requestId": "req-8f14e45fceea167a"
                  *     }
                  */
@@ -2510,7 +2539,7 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["IdempotencyKeyInUse"];
+            409: components["responses"]["ObjectConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];

@@ -48,6 +48,14 @@ export async function reindexRecord(db: Executor, dialect: Dialect, objectSeq: n
   await indexRecords(db, dialect, objectSeq, [row]);
 }
 
+/** Removes records' index entries for good (SQLite; an erasure): contentless_delete drops their trigrams. */
+export async function unindexRecords(db: Executor, dialect: Dialect, objectSeq: number, seqs: readonly number[]): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  for (let i = 0; i < seqs.length; i += CHUNK) {
+    await sql`delete from ${sql.table(searchTable(objectSeq))} where rowid in (${sql.join(seqs.slice(i, i + CHUNK))})`.execute(db);
+  }
+}
+
 /** The FTS5 expression for a query on one object's table, reading the vocabulary for two-character queries. */
 export async function matchExpression(db: Executor, objectSeq: number, query: PreparedQuery, stage: string | undefined): Promise<string | null> {
   if (query.length !== 2) return ftsMatch(query, stage);

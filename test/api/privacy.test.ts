@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
@@ -90,16 +90,21 @@ describe('GET /privacy/subject', () => {
 
 describe('POST /privacy/erasures', () => {
   let erasure: Record<string, unknown>;
+  let cacheDropped = 0;
 
   beforeAll(async () => {
+    const forget = vi.spyOn(h.t.ctx.cipher, 'forgetCached');
     const res = await post('/privacy/erasures', a.org.auth, { email: EMAIL, phoneNumber: '+1 415 555 0199', reason: 'ticket 42' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     erasure = res.body.data.erasure;
+    cacheDropped = forget.mock.calls.length;
+    forget.mockRestore();
     await h.settled();
   }, 60_000);
 
   it('answers the receipt with the counts, and lists it', async () => {
     expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 2, accounts: 1, records: 1 }, reason: 'ticket 42' });
+    expect(cacheDropped, 'the decryption cache was dropped').toBe(1);
     expect(Date.parse(erasure.completedAt as string)).toBeGreaterThanOrEqual(Date.parse(erasure.requestedAt as string));
     const list = await call(app, 'GET', '/privacy/erasures', { auth: (await addKey(h.t.ctx, a.org.orgId, ['privacy:read'])).auth });
     expect(list.body.data.erasures).toEqual([erasure]);
@@ -162,5 +167,18 @@ describe('POST /privacy/erasures', () => {
     expectError(await post('/privacy/erasures', a.org.auth, { email: 'not-an-email' }), 400, 'VALIDATION_FAILED');
     expectError(await post('/privacy/erasures', a.org.auth, { phoneNumber: '12' }), 400, 'VALIDATION_FAILED');
     expectError(await post('/privacy/erasures', a.org.auth, { email: EMAIL, name: NAME }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('records written before migration 0012', () => {
+  it('are indexed on the first export or erasure, then found like the others', async () => {
+    const db = h.t.ctx.database.db;
+    await db.deleteFrom('record_contacts').where('record_id', '=', ids.otherRecord!).execute();
+    const ask = () => call(app, 'GET', '/privacy/subject?email=ottilie@unrelated.example', { auth: a.org.auth });
+    expect((await ask()).body.data.records).toEqual([]);
+    const { seq } = await db.selectFrom('records').select('seq').where('id', '=', ids.otherRecord!).executeTakeFirstOrThrow();
+    await db.insertInto('privacy_backfill').values({ name: 'record_contacts', done_seq: 0, upto_seq: Number(seq) }).execute();
+    expect((await ask()).body.data.records.map((r: { id: string }) => r.id)).toEqual([ids.otherRecord]);
+    expect(await db.selectFrom('privacy_backfill').selectAll().execute()).toEqual([]);
   });
 });

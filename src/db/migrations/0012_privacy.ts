@@ -43,7 +43,8 @@ export const privacy: Migration = {
       .addColumn('done_seq', 'bigint', notNull)
       .addColumn('upto_seq', 'bigint', notNull)
       .execute();
-    await sql`insert into privacy_backfill (name, done_seq, upto_seq) select 'record_contacts', 0, coalesce(max(seq), 0) from records`.execute(db);
+    // Only a database that already holds records has any to index.
+    await sql`insert into privacy_backfill (name, done_seq, upto_seq) select 'record_contacts', 0, max(seq) from records having count(*) > 0`.execute(db);
 
     await db.schema.alterTable('idempotency_keys').addColumn('resource_id', 'text').execute();
     await db.schema.createIndex('idempotency_keys_resource').on('idempotency_keys').columns(['organization_id', 'resource_id']).execute();

@@ -6,9 +6,10 @@ import { runWebhookBench } from './webhooks.js';
 import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
 import { runScaleOut } from './scale-out.js';
+import { runErasureBench } from './erasure.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics,scale-out] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,import,webhooks,metrics,scale-out,erasure] [--rows N]
  * [--record-rows N] [--seconds S] [--postgres URL] [--redis URL]`: prints markdown tables; every ratio is
  * measured in this run against a bare node:http server on the same machine. Not part of `npm test`.
  * scale-out needs --postgres (an admin URL: it creates and drops its own database) and Redis.
@@ -37,6 +38,10 @@ if (want('records')) {
   if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
 }
 if (want('import')) await runImportBench({ rows: 100_000, runs: 3 });
+if (want('erasure')) {
+  await runErasureBench({ dialect: 'sqlite' });
+  if (values.postgres) await runErasureBench({ dialect: 'postgres', pgUrl: values.postgres });
+}
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {
   console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');

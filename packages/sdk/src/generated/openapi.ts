@@ -2647,6 +2647,340 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/public/v1/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List erasures
+         * @description The receipts of past erasures, newest first.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Page size (max 100). */
+                    limit: number;
+                    /** @description Page number, from 1. */
+                    page: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                erasures: components["schemas"]["Erasure"][];
+                                pagination: components["schemas"]["Pagination"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Erase a data subject
+         * @description Removes for good, in one transaction, every lead, account and custom-object record holding the e-mail or phone (trashed ones too), with the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description At least one of email and phoneNumber. */
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "email": "ada@example.com",
+                     *       "reason": "Art. 17 request #1042"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: email
+                         * @description The e-mail, matched exactly as lead e-mails are (trimmed, lower-cased) through the blind index.
+                         */
+                        email?: string;
+                        /**
+                         * Format: phone
+                         * @description The phone in international format; matched on its E.164 form through the blind index.
+                         */
+                        phoneNumber?: string;
+                        /** @description Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt: put no personal data here. */
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                erasure: components["schemas"]["Erasure"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /**
+                 * @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field.
+                 *
+                 *     `INVALID_JSON`: The body is not valid JSON.
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNSUPPORTED_MEDIA_TYPE`: The body is not sent as application/json. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/privacy/subject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a data subject
+         * @description The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, decrypted, and the events naming them (ids, types, times; not bodies). Query values are never logged.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The e-mail, matched exactly as lead e-mails are (trimmed, lower-cased) through the blind index. */
+                    email?: string;
+                    /** @description The phone in international format; matched on its E.164 form through the blind index. */
+                    phoneNumber?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                /** @description Accounts holding the value. */
+                                accounts: components["schemas"]["Account"][];
+                                /** @description The events that name these items, oldest first: ids, types and times only. */
+                                events: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When the event happened.
+                                     */
+                                    createdAt: string;
+                                    id: string;
+                                    object: string;
+                                    objectId: string;
+                                    type: string;
+                                }[];
+                                /** @description Leads holding the value, decrypted, trashed ones included. */
+                                leads: components["schemas"]["Lead"][];
+                                /** @description Custom-object records with an email or phone field holding the value. */
+                                records: components["schemas"]["Record"][];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/webhooks": {
         parameters: {
             query?: never;
@@ -2766,7 +3100,7 @@ export interface paths {
                         /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                         enabled?: boolean;
                         /** @description Event types to receive, or ["*"] for all of them. */
-                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                         /**
                          * Format: uri
                          * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3096,7 +3430,7 @@ export interface paths {
                         /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                         enabled?: boolean;
                         /** @description Event types to receive, or ["*"] for all of them. */
-                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                         /**
                          * Format: uri
                          * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3759,6 +4093,33 @@ export interface components {
             kind: "open" | "won" | "lost";
             /** @description Display name. */
             label: string;
+        };
+        /** @description The receipt of an erasure. It keeps only the blind index of the value (never the value) and the counts. */
+        Erasure: {
+            /**
+             * Format: date-time
+             * @description UTC instant its transaction finished.
+             */
+            completedAt: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description How many items held the value and were removed for good (trashed ones included). */
+            matched: {
+                accounts: number;
+                leads: number;
+                records: number;
+            };
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description UTC instant the erasure was asked for.
+             */
+            requestedAt: string;
+            /**
+             * @description An erasure runs in one transaction: it is complete when answered, or did not happen.
+             * @enum {string}
+             */
+            status: "completed";
         };
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {

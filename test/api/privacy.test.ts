@@ -182,3 +182,13 @@ describe('records written before migration 0012', () => {
     expect(await db.selectFrom('privacy_backfill').selectAll().execute()).toEqual([]);
   });
 });
+
+describe('a record whose e-mail changed', () => {
+  it('is found by its new value only', async () => {
+    const created = await post('/objects/patients/records', a.org.auth, { title: 'Moving', contact: 'old.address@privacy.example' });
+    await call(app, 'PATCH', `/objects/patients/records/${created.body.data.record.id}`, { auth: a.org.auth, body: { contact: 'new.address@privacy.example' } });
+    const find = async (email: string) => (await call(app, 'GET', `/privacy/subject?email=${email}`, { auth: a.org.auth })).body.data.records.map((r: { id: string }) => r.id);
+    expect(await find('old.address@privacy.example')).toEqual([]);
+    expect(await find('new.address@privacy.example')).toEqual([created.body.data.record.id]);
+  });
+});

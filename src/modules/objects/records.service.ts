@@ -18,7 +18,7 @@ import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
 import { organizationTimezone } from './reminders.store.js';
 import { recordContactIndexes } from './record-contacts.js';
-import { replaceRecordContacts } from './record-contacts.store.js';
+import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 /** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
@@ -114,7 +114,8 @@ export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
     await planReminder(trx, { recordId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = toRecordView(ctx, object, stored!);
-  await replaceRecordContacts(trx, caller.organizationId, view.id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, view));
+  const contacts = recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, view);
+  await addRecordContacts(trx, caller.organizationId, contacts.map((bidx) => ({ recordId: view.id, bidx })));
   await emit(trx, caller, object, 'record.created', view, `${object.name} record created`, diffChanges(null, view, ['stage', ...fieldKeys(object)], contactKeys(object)), now);
   return view;
 }

@@ -60,7 +60,7 @@ beforeAll(async () => {
   const inputs = Array.from({ length: ITEMS }, (_, i) => ({ name: `Crash Subject ${i}`, email: EMAIL }));
   await inTransaction(t.ctx, (trx) => storePreparedLeads(trx, caller, prepareLeads(t.ctx, org.orgId, inputs)));
   expect(await remaining()).toBe(ITEMS);
-}, 60_000);
+}, 180_000);
 afterAll(() => t.close());
 
 describe('an erasure killed in the middle', () => {
@@ -75,7 +75,7 @@ describe('an erasure killed in the middle', () => {
         if (await probe.busy()) return true;
         if (child!.exitCode !== null) return false;
         throw new Error('erasure transaction not open yet');
-      }, 60_000, 0);
+      }, 180_000, 0);
       child.kill('SIGKILL');
       await exited;
       expect(caught, 'the kill landed while the transaction was open').toBe(true);
@@ -86,7 +86,7 @@ describe('an erasure killed in the middle', () => {
     console.log(JSON.stringify({ dialect, leftAfterKill: left }));
     expect([0, ITEMS]).toContain(left);
     expect(await receipts()).toBe(left === 0 ? 1 : 0);
-  }, 90_000);
+  }, 240_000);
 
   it('a retried erasure then removes whatever is left, in one go', async () => {
     const before = await remaining();
@@ -94,5 +94,5 @@ describe('an erasure killed in the middle', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).matched).toEqual({ leads: before, accounts: 0, records: 0 });
     expect(await remaining()).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });

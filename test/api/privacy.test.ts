@@ -53,7 +53,7 @@ beforeAll(async () => {
   ids.otherRecord = (await post('/objects/patients/records', auth, { title: OTHER, contact: 'ottilie@unrelated.example' })).body.data.record.id;
   ids.bLead = (await post('/leads', b.auth, { name: OTHER_ORG_NAME, email: EMAIL, phoneNumber: PHONE })).body.data.lead.id;
   await h.settled();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await app?.close();
   await h?.close();
@@ -100,7 +100,7 @@ describe('POST /privacy/erasures', () => {
     cacheDropped = forget.mock.calls.length;
     forget.mockRestore();
     await h.settled();
-  }, 60_000);
+  }, 180_000);
 
   it('answers the receipt with the counts, and lists it', async () => {
     expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 2, accounts: 1, records: 1 }, reason: 'ticket 42' });

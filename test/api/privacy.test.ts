@@ -129,7 +129,11 @@ describe('POST /privacy/erasures', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(again.body.data.lead.id).not.toBe(ids.lead);
-    await post('/privacy/erasures', a.org.auth, { email: EMAIL });
+    expect((await post('/privacy/erasures', a.org.auth, { email: EMAIL })).body.data.erasure.matched).toEqual({ leads: 1, accounts: 0, records: 0 });
+    // Retrying is safe: nothing is left to match.
+    const retried = await post('/privacy/erasures', a.org.auth, { email: EMAIL });
+    expect(retried.status).toBe(201);
+    expect(retried.body.data.erasure.matched).toEqual({ leads: 0, accounts: 0, records: 0 });
   });
 
   it('leaves no e-mail, phone or name in the database, its ciphertexts, the debug log, deliveries or events', async () => {

@@ -26,6 +26,8 @@ import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objec
 import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
+import { Erasure } from './modules/privacy/privacy.schemas.js';
+import { registerPrivacyRoutes } from './modules/privacy/privacy.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
 import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -106,6 +108,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(ObjectRecord);
   app.addSchema(Webhook);
   app.addSchema(WebhookDelivery);
+  app.addSchema(Erasure);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -125,6 +128,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerObjectRoutes(api, ctx);
       registerRecordRoutes(api, ctx);
       registerWebhookRoutes(api, ctx);
+      registerPrivacyRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
 import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
+import { forgetOnBroadcast, stopForgetting } from './crypto/plaintext-eviction.js';
 import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { OutboxSignal } from './modules/events/outbox-signal.js';
@@ -41,6 +42,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   if (overrides.migrate !== false && !overrides.httpThread) await migrateToLatest(database);
   const clock = overrides.clock ?? systemClock;
   const cipher = createFieldCipher(config.encryptionKeys, { cacheSize: config.decryptionCacheSize });
+  forgetOnBroadcast(cipher);
   const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
   const limiter =
     overrides.rateLimiter ??
@@ -51,6 +53,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {
+  stopForgetting(ctx.cipher);
   await ctx.rateLimiter.close();
   await ctx.database.close();
 }

@@ -8,6 +8,7 @@ import { dealStagesModule } from './pages/deal-stages.pages.js';
 import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
 import { objectsModule } from './pages/objects.pages.js';
+import { privacyModule } from './pages/privacy.pages.js';
 import { recordsModule } from './pages/records.pages.js';
 import { sectionsModule } from './pages/sections.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
@@ -34,6 +35,7 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   dealStagesModule,
   objectsModule,
   settingsModule,
+  privacyModule,
   usersModule,
   webhooksModule,
 ];

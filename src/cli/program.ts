@@ -12,6 +12,7 @@ import { startWorker } from '../worker.js';
 import { registerMcpCommand } from './mcp.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
+import { registerPrivacyCommands } from './privacy.commands.js';
 
 /** The whole `crm` command tree, built without running anything (the docs test walks it against the README). */
 export function buildProgram(): Command {
@@ -59,5 +60,6 @@ export function buildProgram(): Command {
   registerMcpCommand(program);
   registerOpsCommands(program);
   registerReencryptCommand(program);
+  registerPrivacyCommands(program);
   return program;
 }

@@ -20,6 +20,8 @@ export interface FieldCipher {
   decrypt(ciphertext: string, aad: string): string;
   /** True when the value was encrypted with a key other than the current one. */
   isStale(ciphertext: string): boolean;
+  /** Drops every cached plaintext (after an erasure, no erased value may stay in memory). */
+  forgetCached(): void;
 }
 
 export function keyIdOf(key: Buffer): string {
@@ -44,6 +46,10 @@ class PlaintextCache {
   get(ciphertext: string, aad: string): string | undefined {
     const entry = this.entries.get(ciphertext);
     return entry !== undefined && entry.aad === aad ? entry.plaintext : undefined;
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 
   set(ciphertext: string, aad: string, plaintext: string): void {
@@ -106,6 +112,9 @@ export function createFieldCipher(keys: readonly string[], opts: { cacheSize?: n
     },
     isStale(ciphertext) {
       return ciphertext.split('.')[1] !== currentKeyId;
+    },
+    forgetCached() {
+      cache.clear();
     },
   };
 }

@@ -100,6 +100,8 @@ export function openSqlite(file: string): SqliteDatabase.Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('cache_size = -65536');
   raw.pragma('temp_store = MEMORY');
+  // Deleted content is overwritten with zeros, not left in free pages and cells (erasure, docs/privacy.md).
+  raw.pragma('secure_delete = ON');
   return raw;
 }
 

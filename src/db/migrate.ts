@@ -10,6 +10,7 @@ import { console2 } from './migrations/0007_console2.js';
 import { deliveriesIndex } from './migrations/0008_deliveries_index.js';
 import { webhookBacklog } from './migrations/0009_webhook_backlog.js';
 import { sharedRecordSearch } from './migrations/0010_shared_record_search.js';
+import { privacy } from './migrations/0012_privacy.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_deliveries_index': deliveriesIndex,
   '0009_webhook_backlog': webhookBacklog,
   '0010_shared_record_search': sharedRecordSearch,
+  '0012_privacy': privacy,
 };
 
 /**

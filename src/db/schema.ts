@@ -49,6 +49,8 @@ export interface IdempotencyKeysTable {
   locked_until: string;
   created_at: string;
   expires_at: string;
+  /** The resource a stored response describes (migration 0012), so an erasure can remove the response. */
+  resource_id: string | null;
 }
 
 export interface LeadsTable {
@@ -266,6 +268,35 @@ export interface WebhookDispatchStateTable {
   updated_at: string;
 }
 
+export interface PrivacyErasuresTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  /** The blind indexes of the erased value: it can be recognized again, never read. */
+  email_bidx: string | null;
+  phone_bidx: string | null;
+  reason: string | null;
+  matched_leads: number;
+  matched_accounts: number;
+  matched_records: number;
+  /** JSON of the Actor who asked. */
+  actor: string;
+  requested_at: string;
+  completed_at: string;
+}
+
+export interface RecordContactsTable {
+  record_id: string;
+  bidx: string;
+  organization_id: string;
+}
+
+export interface PrivacyBackfillTable {
+  name: string;
+  done_seq: number;
+  upto_seq: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -289,4 +320,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webhook_dispatch_state: WebhookDispatchStateTable;
+  privacy_erasures: PrivacyErasuresTable;
+  record_contacts: RecordContactsTable;
+  privacy_backfill: PrivacyBackfillTable;
 }

@@ -42,6 +42,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
         { name: 'Custom objects', description: 'Definitions of your own record types: fields, stages, a due date.' },
         { name: 'Records', description: 'Records of custom objects. Fetch this document with your API key to get typed schemas of your objects.' },
         { name: 'Webhooks', description: 'Endpoints that receive signed events, their delivery log and re-sends (docs/webhooks.md).' },
+        { name: 'Privacy', description: 'Erasure of a data subject and the access-request export; scopes privacy:write / privacy:read, never implied by others (docs/privacy.md).' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

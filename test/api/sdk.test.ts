@@ -130,4 +130,22 @@ describe('SDK client against the API', () => {
     const client = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: s.key, maxRetries: 0 });
     await expect(client.me.get()).rejects.toBeInstanceOf(CrmConnectionError);
   });
+
+  // privacy.erase / export / listErasures (docs/privacy.md)
+  it('privacy: exports, erases and lists erasures', async () => {
+    const lead = await crm.leads.create({ name: 'Sdk Subject', email: 'sdk.subject@example.com' });
+    const file = await crm.privacy.export({ email: 'sdk.subject@example.com' });
+    expect(file.leads.map((l) => l.id)).toEqual([lead.id]);
+    const erasure = await crm.privacy.erase({ email: 'sdk.subject@example.com', reason: 'sdk test' });
+    expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 1, accounts: 0, records: 0 } });
+    expect((await crm.privacy.listErasures()).erasures.map((e) => e.id)).toEqual([erasure.id]);
+    expect((await crm.privacy.export({ email: 'sdk.subject@example.com' })).leads).toEqual([]);
+  });
+
+  it('privacy: a key without privacy:write gets INSUFFICIENT_SCOPE', async () => {
+    const reader = createClient({ baseUrl: origin, apiKey: (await addKey(t.ctx, s.orgId, ['privacy:read'])).key });
+    const err = await reader.privacy.erase({ email: 'x@example.com' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CrmApiError);
+    expect((err as CrmApiError).code).toBe('INSUFFICIENT_SCOPE');
+  });
 });

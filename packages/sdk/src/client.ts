@@ -6,6 +6,7 @@ import { meResource } from './resources/me.js';
 import { objectsResource } from './resources/objects.js';
 import { recordsResource } from './resources/records.js';
 import { webhooksResource } from './resources/webhooks.js';
+import { privacyResource } from './resources/privacy.js';
 
 export type { ClientOptions } from './core.js';
 
@@ -21,6 +22,7 @@ export function createClient(options: ClientOptions) {
     /** The records of one custom object, by slug. */
     records: recordsResource(core),
     webhooks: webhooksResource(core),
+    privacy: privacyResource(core),
   };
 }
 

@@ -8,6 +8,7 @@ export type { Deal, DealCreate, DealPage, DealQuery, DealStage, DealUpdate } fro
 export type { Me } from './resources/me.js';
 export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQuery, CustomObjectUpdate } from './resources/objects.js';
 export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './resources/records.js';
+export type { Erasure, ErasurePage, ErasureQuery, ErasureRequest, SubjectFile, SubjectQuery } from './resources/privacy.js';
 export type { DeliveryPage, DeliveryQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookPage, WebhookQuery, WebhookUpdate } from './resources/webhooks.js';
 export type { CallOptions, CreateOptions, ErrorCode, FieldError, Pagination } from './types.js';
 export type { components, paths } from './generated/openapi.js';

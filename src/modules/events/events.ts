@@ -13,6 +13,9 @@ export const EVENT_TYPES = [
   'record.updated',
   'record.stage_changed',
   'record.due',
+  'lead.erased',
+  'account.erased',
+  'record.erased',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -65,7 +65,7 @@ export async function runIdempotent<T>(
   try {
     const result = await inTransaction(ctx, async (trx) => {
       const r = await work(trx);
-      await completeKey(trx, req.organizationId, key, r.status, ctx.cipher.encrypt(JSON.stringify(r.body), aad));
+      await completeKey(trx, req.organizationId, key, r.status, ctx.cipher.encrypt(JSON.stringify(r.body), aad), resourceIdOf(r.body));
       return r;
     });
     return { ...result, replayed: false };
@@ -73,6 +73,14 @@ export async function runIdempotent<T>(
     await releaseKey(db, req.organizationId, key).catch(() => undefined);
     throw err;
   }
+}
+
+/** The id of the one resource a creating response carries (`{data: {<name>: {id}}}`), or null. */
+export function resourceIdOf(body: unknown): string | null {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (typeof data !== 'object' || data === null) return null;
+  const ids = Object.values(data).flatMap((v) => (typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' ? [(v as { id: string }).id] : []));
+  return ids.length === 1 ? ids[0]! : null;
 }
 
 /** Returns the stored response to replay, or undefined once this caller holds the claim. */

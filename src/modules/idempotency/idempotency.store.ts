@@ -62,7 +62,7 @@ export async function findKey(db: Executor, organizationId: string, key: string)
 export async function takeOverKey(db: Executor, organizationId: string, key: string, previousLock: string, lockedUntil: string, requestHash: string, expiresAt: string): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
-    .set({ locked_until: lockedUntil, request_hash: requestHash, expires_at: expiresAt, state: 'processing', response_status: null, response_body: null })
+    .set({ locked_until: lockedUntil, request_hash: requestHash, expires_at: expiresAt, state: 'processing', response_status: null, response_body: null, resource_id: null })
     .where('organization_id', '=', organizationId)
     .where('key', '=', key)
     .where('locked_until', '=', previousLock)
@@ -70,10 +70,11 @@ export async function takeOverKey(db: Executor, organizationId: string, key: str
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function completeKey(db: Executor, organizationId: string, key: string, status: number, body: string): Promise<void> {
+/** `resourceId`: the resource the response describes, so an erasure of that resource removes the response too. */
+export async function completeKey(db: Executor, organizationId: string, key: string, status: number, body: string, resourceId: string | null): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: status, response_body: body })
+    .set({ state: 'done', response_status: status, response_body: body, resource_id: resourceId })
     .where('organization_id', '=', organizationId)
     .where('key', '=', key)
     .execute();

@@ -60,6 +60,15 @@ export async function reindexRecord(db: Executor, dialect: Dialect, objectSeq: n
   await indexRecords(db, dialect, objectSeq, [row]);
 }
 
+/** Removes records' index entries for good (SQLite; an erasure): contentless_delete drops their trigrams. */
+export async function unindexRecords(db: Executor, dialect: Dialect, objectSeq: number, seqs: readonly number[]): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  for (let i = 0; i < seqs.length; i += CHUNK) {
+    const rowids = seqs.slice(i, i + CHUNK).map((seq) => searchRowid(objectSeq, seq));
+    await sql`delete from ${sql.table(SEARCH_TABLE)} where rowid in (${sql.join(rowids)})`.execute(db);
+  }
+}
+
 /**
  * The FTS5 expression for a query and an optional stage, reading the vocabulary for two-character queries.
  * The vocabulary is shared by every object: a trigram only other objects hold just matches nothing here.

@@ -17,8 +17,12 @@ import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
 import { organizationTimezone } from './reminders.store.js';
+import { recordContactIndexes } from './record-contacts.js';
+import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
+/** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
+type WriteCtx = Ctx & Pick<AppContext, 'blindIndex'>;
 export interface Caller {
   organizationId: string;
   actor: Actor;
@@ -102,7 +106,7 @@ async function emit(trx: Executor, caller: Caller, object: StoredObject, type: E
 }
 
 /** Stores the record, plans its due reminder, records record.created — in the caller's transaction. */
-export async function createRecord(ctx: Ctx, trx: Executor, caller: Caller, slug: string, input: RecordInput): Promise<RecordView> {
+export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, input: RecordInput): Promise<RecordView> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   const now = ctx.clock.now();
   const [stored] = await insertRecords(trx, ctx.database.dialect, object, [buildNewRecord(ctx, object, input, now)]);
@@ -110,6 +114,8 @@ export async function createRecord(ctx: Ctx, trx: Executor, caller: Caller, slug
     await planReminder(trx, { recordId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = toRecordView(ctx, object, stored!);
+  const contacts = recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, view);
+  await addRecordContacts(trx, caller.organizationId, contacts.map((bidx) => ({ recordId: view.id, bidx })));
   await emit(trx, caller, object, 'record.created', view, `${object.name} record created`, diffChanges(null, view, ['stage', ...fieldKeys(object)], contactKeys(object)), now);
   return view;
 }
@@ -150,7 +156,7 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
  * Applies the sent keys. A stage change records record.stage_changed (stage only); other changed fields one
  * record.updated; nothing changed records nothing and keeps updatedAt. A new due date re-plans the reminder.
  */
-export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput): Promise<RecordView> {
+export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput): Promise<RecordView> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   const current = await findRecord(trx, object, id);
   if (!current) throw notFound('Record');
@@ -168,6 +174,9 @@ export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, ctx.database.dialect, object, current, next);
+  if (contactKeys(object).some((key) => key in otherChanges.after)) {
+    await replaceRecordContacts(trx, caller.organizationId, id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, after));
+  }
   if (next.dueDate !== current.dueDate) {
     await planReminder(trx, { recordId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }

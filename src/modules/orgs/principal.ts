@@ -10,6 +10,9 @@ export const SCOPES = [
   'objects:admin',
   'webhooks:read',
   'webhooks:write',
+  // Erasure and subject export (docs/privacy.md): granted only by name, never implied by another scope.
+  'privacy:read',
+  'privacy:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -263,6 +263,50 @@ export interface paths {
         patch: operations["updateObject"];
         trace?: never;
     };
+    "/api/public/v1/privacy/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List erasures
+         * @description The receipts of past erasures, newest first.
+         */
+        get: operations["listPrivacyErasures"];
+        put?: never;
+        /**
+         * Erase a data subject
+         * @description Removes for good, in one transaction, every lead, account and custom-object record holding the e-mail or phone (trashed ones too), with the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing.
+         */
+        post: operations["createPrivacyErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/privacy/subject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a data subject
+         * @description The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, decrypted, and the events naming them (ids, types, times; not bodies). Query values are never logged.
+         */
+        get: operations["getPrivacySubject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/webhooks": {
         parameters: {
             query?: never;
@@ -405,6 +449,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.erased event */
+        post: operations["accountErasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "account.updated": {
         parameters: {
             query?: never;
@@ -490,6 +551,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.erased event */
+        post: operations["leadErasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "lead.updated": {
         parameters: {
             query?: never;
@@ -535,6 +613,23 @@ export interface webhooks {
         put?: never;
         /** record.due event */
         post: operations["recordDueEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.erased event */
+        post: operations["recordErasedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,6 +772,33 @@ export interface components {
             kind: "open" | "won" | "lost";
             /** @description Display name. */
             label: string;
+        };
+        /** @description The receipt of an erasure. It keeps only the blind index of the value (never the value) and the counts. */
+        Erasure: {
+            /**
+             * Format: date-time
+             * @description UTC instant its transaction finished.
+             */
+            completedAt: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description How many items held the value and were removed for good (trashed ones included). */
+            matched: {
+                accounts: number;
+                leads: number;
+                records: number;
+            };
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description UTC instant the erasure was asked for.
+             */
+            requestedAt: string;
+            /**
+             * @description An erasure runs in one transaction: it is complete when answered, or did not happen.
+             * @enum {string}
+             */
+            status: "completed";
         };
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
@@ -846,7 +968,7 @@ export interface components {
             /** @description Organization id. */
             organization: string;
             /** @enum {string} */
-            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test";
         };
     };
     responses: {
@@ -3032,6 +3154,285 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listPrivacyErasures: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of erasures. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "erasures": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "status": "completed",
+                     *             "matched": {
+                     *               "leads": 1,
+                     *               "accounts": 1,
+                     *               "records": 1
+                     *             },
+                     *             "reason": "string",
+                     *             "requestedAt": "2026-11-21T10:00:00.000Z",
+                     *             "completedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            erasures: components["schemas"]["Erasure"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createPrivacyErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At least one of email and phoneNumber. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "reason": "Art. 17 request #1042"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The e-mail, matched exactly as lead e-mails are (trimmed, lower-cased) through the blind index.
+                     */
+                    email?: string;
+                    /**
+                     * Format: phone
+                     * @description The phone in international format; matched on its E.164 form through the blind index.
+                     */
+                    phoneNumber?: string;
+                    /** @description Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt: put no personal data here. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The created erasure. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "erasure": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "completed",
+                     *           "matched": {
+                     *             "leads": 1,
+                     *             "accounts": 1,
+                     *             "records": 1
+                     *           },
+                     *           "reason": "string",
+                     *           "requestedAt": "2026-11-21T10:00:00.000Z",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            erasure: components["schemas"]["Erasure"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getPrivacySubject: {
+        parameters: {
+            query?: {
+                /** @description The e-mail, matched exactly as lead e-mails are (trimmed, lower-cased) through the blind index. */
+                email?: string;
+                /** @description The phone in international format; matched on its E.164 form through the blind index. */
+                phoneNumber?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "leads": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "source": "string",
+                     *             "sourceCampaign": "string",
+                     *             "status": "string",
+                     *             "company": "Analytical Engines",
+                     *             "title": "string",
+                     *             "notes": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "accounts": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "domain": "string",
+                     *             "email": "ada@example.com",
+                     *             "phoneNumber": "+14155550100",
+                     *             "industry": "string",
+                     *             "website": "string",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "records": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string",
+                     *             "stage": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "events": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "type": "string",
+                     *             "object": "string",
+                     *             "objectId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description Accounts holding the value. */
+                            accounts: components["schemas"]["Account"][];
+                            /** @description The events that name these items, oldest first: ids, types and times only. */
+                            events: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the event happened.
+                                 */
+                                createdAt: string;
+                                id: string;
+                                object: string;
+                                objectId: string;
+                                type: string;
+                            }[];
+                            /** @description Leads holding the value, decrypted, trashed ones included. */
+                            leads: components["schemas"]["Lead"][];
+                            /** @description Custom-object records with an email or phone field holding the value. */
+                            records: components["schemas"]["Record"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -3136,7 +3537,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3347,7 +3748,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3829,6 +4230,94 @@ export interface operations {
             };
         };
     };
+    accountErasedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.erased
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.erased",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account erased",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.erased";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     accountUpdatedEvent: {
         parameters: {
             query?: never;
@@ -4269,6 +4758,94 @@ export interface operations {
             };
         };
     };
+    leadErasedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.erased
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.erased",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead erased",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.erased";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     leadUpdatedEvent: {
         parameters: {
             query?: never;
@@ -4513,6 +5090,94 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "record.due";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordErasedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.erased
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.erased",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record erased",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.erased";
                 };
             };
         };

@@ -1,0 +1,24 @@
+import type { Core } from '../core.js';
+import type { CallOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+
+const ERASURES = '/api/public/v1/privacy/erasures';
+const SUBJECT = '/api/public/v1/privacy/subject';
+
+export type Erasure = Schema<'Erasure'>;
+export type ErasureRequest = RequestBody<typeof ERASURES, 'post'>;
+export type ErasureQuery = Query<typeof ERASURES, 'get'>;
+export type ErasurePage = ResponseData<typeof ERASURES, 'get'>;
+export type SubjectQuery = Query<typeof SUBJECT, 'get'>;
+export type SubjectFile = ResponseData<typeof SUBJECT, 'get'>;
+
+/** Erasure (scope privacy:write) and subject export (privacy:read): see docs/privacy.md. */
+export function privacyResource(core: Core) {
+  return {
+    /** Erases for good every lead, account and record holding the e-mail or phone; returns the receipt. Safe to retry. */
+    erase: async (body: ErasureRequest, opts?: CallOptions): Promise<Erasure> => (await core.call(ERASURES, 'post', { body }, opts)).erasure,
+    /** Everything held about the e-mail or phone, decrypted, and the events naming it (the access-request file). */
+    export: async (query: SubjectQuery, opts?: CallOptions): Promise<SubjectFile> => core.call(SUBJECT, 'get', { query }, opts),
+    /** Past erasures, newest first (privacy:read or privacy:write). */
+    listErasures: async (query: ErasureQuery = {}, opts?: CallOptions): Promise<ErasurePage> => core.call(ERASURES, 'get', { query }, opts),
+  };
+}

@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { validationFailed } from '../errors.js';
+import { validateValue } from '../http/validation.js';
+import { requireOrganization } from '../modules/orgs/orgs.service.js';
+import type { Actor } from '../modules/orgs/principal.js';
+import { ErasureBody } from '../modules/privacy/privacy.schemas.js';
+import { eraseSubject } from '../modules/privacy/privacy.service.js';
+import { action } from './run.js';
+
+/** Who an erasure from the command line is recorded as (in its receipt and its *.erased events). */
+const CLI_ACTOR: Actor = { type: 'SYSTEM', id: 'cli', channel: 'API' };
+
+export function registerPrivacyCommands(program: Command): void {
+  program
+    .command('erase')
+    .description('Erase a data subject for good: every lead, account and record holding the e-mail or phone (docs/privacy.md)')
+    .requiredOption('--org <id>', 'organization id')
+    .option('--email <email>', 'the e-mail to erase')
+    .option('--phone <phone>', 'the phone to erase, international format')
+    .option('--reason <text>', 'kept with the receipt (no personal data)')
+    .action(action(async (ctx, out, opts: { org: string; email?: string; phone?: string; reason?: string }) => {
+      const body = {
+        ...(opts.email !== undefined ? { email: opts.email } : {}),
+        ...(opts.phone !== undefined ? { phoneNumber: opts.phone } : {}),
+        ...(opts.reason !== undefined ? { reason: opts.reason } : {}),
+      };
+      const errors = validateValue(ErasureBody, body, 'body');
+      if (errors.length) throw validationFailed(errors);
+      await requireOrganization(ctx, opts.org);
+      const erasure = await eraseSubject(ctx, { organizationId: opts.org, actor: CLI_ACTOR }, body);
+      const { leads, accounts, records } = erasure.matched;
+      out.print(erasure, `Erasure ${erasure.id} completed: ${leads} leads, ${accounts} accounts, ${records} records removed`);
+    }));
+}

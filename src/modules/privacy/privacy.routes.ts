@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { callerOf, requirePrincipal } from '../../http/auth.js';
+import { ok } from '../../http/schemas.js';
+import { ErasureBody, ErasureEnvelope, ErasureListEnvelope, ListErasuresQuery, SubjectEnvelope, SubjectQuery } from './privacy.schemas.js';
+import { eraseSubject, listErasures } from './privacy.service.js';
+import { exportSubject } from './subject-export.js';
+
+const tags = ['Privacy'];
+
+/** Erasure (GDPR Art. 17) and subject export (Art. 15/20): docs/privacy.md. Their scopes are never implied by others. */
+export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post('/privacy/erasures', {
+    config: { auth: { anyOf: ['privacy:write'] } },
+    schema: {
+      tags,
+      summary: 'Erase a data subject',
+      description:
+        'Removes for good, in one transaction, every lead, account and custom-object record holding the e-mail or phone (trashed ones too), ' +
+        'with the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; ' +
+        'records lead.erased / account.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. ' +
+        'Safe to retry: a second erasure of the same value matches nothing.',
+      body: ErasureBody,
+      response: { 201: ErasureEnvelope },
+    },
+    handler: async (request, reply) => {
+      const erasure = await eraseSubject(ctx, callerOf(request), request.body);
+      reply.code(201);
+      return ok({ erasure });
+    },
+  });
+
+  app.get('/privacy/erasures', {
+    config: { auth: { anyOf: ['privacy:write', 'privacy:read'] } },
+    schema: { tags, summary: 'List erasures', description: 'The receipts of past erasures, newest first.', querystring: ListErasuresQuery, response: { 200: ErasureListEnvelope } },
+    handler: async (request) => ok(await listErasures(ctx, requirePrincipal(request).organization.id, request.query)),
+  });
+
+  app.get('/privacy/subject', {
+    config: { auth: { anyOf: ['privacy:read'] } },
+    schema: {
+      tags,
+      summary: 'Export a data subject',
+      description:
+        'The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, ' +
+        'decrypted, and the events naming them (ids, types, times; not bodies). Query values are never logged.',
+      querystring: SubjectQuery,
+      response: { 200: SubjectEnvelope },
+    },
+    handler: async (request) => ok(await exportSubject(ctx, requirePrincipal(request).organization.id, request.query)),
+  });
+}

@@ -1,0 +1,145 @@
+import type { Executor } from '../../db/database.js';
+import type { PrivacyErasuresTable } from '../../db/schema.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+
+/*
+ * The SQL of erasure and export. Nothing here looks at deleted_at: an erasure removes an item whether or not
+ * it is in the trash, and an export shows trashed items too.
+ */
+
+const CHUNK = 500;
+const chunks = <T>(items: readonly T[]): T[][] => Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK));
+
+export interface Holders {
+  leads: string[];
+  accounts: string[];
+  /** With what removing their search entries needs: their seq and their object's seq. */
+  records: { id: string; seq: number; objectId: string; objectSeq: number }[];
+}
+
+/** Every lead, account and record of the organization holding one of the blind indexes `bidxs`. */
+export async function findHolders(db: Executor, organizationId: string, bidxs: readonly string[]): Promise<Holders> {
+  const holding = (table: 'leads' | 'accounts') =>
+    db
+      .selectFrom(table)
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb.or([eb('email_bidx', 'in', bidxs), eb('phone_bidx', 'in', bidxs)]))
+      .orderBy('seq')
+      .execute();
+  const [leads, accounts, records] = await Promise.all([
+    holding('leads'),
+    holding('accounts'),
+    db
+      .selectFrom('record_contacts as c')
+      .innerJoin('records as r', 'r.id', 'c.record_id')
+      .innerJoin('custom_objects as o', 'o.id', 'r.object_id')
+      .select(['r.id', 'r.seq', 'r.object_id', 'o.seq as object_seq'])
+      .distinct()
+      .where('c.bidx', 'in', bidxs)
+      .where('c.organization_id', '=', organizationId)
+      .where('r.organization_id', '=', organizationId)
+      .orderBy('r.seq')
+      .execute(),
+  ]);
+  return {
+    leads: leads.map((r) => r.id),
+    accounts: accounts.map((r) => r.id),
+    records: records.map((r) => ({ id: r.id, seq: Number(r.seq), objectId: r.object_id, objectSeq: Number(r.object_seq) })),
+  };
+}
+
+export interface EventRef {
+  id: string;
+  type: string;
+  object: string;
+  objectId: string;
+  createdAt: string;
+}
+
+/** The events of the organization that name one of `ids` (the item they describe), oldest first. */
+export async function eventsNaming(db: Executor, organizationId: string, ids: readonly string[]): Promise<EventRef[]> {
+  const out: EventRef[] = [];
+  for (const part of chunks(ids)) {
+    const rows = await db
+      .selectFrom('events')
+      .select(['id', 'type', 'object', 'object_id', 'created_at', 'seq'])
+      .where('organization_id', '=', organizationId)
+      .where('object_id', 'in', part)
+      .orderBy('seq')
+      .execute();
+    out.push(...rows.map((r) => ({ id: r.id, type: r.type, object: r.object, objectId: r.object_id, createdAt: r.created_at })));
+  }
+  return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * Removes, for good, the events naming `ids` and their webhook deliveries with every attempt (an attempt's
+ * response excerpt may echo the body), the stored idempotent responses describing them, and their reminder
+ * and contact-index rows. Deletion order follows the foreign keys.
+ */
+export async function deleteDerived(db: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
+  for (const part of chunks(ids)) {
+    const events = db.selectFrom('events').select('id').where('organization_id', '=', organizationId).where('object_id', 'in', part);
+    const deliveries = db.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', events);
+    await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    await db.deleteFrom('webhook_deliveries').where('event_id', 'in', events).execute();
+    await db.deleteFrom('events').where('organization_id', '=', organizationId).where('object_id', 'in', part).execute();
+    await db.deleteFrom('idempotency_keys').where('organization_id', '=', organizationId).where('resource_id', 'in', part).execute();
+    await db.deleteFrom('record_reminders').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
+    await db.deleteFrom('record_contacts').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
+  }
+}
+
+/** Removes the items themselves (the SQLite name indexes of leads and accounts follow through their triggers). */
+export async function deleteHolders(db: Executor, organizationId: string, h: Holders): Promise<void> {
+  for (const part of chunks(h.leads)) await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
+  for (const part of chunks(h.accounts)) await db.deleteFrom('accounts').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
+  const records = h.records.map((r) => r.id);
+  for (const part of chunks(records)) await db.deleteFrom('records').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
+}
+
+/** Stored responses written before migration 0012 (no resource id): the service opens them to find the erased ids. */
+export async function unlabelledResponses(db: Executor, organizationId: string): Promise<{ key: string; body: string }[]> {
+  const rows = await db
+    .selectFrom('idempotency_keys')
+    .select(['key', 'response_body'])
+    .where('organization_id', '=', organizationId)
+    .where('resource_id', 'is', null)
+    .where('response_body', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ key: r.key, body: r.response_body! }));
+}
+
+export async function deleteResponses(db: Executor, organizationId: string, keys: readonly string[]): Promise<void> {
+  for (const part of chunks(keys)) await db.deleteFrom('idempotency_keys').where('organization_id', '=', organizationId).where('key', 'in', part).execute();
+}
+
+export type ErasureRow = Omit<PrivacyErasuresTable, 'seq'>;
+
+export async function insertErasure(db: Executor, row: ErasureRow): Promise<void> {
+  await db.insertInto('privacy_erasures').values(row).execute();
+}
+
+export async function listErasures(db: Executor, organizationId: string, page: PageRequest): Promise<{ rows: ErasureRow[]; total: number }> {
+  const q = db.selectFrom('privacy_erasures').where('organization_id', '=', organizationId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+async function inChunks<T>(ids: readonly string[], read: (part: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (const part of chunks(ids)) out.push(...(await read(part)));
+  return out;
+}
+
+/* Whole rows with these ids in the organization (export): every column, trashed or not. */
+export const leadRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
+  inChunks(ids, (part) => db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
+export const accountRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
+  inChunks(ids, (part) => db.selectFrom('accounts').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
+export const recordRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
+  inChunks(ids, (part) => db.selectFrom('records').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());

@@ -1,0 +1,71 @@
+import type { AppContext } from '../../context.js';
+import { openContact } from '../../crypto/contact-fields.js';
+import type { RecordsTable } from '../../db/schema.js';
+import type { Account } from '../accounts/accounts.schemas.js';
+import type { Lead } from '../leads/leads.schemas.js';
+import type { StoredValue } from '../objects/field-values.js';
+import { findObjectById } from '../objects/objects.store.js';
+import { toRecordView, type RecordView } from '../objects/records.service.js';
+import type { StoredObject } from '../objects/objects.store.js';
+import { indexEarlierRecords } from './backfill.js';
+import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
+import { bidxList, subjectIndexes } from './privacy.service.js';
+import type { SubjectQuery } from './privacy.schemas.js';
+
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex'>;
+
+/** Columns that never leave the server: keys, blind indexes, ciphertexts (shown decrypted instead), derived text. */
+const INTERNAL = new Set(['seq', 'organization_id', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'search_text']);
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * A lead or account row in its API shape: every column but the internal ones, camel-cased (so a column added
+ * later, such as the trash's deleted_at, appears as deletedAt without a change here), contacts decrypted.
+ */
+function presentRow(ctx: Ctx, table: 'leads' | 'accounts', row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(row).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) => [camel(k), v]));
+  const where = { table, rowId: String(row.id) };
+  out.email = openContact(ctx, 'email', where, (row.email_enc as string | null) ?? null);
+  out.phoneNumber = openContact(ctx, 'phone', where, (row.phone_enc as string | null) ?? null);
+  return out;
+}
+
+async function presentRecords(ctx: Ctx, rows: (Omit<RecordsTable, 'seq'> & { seq: number })[]): Promise<RecordView[]> {
+  const objects = new Map<string, StoredObject | undefined>();
+  for (const id of new Set(rows.map((r) => r.object_id))) objects.set(id, await findObjectById(ctx.database.db, id));
+  return rows.map((r) => {
+    const { deleted_at: deletedAt } = r as { deleted_at?: string | null };
+    const stored = { seq: Number(r.seq), id: r.id, organizationId: r.organization_id, objectId: r.object_id, stage: r.stage, data: JSON.parse(r.data) as Record<string, StoredValue>, searchText: r.search_text, dueDate: r.due_date, createdAt: r.created_at, updatedAt: r.updated_at };
+    return { ...toRecordView(ctx, objects.get(r.object_id)!, stored), ...(deletedAt !== undefined ? { deletedAt } : {}) };
+  });
+}
+
+export interface SubjectFile {
+  leads: Lead[];
+  accounts: Account[];
+  records: RecordView[];
+  events: EventRef[];
+}
+
+/**
+ * The access-request file (GDPR Art. 15/20): every lead, account and record of the organization holding the
+ * e-mail or phone, trashed or not, decrypted, and the events naming them (ids, types, times; not bodies).
+ */
+export async function exportSubject(ctx: Ctx, organizationId: string, q: SubjectQuery): Promise<SubjectFile> {
+  const bidxs = bidxList(subjectIndexes(ctx, organizationId, q));
+  await indexEarlierRecords(ctx);
+  const db = ctx.database.db;
+  const holders = await findHolders(db, organizationId, bidxs);
+  const [leads, accounts, records] = await Promise.all([
+    leadRows(db, organizationId, holders.leads),
+    accountRows(db, organizationId, holders.accounts),
+    recordRows(db, organizationId, holders.records.map((r) => r.id)),
+  ]);
+  return {
+    // The same columns as the Lead and Account schemas, plus any added since (see presentRow).
+    leads: leads.map((r) => presentRow(ctx, 'leads', r) as Lead),
+    accounts: accounts.map((r) => presentRow(ctx, 'accounts', r) as Account),
+    records: await presentRecords(ctx, records),
+    events: await eventsNaming(db, organizationId, [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)]),
+  };
+}

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Row shapes as both dialects store them: ids are 24-hex text, timestamps ISO-8601 UTC text written by the
@@ -51,6 +51,9 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/** When the row went to the trash (contract §7), null while live; never written by an insert. */
+export type TrashedAt = ColumnType<string | null, string | null | undefined, string | null>;
+
 export interface LeadsTable {
   seq: Generated<number>;
   id: string;
@@ -71,6 +74,7 @@ export interface LeadsTable {
   duplicate_of: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface AssignmentRulesTable {
@@ -117,6 +121,7 @@ export interface AccountsTable {
   owner_id: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface DealsTable {
@@ -135,6 +140,7 @@ export interface DealsTable {
   expected_close_date: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface DealStagesTable {
@@ -170,6 +176,7 @@ export interface RecordsTable {
   due_date: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface RecordRemindersTable {

@@ -13,6 +13,18 @@ export const EVENT_TYPES = [
   'record.updated',
   'record.stage_changed',
   'record.due',
+  'lead.deleted',
+  'lead.restored',
+  'lead.purged',
+  'account.deleted',
+  'account.restored',
+  'account.purged',
+  'deal.deleted',
+  'deal.restored',
+  'deal.purged',
+  'record.deleted',
+  'record.restored',
+  'record.purged',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -41,6 +41,12 @@ export async function indexRecords(db: Executor, dialect: Dialect, objectSeq: nu
   }
 }
 
+/** Removes the index entries of records removed for good (SQLite). */
+export async function unindexRecords(db: Executor, dialect: Dialect, objectSeq: number, seqs: readonly number[]): Promise<void> {
+  if (dialect !== 'sqlite' || seqs.length === 0) return;
+  await sql`delete from ${sql.table(searchTable(objectSeq))} where rowid in (${sql.join(seqs)})`.execute(db);
+}
+
 /** Replaces a record's index entry after its text or stage changed (SQLite). */
 export async function reindexRecord(db: Executor, dialect: Dialect, objectSeq: number, row: SearchRow): Promise<void> {
   if (dialect !== 'sqlite') return;

@@ -16,7 +16,8 @@ import { findRecord, insertRecords, listRecords as listStored, updateRecord as u
 import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
-import { organizationTimezone } from './reminders.store.js';
+import { deleteReminder, organizationTimezone } from './reminders.store.js';
+import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 export interface Caller {
@@ -25,7 +26,7 @@ export interface Caller {
 }
 
 /** The API shape: flat, every field of the object present (null when unset). */
-export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string } & Record<string, unknown>;
+export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string; deletedAt: string | null } & Record<string, unknown>;
 
 const aad = recordValueAad;
 
@@ -37,7 +38,7 @@ export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, or
 }
 
 export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
-  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
   for (const field of object.definition.fields) {
     const stored = r.data[field.key];
     if (stored === undefined) view[field.key] = null;
@@ -142,7 +143,7 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
     ...(query.overdue === true ? { dueBefore: localDate(ctx.clock.now(), organization.timezone) } : {}),
   };
   const page = { page: query.page, limit: query.limit };
-  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page);
+  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page, listView(query));
   return { records: records.map((r) => toRecordView(ctx, object, r)), pagination: paginate(page, total) };
 }
 
@@ -175,4 +176,32 @@ export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug
   if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
   if (othersChanged) await emit(trx, caller, object, 'record.updated', view, `${object.name} record updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return view;
+}
+
+/** Records in the trash mechanism: a trashed record's reminder is dropped, and planned again on restore. */
+async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: string): Promise<Trashable<StoredRecord, RecordView>> {
+  const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
+  return {
+    object: 'record',
+    label: 'Record',
+    objectSlug: object.slug,
+    find: (db, id, view) => findRecord(db, object, id, view),
+    present: (r) => toRecordView(ctx, object, r),
+    trashed: (db, r) => deleteReminder(db, r.id),
+    async restored(db, r) {
+      if (r.dueDate === null) return r;
+      const timezone = await organizationTimezone(db, ctx.database.dialect, caller.organizationId);
+      await planReminder(db, { recordId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
+      return r;
+    },
+  };
+}
+
+/** DELETE /objects/{object}/records/{id}: to the trash, or for good with `permanent`. */
+export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean): Promise<RecordView> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
+}
+
+export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string): Promise<RecordView> {
+  return restoreItem(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
 }

@@ -24,7 +24,12 @@ export async function savePendingReminder(db: Executor, r: Omit<Reminder, 'fired
 }
 
 export async function deleteReminder(db: Executor, recordId: string): Promise<void> {
-  await db.deleteFrom('record_reminders').where('record_id', '=', recordId).execute();
+  await deleteReminders(db, [recordId]);
+}
+
+export async function deleteReminders(db: Executor, recordIds: readonly string[]): Promise<void> {
+  if (recordIds.length === 0) return;
+  await db.deleteFrom('record_reminders').where('record_id', 'in', [...recordIds]).execute();
 }
 
 /** The distinct due dates of an organization's reminders that have not fired yet. */

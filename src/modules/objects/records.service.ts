@@ -16,7 +16,7 @@ import { findRecord, insertRecords, listRecords as listStored, updateRecord as u
 import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
-import { deleteReminder, organizationTimezone } from './reminders.store.js';
+import { deletePendingReminder, deleteReminder, organizationTimezone } from './reminders.store.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
@@ -178,7 +178,7 @@ export async function updateRecord(ctx: Ctx, trx: Executor, caller: Caller, slug
   return view;
 }
 
-/** Records in the trash mechanism: a trashed record's reminder is dropped, and planned again on restore. */
+/** Records in the trash mechanism: a trashed record's pending reminder is dropped, and planned again on restore. */
 async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: string): Promise<Trashable<StoredRecord, RecordView>> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   return {
@@ -187,7 +187,8 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
     objectSlug: object.slug,
     find: (db, id, view) => findRecord(db, object, id, view),
     present: (r) => toRecordView(ctx, object, r),
-    trashed: (db, r) => deleteReminder(db, r.id),
+    trashed: (db, r) => deletePendingReminder(db, r.id),
+    purging: (db, r) => deleteReminder(db, r.id),
     async restored(db, r) {
       if (r.dueDate === null) return r;
       const timezone = await organizationTimezone(db, ctx.database.dialect, caller.organizationId);

@@ -30,6 +30,8 @@ export interface Trashable<S extends { deletedAt: string | null }, V> {
   present(stored: S): Trashed<V>;
   /** Runs once the item is in the trash (a record's reminder is dropped). */
   trashed?(trx: Executor, stored: S): Promise<void>;
+  /** Runs before the item is removed for good: rows that reference it (a record's reminder) go first. */
+  purging?(trx: Executor, stored: S): Promise<void>;
   /** Runs just before a trashed item is live again (a lead's duplicate check, a record's reminder). */
   restored?(trx: Executor, stored: S): Promise<S>;
 }
@@ -94,6 +96,7 @@ export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, ob
 /** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */
 export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
   const current = await r.find(trx, id, 'any');
+  if (current) await r.purging?.(trx, current);
   const removed = current && (await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id));
   if (!current || !removed) throw notFound(r.label, id);
   const now = ctx.clock.now();

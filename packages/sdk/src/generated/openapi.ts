@@ -15,6 +15,8 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                    deleted?: boolean;
                     /** @description Page size (max 100). */
                     limit: number;
                     /** @description Page number, from 1. */
@@ -338,7 +340,98 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a account
+         * @description Moves the account to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `account.deleted`. A account already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                    permanent?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                account: components["schemas"]["Account"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -468,6 +561,110 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/public/v1/accounts/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted account
+         * @description Brings a account back from the trash (`deletedAt` null); records `account.restored`. 404 for a live account, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                account: components["schemas"]["Account"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/deal-stages": {
         parameters: {
             query?: never;
@@ -568,6 +765,8 @@ export interface paths {
                 query: {
                     /** @description Only deals with this account. */
                     accountId?: string;
+                    /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                    deleted?: boolean;
                     /** @description Page size (max 100). */
                     limit: number;
                     /** @description Only deals owned by this user. */
@@ -899,7 +1098,98 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a deal
+         * @description Moves the deal to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `deal.deleted`. A deal already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                    permanent?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                deal: components["schemas"]["Deal"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -1031,6 +1321,110 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/public/v1/deals/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted deal
+         * @description Brings a deal back from the trash (`deletedAt` null); records `deal.restored`. 404 for a live deal, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                deal: components["schemas"]["Deal"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/leads": {
         parameters: {
             query?: never;
@@ -1040,11 +1434,13 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name.
+         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.
          */
         get: {
             parameters: {
                 query: {
+                    /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                    deleted?: boolean;
                     /** @description Page size (max 100). */
                     limit: number;
                     /** @description Page number, from 1. */
@@ -1375,7 +1771,98 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a lead
+         * @description Moves the lead to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `lead.deleted`. A lead already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                    permanent?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                lead: components["schemas"]["Lead"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /** Update a lead */
@@ -1508,6 +1995,110 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/public/v1/leads/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted lead
+         * @description Brings a lead back from the trash (`deletedAt` null); records `lead.restored`. 404 for a live lead, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Resource id. */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                lead: components["schemas"]["Lead"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/me": {
@@ -1921,6 +2512,8 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                    deleted?: boolean;
                     /** @description Page size (max 100). */
                     limit: number;
                     /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
@@ -2269,7 +2862,100 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a record
+         * @description Moves the record to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `record.deleted`. A record already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                    permanent?: boolean;
+                };
+                header?: never;
+                path: {
+                    /** @description Record id. */
+                    id: string;
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                record: components["schemas"]["Record"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /**
@@ -2395,6 +3081,112 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/public/v1/objects/{object}/records/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted record
+         * @description Brings a record back from the trash (`deletedAt` null); records `record.restored`. 404 for a live record, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Record id. */
+                    id: string;
+                    /** @description Object slug. */
+                    object: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            code: "SUCCESS";
+                            data: {
+                                record: components["schemas"]["Record"];
+                            };
+                            /** @enum {boolean} */
+                            status: true;
+                        };
+                    };
+                };
+                /** @description `VALIDATION_FAILED`: The body or query failed validation; `errors` lists every bad field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: The API key is missing, malformed, unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `NOT_FOUND`: No such resource in your organization. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description `INTERNAL_ERROR`: An unexpected error; the requestId helps support find it. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/objects/{slug}": {
@@ -2766,7 +3558,7 @@ export interface paths {
                         /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                         enabled?: boolean;
                         /** @description Event types to receive, or ["*"] for all of them. */
-                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "webhook.test" | "*")[];
                         /**
                          * Format: uri
                          * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3096,7 +3888,7 @@ export interface paths {
                         /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                         enabled?: boolean;
                         /** @description Event types to receive, or ["*"] for all of them. */
-                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "webhook.test" | "*")[];
+                        events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "webhook.test" | "*")[];
                         /**
                          * Format: uri
                          * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3683,6 +4475,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             domain: string | null;
             email: string | null;
             /** @description Identifier (24 lowercase hex characters). */
@@ -3735,6 +4528,7 @@ export interface components {
              */
             createdAt: string;
             currency: string | null;
+            deletedAt: string | null;
             expectedCloseDate: string | null;
             /** @description Identifier (24 lowercase hex characters). */
             id: string;
@@ -3783,6 +4577,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             duplicateOf: string | null;
             email: string | null;
             /** @description Identifier (24 lowercase hex characters). */
@@ -3815,6 +4610,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             /** @description Record id (24 lowercase hex characters). */
             id: string;
             /** @description Slug of the record's object. */

@@ -53,6 +53,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     stage,
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
+    deletedAt: nullable({ type: 'string', format: 'date-time' }),
   };
   const required = fields.filter((f) => f.required).map((f) => f.key);
   return {
@@ -111,6 +112,7 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
   const doc = structuredClone(document) as Document;
   const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
   const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
+  const restore = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}/restore`] ?? {};
   for (const o of objects) {
     Object.assign(doc.components.schemas, objectSchemas(o));
     const record = ref(`Record_${o.slug}`);
@@ -122,6 +124,10 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
       get: typedOperation(one.get, o, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record')] }),
       patch: typedOperation(one.patch, o, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record')] }),
+      delete: typedOperation(one.delete, o, { summary: `Delete a ${o.name} record`, success: ['200', json(single, 'The record, in the trash (deletedAt set) or removed for good')] }),
+    };
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}/restore`] = {
+      post: typedOperation(restore.post, o, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(single, 'The restored record')] }),
     };
   }
   return doc;

@@ -12,6 +12,7 @@ import { startWorker } from '../worker.js';
 import { registerMcpCommand } from './mcp.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
+import { registerTrashCommands } from './trash.commands.js';
 
 const program = new Command('crm')
   .description('CRM public API: server, worker and administration')
@@ -57,5 +58,6 @@ registerWebhookCommands(program);
 registerMcpCommand(program);
 registerOpsCommands(program);
 registerReencryptCommand(program);
+registerTrashCommands(program);
 
 await program.parseAsync(process.argv);

@@ -22,6 +22,17 @@ export function inView(table: string, view: TrashView): Expression<SqlBool> {
   return sql<SqlBool>`1 = 1`;
 }
 
+/**
+ * The same predicate for a query that an index on another column answers best (an exact e-mail or phone
+ * lookup through its blind-index index). SQLite's planner, without statistics, would otherwise take the
+ * partial live index and walk the whole organization; the unary `+` leaves `deleted_at` a check on the rows
+ * the lookup finds. PostgreSQL picks by its statistics and gets the plain predicate.
+ */
+export function inViewByRow(dialect: Dialect, table: string, view: TrashView): Expression<SqlBool> {
+  if (dialect === 'sqlite' && view === 'live') return sql<SqlBool>`+${sql.ref(`${table}.deleted_at`)} is null`;
+  return inView(table, view);
+}
+
 /** The ORDER BY of a list: newest first; the trash newest deletion first (then newest created). */
 export function listOrder(table: string, view: TrashView): RawBuilder<unknown> {
   const seq = sql`${sql.ref(`${table}.seq`)} desc`;

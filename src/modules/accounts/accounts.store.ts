@@ -2,7 +2,7 @@ import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
 
@@ -84,7 +84,7 @@ export async function updateAccount(db: Executor, account: StoredAccount): Promi
 /** A page of accounts (live, or the trash), newest first, with the total count of the filter. */
 export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live') {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
-  let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(inView('accounts', view));
+  let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('accounts', view)).limit(page.limit).offset(offsetOf(page)).execute(),

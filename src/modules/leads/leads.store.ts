@@ -7,7 +7,7 @@ import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
 
@@ -128,7 +128,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     return { leads: rows.map(toStored), total };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);
-  let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(inView('leads', view));
+  let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('leads', view)).limit(page.limit).offset(offsetOf(page)).execute(),

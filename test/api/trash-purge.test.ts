@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { runDueReminders } from '../../src/modules/objects/reminders.service.js';
 import { findReminder } from '../../src/modules/objects/reminders.store.js';
 import { purgeExpiredTrash } from '../../src/modules/shared/trash-purge.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
@@ -73,5 +74,19 @@ describe('trash purge', () => {
     const found = await call(a.app, 'GET', '/objects/chores/records?q=sweep', { auth: s.auth });
     expect(found.body.data.records.map((r: { id: string }) => r.id)).toEqual([other]);
     expect(found.body.data.pagination.total).toBe(1);
+  });
+
+  it('a trashed record whose reminder already fired keeps it until the purge removes both', async () => {
+    const today = clock.now().toISOString().slice(0, 10);
+    const id = await create('/objects/chores/records', 'record', { title: 'Fired before the trash', due: today });
+    clock.set(`${today}T09:30:00.000Z`);
+    await runDueReminders(a.ctx);
+    expect((await findReminder(a.ctx.database.db, id))?.firedAt).not.toBeNull();
+    await call(a.app, 'DELETE', `/objects/chores/records/${id}`, { auth: s.auth });
+    expect((await findReminder(a.ctx.database.db, id))?.firedAt).not.toBeNull();
+    clock.advance(31 * DAY);
+    expect(await purgeExpiredTrash(a.ctx)).toBeGreaterThanOrEqual(1);
+    expect(await findReminder(a.ctx.database.db, id)).toBeUndefined();
+    expect((await call(a.app, 'POST', `/objects/chores/records/${id}/restore`, { auth: s.auth })).status).toBe(404);
   });
 });

@@ -37,6 +37,7 @@ export const EnvSchema = Type.Object({
   HTTP_MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
   HTTP_MAX_REQUESTS_PER_SOCKET: Type.Integer({ default: 0, minimum: 0 }),
   HTTP_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  TRASH_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1 }),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -70,6 +71,8 @@ export interface Config {
   /** HTTPS served directly when both files are given. */
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly http: HttpLimits;
+  /** Trashed leads, accounts, deals and records can be restored this long; the scheduler then purges them. */
+  readonly trashRetentionDays: number;
 }
 
 /** Bounds on what one connection may hold (slow clients, idle keep-alives, connection floods). */
@@ -169,6 +172,7 @@ export function loadConfig(
       maxConnections: e.HTTP_MAX_CONNECTIONS,
       maxRequestsPerSocket: e.HTTP_MAX_REQUESTS_PER_SOCKET,
     }),
+    trashRetentionDays: e.TRASH_RETENTION_DAYS,
   });
 }
 

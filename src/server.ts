@@ -11,6 +11,7 @@ import { SharedMemoryRateLimiter } from './http/rate-limit.js';
 import { drainServer, HttpThreads, listeningFd, type HttpThreadData } from './http-threads.js';
 import { systemClock } from './lib/clock.js';
 import { startReminderScheduler } from './modules/objects/reminders.service.js';
+import { startTrashPurger, TRASH_PURGE_INTERVAL_MS } from './modules/shared/trash-purge.service.js';
 import { WebhookDispatcher } from './modules/webhooks/dispatcher.js';
 import { publishCommits } from './modules/webhooks/pg-wakeup.js';
 
@@ -66,6 +67,7 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
   let threads: HttpThreads | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let reminders: { stop(): Promise<void> } | undefined;
+  let purger: { stop(): Promise<void> } | undefined;
   let unpublish: (() => void) | undefined;
   const app = await buildApp(ctx, shared && { metricsExposition: () => (threads ? threads.metricsText() : ctx.metrics.registry.metrics()) });
   let draining = false;
@@ -90,6 +92,7 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
     if (config.dispatcher === 'inline') {
       dispatcher = new WebhookDispatcher(ctx, { logger: log }).start();
       reminders = startReminderScheduler(ctx, { intervalMs: REMINDER_INTERVAL_MS, onError: (err) => app.log.error({ err }, 'reminder tick failed') });
+      purger = startTrashPurger(ctx, { intervalMs: TRASH_PURGE_INTERVAL_MS, onError: (err) => app.log.error({ err }, 'trash purge failed') });
     } else if (ctx.database.dialect === 'postgres') {
       // Without an in-process dispatcher, `crm worker` processes deliver: on PostgreSQL, wake them per commit.
       unpublish = publishCommits(ctx, log);
@@ -113,6 +116,7 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
     (closing ??= (async () => {
       await starting.catch(() => undefined);
       await reminders?.stop();
+      await purger?.stop();
       await stopServing();
       unpublish?.();
       await dispatcher?.stop();

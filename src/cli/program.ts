@@ -13,6 +13,7 @@ import { registerMcpCommand } from './mcp.commands.js';
 import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
 import { registerPrivacyCommands } from './privacy.commands.js';
+import { registerTrashCommands } from './trash.commands.js';
 
 /** The whole `crm` command tree, built without running anything (the docs test walks it against the README). */
 export function buildProgram(): Command {
@@ -61,5 +62,6 @@ export function buildProgram(): Command {
   registerOpsCommands(program);
   registerReencryptCommand(program);
   registerPrivacyCommands(program);
+  registerTrashCommands(program);
   return program;
 }

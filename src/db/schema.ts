@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Row shapes as both dialects store them: ids are 24-hex text, timestamps ISO-8601 UTC text written by the
@@ -53,6 +53,9 @@ export interface IdempotencyKeysTable {
   resource_id: string | null;
 }
 
+/** When the row went to the trash (contract §7), null while live; never written by an insert. */
+export type TrashedAt = ColumnType<string | null, string | null | undefined, string | null>;
+
 export interface LeadsTable {
   seq: Generated<number>;
   id: string;
@@ -73,6 +76,7 @@ export interface LeadsTable {
   duplicate_of: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface AssignmentRulesTable {
@@ -119,6 +123,7 @@ export interface AccountsTable {
   owner_id: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface DealsTable {
@@ -137,6 +142,7 @@ export interface DealsTable {
   expected_close_date: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface DealStagesTable {
@@ -172,6 +178,7 @@ export interface RecordsTable {
   due_date: string | null;
   created_at: string;
   updated_at: string;
+  deleted_at: TrashedAt;
 }
 
 export interface RecordRemindersTable {

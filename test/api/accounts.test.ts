@@ -44,6 +44,7 @@ describe('POST /accounts', () => {
       ownerId: a.userId,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: account.createdAt,
+      deletedAt: null,
     });
   });
 

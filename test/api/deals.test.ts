@@ -49,6 +49,7 @@ describe('POST /deals', () => {
       expectedCloseDate: '2026-03-31T00:00:00.000Z',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: deal.createdAt,
+      deletedAt: null,
     });
     expect((await call(t.app, 'GET', `/deals/${deal.id}`, { auth: a.auth })).body.data.deal).toEqual(deal);
   });

@@ -56,7 +56,7 @@ describe('GET /openapi.json', () => {
     expect(res.status).toBe(200);
     const { components, paths } = res.body;
     const record = components.schemas.Record_projects;
-    expect(record.required).toEqual(['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'title', 'budget', 'active', 'due_on', 'kickoff_at', 'priority', 'contact', 'site']);
+    expect(record.required).toEqual(['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'deletedAt', 'title', 'budget', 'active', 'due_on', 'kickoff_at', 'priority', 'contact', 'site']);
     expect(record.additionalProperties).toBe(false);
     expect(record.properties.objectSlug).toMatchObject({ const: 'projects' });
     expect(record.properties.stage).toMatchObject({ type: 'string', enum: ['planned', 'done'] });
@@ -89,6 +89,9 @@ describe('GET /openapi.json', () => {
     const one = paths[`${P}/objects/projects/records/{id}`];
     expect(one.patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecordUpdate_projects' });
     expect(one.get.parameters.map((p: { name: string }) => p.name)).toEqual(['id']);
+    expect(one.delete.parameters.map((p: { name: string }) => p.name)).toEqual(['permanent', 'id']);
+    expect(one.delete.responses['200'].content['application/json'].schema.properties.data.properties.record).toEqual({ $ref: '#/components/schemas/Record_projects' });
+    expect(paths[`${P}/objects/projects/records/{id}/restore`].post.responses).toHaveProperty('200');
     expect(components.schemas.Record_notes.properties.stage).toEqual({ type: 'null' });
     expect(paths[`${P}/objects/{object}/records`]).toBeDefined();
   });

@@ -70,6 +70,7 @@ describe('POST /objects/{object}/records', () => {
       site: 'https://example.com/a?b=c',
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: record.createdAt,
+      deletedAt: null,
     });
     const minimal = await create({ title: 'Only a title', stage: 'done' });
     expect(minimal.body.data.record).toMatchObject({ stage: 'done', notes: null, budget: null, active: null, due_on: null, contact_email: null });

@@ -27,7 +27,7 @@ describe('crm webhook', () => {
     const org = await seedOrg(t.ctx);
     const [created, invalid] = await Promise.all([
       run(['webhook', 'create', '--org', org.orgId, '--url', 'https://93.184.216.34/hooks', '--events', 'lead.created,lead.updated']),
-      run(['webhook', 'create', '--org', org.orgId, '--url', 'https://127.0.0.1/hooks', '--events', 'lead.created,lead.deleted']),
+      run(['webhook', 'create', '--org', org.orgId, '--url', 'https://127.0.0.1/hooks', '--events', 'lead.created,lead.exploded']),
     ]);
     expect(created.code, created.out).toBe(0);
     const { id, secret } = JSON.parse(created.out.trim().split('\n').at(-1)!);

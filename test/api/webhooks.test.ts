@@ -67,7 +67,7 @@ describe('POST /webhooks', () => {
   });
 
   it('lists every bad field at once', async () => {
-    const errors = expectError(await create(a, { url: 'not a url', events: ['lead.deleted'], description: 5, colour: 'red' }), 400, 'VALIDATION_FAILED');
+    const errors = expectError(await create(a, { url: 'not a url', events: ['lead.exploded'], description: 5, colour: 'red' }), 400, 'VALIDATION_FAILED');
     expect(Object.fromEntries(errors.map((e) => [e.field, e.code]))).toEqual({
       url: 'invalid_format',
       'events.0': 'invalid_value',

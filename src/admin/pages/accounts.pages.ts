@@ -3,7 +3,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../modules/accounts/accounts.schemas.js';
-import { createAccount, getAccount, listAccounts, updateAccount } from '../../modules/accounts/accounts.service.js';
+import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from '../../modules/accounts/accounts.service.js';
+import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
@@ -71,7 +72,7 @@ export const accountsModule: AdminModule = {
         title: 'Accounts',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
-        body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a></div>
+        body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a>${trashLink(ACCOUNTS_PATH)}</div>
 ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone)}${accountsPager(q, result.pagination)}` : ''}`,
       });
     });
@@ -104,13 +105,13 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         title: account.name,
         crumbs: ['Data', 'Accounts'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: accountDetail(account, {
+        body: html`${deleteButton(request, ACCOUNTS_PATH, account.id, account.name)}${accountDetail(account, {
           owner: people.find((u) => u.id === account.ownerId)?.name,
           deals: { deals: deals.deals, total: deals.pagination.total },
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,
-        }),
+        })}`,
       });
     });
 
@@ -130,6 +131,19 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       } catch (err) {
         return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values, problem: problemOf(err), status: 400 });
       }
+    });
+
+    registerConsoleTrash(app, deps, {
+      route: '/data/accounts',
+      href: () => ACCOUNTS_PATH,
+      title: async () => ({ title: 'Accounts', crumbs: ['Data'] }),
+      noun: 'account',
+      trash: async (viewer, _params, page) => {
+        const { accounts, pagination } = await listAccounts(ctx, viewer.organization.id, { page, limit: DEFAULT_LIMIT, deleted: true });
+        return { items: accounts, pagination };
+      },
+      remove: (trx, caller, _params, id) => deleteAccount(ctx, trx, caller, id, false),
+      restore: (trx, caller, _params, id) => restoreAccount(ctx, trx, caller, id),
     });
   },
 };

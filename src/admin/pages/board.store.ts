@@ -1,6 +1,7 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { substringMatch } from '../../db/search.js';
+import { inView } from '../../db/trash.js';
 
 /** What a board card shows of a deal; `expectedCloseDate` is the stored day (YYYY-MM-DD). */
 export interface BoardCard {
@@ -20,7 +21,7 @@ export interface BoardFilter {
 }
 
 function scoped(db: Executor, dialect: Dialect, organizationId: string, filter: BoardFilter) {
-  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId);
+  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId).where(inView('deals', 'live'));
   if (filter.ownerId !== undefined) q = q.where('deals.owner_id', '=', filter.ownerId);
   if (filter.q !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.q));
   return q;

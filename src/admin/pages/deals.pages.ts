@@ -4,7 +4,8 @@ import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody, type Deal } from '../../modules/deals/deals.schemas.js';
-import { createDeal, getDeal, listDeals, updateDeal } from '../../modules/deals/deals.service.js';
+import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from '../../modules/deals/deals.service.js';
+import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
@@ -87,7 +88,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     crumbs: ['Data', 'Deals'],
     status: opts.status,
     notice: NOTICES[queryText(request, 'notice')],
-    body: dealDetail(request, deal, {
+    body: html`${deleteButton(request, DEALS_PATH, deal.id, deal.name)}${dealDetail(request, deal, {
       stages,
       accountName: deal.accountId ? accounts.get(deal.accountId) : undefined,
       leadName: deal.leadId ? leads.get(deal.leadId) : undefined,
@@ -95,7 +96,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
       history,
       timeZone: viewer.organization.timezone,
       ...(opts.moveError ? { moveError: opts.moveError } : {}),
-    }),
+    })}`,
   });
 }
 
@@ -122,7 +123,7 @@ async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewe
   const form = dealFilterForm(DEALS_PATH, filters, { stages, people, problem, withStage: true, accountName: accountNames.get(filters.accountId) });
   return {
     status: problem ? 400 : 200,
-    body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a></div>
+    body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a>${trashLink(DEALS_PATH)}</div>
 ${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}${dealsPager(filters, result.pagination)}` : ''}`,
   };
 }
@@ -223,6 +224,19 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
         const problem = problemOf(err);
         return detailPage(deps, request, reply, deal, { moveError: problem.fields.stage ?? problem.message ?? 'was not changed', status: 400 });
       }
+    });
+
+    registerConsoleTrash(app, deps, {
+      route: '/data/deals',
+      href: () => DEALS_PATH,
+      title: async () => ({ title: 'Deals', crumbs: ['Data'] }),
+      noun: 'deal',
+      trash: async (viewer, _params, page) => {
+        const { deals, pagination } = await listDeals(ctx, viewer.organization.id, { page, limit: DEFAULT_LIMIT, deleted: true });
+        return { items: deals, pagination };
+      },
+      remove: (trx, caller, _params, id) => deleteDeal(ctx, trx, caller, id, false),
+      restore: (trx, caller, _params, id) => restoreDeal(ctx, trx, caller, id),
     });
   },
 };

@@ -3,7 +3,8 @@ import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
-import { createLead, getLead, listLeads, updateLead } from '../../modules/leads/leads.service.js';
+import { createLead, deleteLead, getLead, listLeads, restoreLead, updateLead } from '../../modules/leads/leads.service.js';
+import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
@@ -73,7 +74,7 @@ export const leadsModule: AdminModule = {
         title: 'Leads',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
-        body: html`<div class="toolbar">${leadSearchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a></div>
+        body: html`<div class="toolbar">${leadSearchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a>${trashLink(LEADS_PATH)}</div>
 ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination)}` : ''}`,
       });
     });
@@ -105,7 +106,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone),
+        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone)}`,
       });
     });
 
@@ -125,6 +126,19 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       } catch (err) {
         return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values, problem: problemOf(err), status: 400 });
       }
+    });
+
+    registerConsoleTrash(app, deps, {
+      route: '/data/leads',
+      href: () => LEADS_PATH,
+      title: async () => ({ title: 'Leads', crumbs: ['Data'] }),
+      noun: 'lead',
+      trash: async (viewer, _params, page) => {
+        const { leads, pagination } = await listLeads(ctx, viewer.organization.id, { page, limit: DEFAULT_LIMIT, deleted: true });
+        return { items: leads, pagination };
+      },
+      remove: (trx, caller, _params, id) => deleteLead(ctx, trx, caller, id, false),
+      restore: (trx, caller, _params, id) => restoreLead(ctx, trx, caller, id),
     });
   },
 };

@@ -7,7 +7,8 @@ import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
-import { createRecord, getRecord, listRecords, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
+import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
@@ -90,7 +91,7 @@ export const recordsModule: AdminModule = {
         title: o.name,
         crumbs: ['Data'],
         status: problem ? 400 : 200,
-        body: html`<div class="toolbar">${recordFilterForm(o, filters, problem)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a></div>
+        body: html`<div class="toolbar">${recordFilterForm(o, filters, problem)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a>${trashLink(recordsPath(o.slug))}</div>
 ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination)}` : ''}`,
       });
     });
@@ -123,7 +124,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],
         notice: NOTICES[queryText(request, 'notice')],
-        body: recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin }),
+        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin })}`,
       });
     });
 
@@ -147,6 +148,20 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       } catch (err) {
         return formPage(deps, request, reply, o, { record, ...form, problem: problemOf(err), status: 400 });
       }
+    });
+
+    registerConsoleTrash(app, deps, {
+      route: '/data/objects/:slug',
+      href: (params) => recordsPath(params.slug!),
+      title: async (viewer, params) => ({ title: (await getObject(ctx, viewer.organization.id, params.slug!)).name, crumbs: ['Data'] }),
+      noun: 'record',
+      trash: async (viewer, params, page) => {
+        const o = await getObject(ctx, viewer.organization.id, params.slug!);
+        const { records, pagination } = await listRecords(ctx, viewer.organization, o.slug, { page, limit: DEFAULT_LIMIT, deleted: true });
+        return { items: records.map((r) => ({ id: r.id, name: recordTitle(o, r), deletedAt: r.deletedAt })), pagination };
+      },
+      remove: (trx, caller, params, id) => deleteRecord(ctx, trx, caller, params.slug!, id, false),
+      restore: (trx, caller, params, id) => restoreRecord(ctx, trx, caller, params.slug!, id),
     });
   },
 };

@@ -6,7 +6,8 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { AccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
-import { createAccount, getAccount, listAccounts, updateAccount } from './accounts.service.js';
+import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from './accounts.service.js';
+import { registerTrashRoutes } from '../../http/trash-routes.js';
 
 const tags = ['Accounts'];
 
@@ -62,5 +63,16 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
       const account = await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, request.params.id, request.body));
       return ok({ account });
     },
+  });
+
+  registerTrashRoutes<{ id: string }>(app, ctx, {
+    path: '/accounts/:id',
+    params: IdParams,
+    scope: 'accounts:write',
+    tags,
+    noun: 'account',
+    envelope: AccountEnvelope,
+    remove: (trx, caller, { id }, permanent) => deleteAccount(ctx, trx, caller, id, permanent),
+    restore: (trx, caller, { id }) => restoreAccount(ctx, trx, caller, id),
   });
 }

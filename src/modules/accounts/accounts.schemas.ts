@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
 
@@ -46,6 +47,7 @@ export const Account = Type.Object(
     ownerId: Nullable(Type.String()),
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
+    deletedAt: DeletedAt,
   },
   { $id: 'Account' },
 );
@@ -55,6 +57,7 @@ export const ListAccountsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name.' })),
     ...PageQuery,
+    ...TrashQuery,
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,7 @@ import type { Caller } from '../shared/caller.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
 import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
+import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -31,6 +32,7 @@ function toAccount(ctx: Ctx, s: StoredAccount): Account {
     ownerId: s.ownerId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    deletedAt: s.deletedAt,
   };
 }
 
@@ -60,6 +62,7 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
     ownerId: input.ownerId ?? null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
+    deletedAt: null,
   };
   await insertAccount(trx, stored);
   const account = toAccount(ctx, stored);
@@ -88,7 +91,7 @@ export async function getAccount(ctx: Ctx, organizationId: string, id: string): 
 export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
   const page = { page: query.page, limit: query.limit };
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page);
+  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page, listView(query));
   return { accounts: accounts.map((a) => toAccount(ctx, a)), pagination: paginate(page, total) };
 }
 
@@ -130,4 +133,17 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
     }),
   );
   return { ...merged, updatedAt: next.updatedAt };
+}
+
+function trashableAccounts(ctx: Ctx, organizationId: string): Trashable<StoredAccount, Account> {
+  return { object: 'account', label: 'Account', find: (db, id, view) => findAccount(db, organizationId, id, view), present: (s) => toAccount(ctx, s) };
+}
+
+/** DELETE /accounts/{id}: to the trash, or for good with `permanent`; leads and deals keep its id (then 404). */
+export function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Account> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id);
+}
+
+export function restoreAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Account> {
+  return restoreItem(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id);
 }

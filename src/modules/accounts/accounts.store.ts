@@ -2,8 +2,9 @@ import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
+import { inView, listOrder, type TrashView } from '../../db/trash.js';
 
 export const ACCOUNT_ENCRYPTED_COLUMNS = contactColumns('accounts', ['email', 'phone']);
 
@@ -23,9 +24,10 @@ export interface StoredAccount {
   ownerId: string | null;
   createdAt: string;
   updatedAt: string;
+  deletedAt: string | null;
 }
 
-type Row = Omit<AccountsTable, 'seq'> & { seq: number };
+type Row = Omit<AccountsTable, 'seq' | 'deleted_at'> & { seq: number; deleted_at: string | null };
 
 const toStored = (r: Row): StoredAccount => ({
   seq: r.seq,
@@ -42,9 +44,11 @@ const toStored = (r: Row): StoredAccount => ({
   ownerId: r.owner_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
 });
 
-function toRow(a: Omit<StoredAccount, 'seq'>): Omit<AccountsTable, 'seq'> {
+/** The written columns: `deleted_at` only ever changes through db/trash.ts. */
+function toRow(a: Omit<StoredAccount, 'seq'>): Omit<AccountsTable, 'seq' | 'deleted_at'> {
   return {
     id: a.id,
     organization_id: a.organizationId,
@@ -66,8 +70,9 @@ export async function insertAccount(db: Executor, account: Omit<StoredAccount, '
   await db.insertInto('accounts').values(toRow(account)).execute();
 }
 
-export async function findAccount(db: Executor, organizationId: string, id: string): Promise<StoredAccount | undefined> {
-  const row = await db.selectFrom('accounts').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+/** One account of the organization; a live one unless `view` says otherwise. */
+export async function findAccount(db: Executor, organizationId: string, id: string, view: TrashView = 'live'): Promise<StoredAccount | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).where(inView('accounts', view)).executeTakeFirst();
   return row && toStored(row);
 }
 
@@ -76,21 +81,21 @@ export async function updateAccount(db: Executor, account: StoredAccount): Promi
   await db.updateTable('accounts').set(changes).where('organization_id', '=', account.organizationId).where('id', '=', account.id).execute();
 }
 
-/** A page of accounts, newest first, with the total count of the filter. */
-export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest) {
+/** A page of accounts (live, or the trash), newest first, with the total count of the filter. */
+export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live') {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
-  let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId);
+  let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('accounts.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.selectAll().orderBy(listOrder('accounts', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { accounts: rows.map(toStored), total: Number(count.n) };
 }
 
-/** Which of `ids` are accounts of the organization (for validating references in one query). */
+/** Which of `ids` are live accounts of the organization (for validating references in one query). */
 export async function existingAccountIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('accounts').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await db.selectFrom('accounts').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).where(inView('accounts', 'live')).execute();
   return new Set(rows.map((r) => r.id));
 }

@@ -6,7 +6,8 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
-import { createDeal, getDeal, listDeals, updateDeal } from './deals.service.js';
+import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from './deals.service.js';
+import { registerTrashRoutes } from '../../http/trash-routes.js';
 import { DealStagesEnvelope } from './stages.schemas.js';
 import { getDealStages } from './stages.service.js';
 
@@ -75,5 +76,16 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body));
       return ok({ deal });
     },
+  });
+
+  registerTrashRoutes<{ id: string }>(app, ctx, {
+    path: '/deals/:id',
+    params: IdParams,
+    scope: 'deals:write',
+    tags,
+    noun: 'deal',
+    envelope: DealEnvelope,
+    remove: (trx, caller, { id }, permanent) => deleteDeal(ctx, trx, caller, id, permanent),
+    restore: (trx, caller, { id }) => restoreDeal(ctx, trx, caller, id),
   });
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
 
 const AMOUNT_RULES =
   'Exact decimal, ≥ 0, at most 15 integer digits and 4 decimals; returned as a decimal string, never a float. ' +
@@ -50,6 +51,7 @@ export const Deal = Type.Object(
     expectedCloseDate: Nullable(Type.String({ format: 'date-time', description: DATE_RULES, examples: ['2026-03-31T00:00:00.000Z'] })),
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
+    deletedAt: DeletedAt,
   },
   { $id: 'Deal' },
 );
@@ -62,6 +64,7 @@ export const ListDealsQuery = Type.Object(
     ownerId: Type.Optional(Id('Only deals owned by this user.')),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the deal name.' })),
     ...PageQuery,
+    ...TrashQuery,
   },
   { additionalProperties: false },
 );

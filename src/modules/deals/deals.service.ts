@@ -11,6 +11,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import { existingLeadIds } from '../leads/leads.store.js';
 import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
+import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
 import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import type { DealStage } from './stages.schemas.js';
@@ -37,6 +38,7 @@ function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
     expectedCloseDate: s.expectedCloseDate === null ? null : formatDateOnly(s.expectedCloseDate),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    deletedAt: s.deletedAt,
   };
 }
 
@@ -112,7 +114,7 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
   checkCurrency(values, errors);
   if (errors.length) throw validationFailed(errors);
   const now = ctx.clock.now();
-  const stored = { id: newId(now), organizationId, ...values, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+  const stored = { id: newId(now), organizationId, ...values, createdAt: now.toISOString(), updatedAt: now.toISOString(), deletedAt: null };
   await insertDeal(trx, stored);
   const deal = toDeal(stored);
   await event(trx, caller, 'deal.created', deal, 'Deal created', diffChanges(null, deal, CREATED_FIELDS), now);
@@ -134,7 +136,7 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
   const page = { page: query.page, limit: query.limit };
   const q = query.q?.trim();
   const filter = { stage: query.stage, accountId: query.accountId, ownerId: query.ownerId, nameContains: q === '' ? undefined : q };
-  const { deals, total } = await listStored(db, dialect, organizationId, filter, page);
+  const { deals, total } = await listStored(db, dialect, organizationId, filter, page, listView(query));
   return { deals: deals.map(toDeal), pagination: paginate(page, total) };
 }
 
@@ -171,4 +173,17 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   if (stageChanged) await event(trx, caller, 'deal.stage_changed', deal, `Deal moved from ${before.stage} to ${after.stage}`, stageChange, now);
   if (othersChanged) await event(trx, caller, 'deal.updated', deal, `Deal updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return deal;
+}
+
+function trashableDeals(organizationId: string): Trashable<StoredDeal, Deal> {
+  return { object: 'deal', label: 'Deal', find: (db, id, view) => findDeal(db, organizationId, id, undefined, view), present: toDeal };
+}
+
+/** DELETE /deals/{id}: to the trash, or for good with `permanent`. */
+export function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Deal> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(caller.organizationId), id);
+}
+
+export function restoreDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Deal> {
+  return restoreItem(ctx, trx, caller, trashableDeals(caller.organizationId), id);
 }

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { DealsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { inView, listOrder, type TrashView } from '../../db/trash.js';
 
 /** A deal as stored: amount as exact decimal text, expectedCloseDate as 'YYYY-MM-DD'. */
 export interface StoredDeal {
@@ -19,9 +20,10 @@ export interface StoredDeal {
   expectedCloseDate: string | null;
   createdAt: string;
   updatedAt: string;
+  deletedAt: string | null;
 }
 
-type Row = Omit<DealsTable, 'seq'> & { seq: number };
+type Row = Omit<DealsTable, 'seq' | 'deleted_at'> & { seq: number; deleted_at: string | null };
 
 const toStored = (r: Row): StoredDeal => ({
   seq: r.seq,
@@ -37,9 +39,11 @@ const toStored = (r: Row): StoredDeal => ({
   expectedCloseDate: r.expected_close_date,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
 });
 
-function toRow(d: Omit<StoredDeal, 'seq'>): Omit<DealsTable, 'seq'> {
+/** The written columns: `deleted_at` only ever changes through db/trash.ts. */
+function toRow(d: Omit<StoredDeal, 'seq'>): Omit<DealsTable, 'seq' | 'deleted_at'> {
   return {
     id: d.id,
     organization_id: d.organizationId,
@@ -60,9 +64,12 @@ export async function insertDeal(db: Executor, deal: Omit<StoredDeal, 'seq'>): P
   await db.insertInto('deals').values(toRow(deal)).execute();
 }
 
-/** `forUpdate` (PostgreSQL) locks the row until the transaction ends, so concurrent PATCHes see each other's result. */
-export async function findDeal(db: Executor, organizationId: string, id: string, lock?: { dialect: Dialect }): Promise<StoredDeal | undefined> {
-  const q = db.selectFrom('deals').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+/**
+ * One deal of the organization, a live one unless `view` says otherwise. `forUpdate` (PostgreSQL) locks the
+ * row until the transaction ends, so concurrent PATCHes see each other's result.
+ */
+export async function findDeal(db: Executor, organizationId: string, id: string, lock?: { dialect: Dialect }, view: TrashView = 'live'): Promise<StoredDeal | undefined> {
+  const q = db.selectFrom('deals').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).where(inView('deals', view));
   const row = await (lock?.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
   return row && toStored(row);
 }
@@ -79,15 +86,15 @@ export interface DealFilter {
   nameContains?: string;
 }
 
-/** A page of deals, newest first, with the total count of the filter. */
-export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, page: PageRequest) {
-  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId);
+/** A page of deals (live, or the trash), newest first, with the total count of the filter. */
+export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, page: PageRequest, view: TrashView = 'live') {
+  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId).where(inView('deals', view));
   if (filter.stage !== undefined) q = q.where('deals.stage', '=', filter.stage);
   if (filter.accountId !== undefined) q = q.where('deals.account_id', '=', filter.accountId);
   if (filter.ownerId !== undefined) q = q.where('deals.owner_id', '=', filter.ownerId);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('deals.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.selectAll().orderBy(listOrder('deals', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { deals: rows.map(toStored), total: Number(count.n) };
@@ -100,6 +107,7 @@ export async function countDealsByStage(db: Executor, organizationId: string, st
     .selectFrom('deals')
     .select(['stage', (eb) => eb.fn.countAll<number>().as('n')])
     .where('organization_id', '=', organizationId)
+    .where(inView('deals', 'live'))
     .where('stage', 'in', [...stages])
     .groupBy('stage')
     .execute();

@@ -6,7 +6,8 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { getLead, listLeads, prepareLeads, storePreparedLeads, updateLead } from './leads.service.js';
+import { deleteLead, getLead, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
+import { registerTrashRoutes } from '../../http/trash-routes.js';
 
 const tags = ['Leads'];
 
@@ -18,7 +19,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List leads',
-      description: 'Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name.',
+      description: 'Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.',
       querystring: ListLeadsQuery,
       response: { 200: LeadListEnvelope },
     },
@@ -56,6 +57,17 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const lead = await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, request.params.id, request.body));
       return ok({ lead });
     },
+  });
+
+  registerTrashRoutes<{ id: string }>(app, ctx, {
+    path: '/leads/:id',
+    params: IdParams,
+    scope: 'leads:write',
+    tags,
+    noun: 'lead',
+    envelope: LeadEnvelope,
+    remove: (trx, caller, { id }, permanent) => deleteLead(ctx, trx, caller, id, permanent),
+    restore: (trx, caller, { id }) => restoreLead(ctx, trx, caller, id),
   });
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;
@@ -52,6 +53,7 @@ export const Lead = Type.Object(
     duplicateOf: Nullable(Type.String({ description: 'Id of an older lead with the same e-mail or phone, else null.' })),
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
+    deletedAt: DeletedAt,
   },
   { $id: 'Lead' },
 );
@@ -61,6 +63,7 @@ export const ListLeadsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name.' })),
     ...PageQuery,
+    ...TrashQuery,
   },
   { additionalProperties: false },
 );

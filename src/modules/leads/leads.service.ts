@@ -13,6 +13,7 @@ import { contactFilter } from '../shared/contact-query.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { newLead, type NewLead } from './new-lead.js';
+import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -45,6 +46,7 @@ function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: 
     duplicateOf: s.duplicateOf,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    deletedAt: s.deletedAt,
   };
 }
 
@@ -156,7 +158,7 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
   const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page);
+  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query));
   return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
 }
 
@@ -206,4 +208,34 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
     }),
   );
   return { ...after, updatedAt: next.updatedAt };
+}
+
+/**
+ * Leads in the trash mechanism. A restored lead is checked for duplicates as on create: it gets the oldest
+ * live lead sharing its e-mail or phone (one created while it was in the trash, say), or null.
+ */
+function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, organizationId: string): Trashable<StoredLead, Lead> {
+  return {
+    object: 'lead',
+    label: 'Lead',
+    find: (db, id, view) => findLead(db, organizationId, id, view),
+    present: (s) => toLead(ctx, s),
+    async restored(trx, lead) {
+      const duplicateOf = await findOldestDuplicate(trx, organizationId, lead);
+      // Still in the trash here, so the probe (live leads only) never finds the lead itself.
+      if (duplicateOf === lead.duplicateOf) return lead;
+      const next = { ...lead, duplicateOf };
+      await updateStored(trx, next);
+      return next;
+    },
+  };
+}
+
+/** DELETE /leads/{id}: to the trash, or for good with `permanent`. */
+export function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Lead> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id);
+}
+
+export function restoreLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Lead> {
+  return restoreItem(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id);
 }

@@ -7,8 +7,9 @@ import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { contactFilterCondition, type ContactFilter } from '../shared/contact-query.js';
+import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
+import { inView, listOrder, type TrashView } from '../../db/trash.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
@@ -33,9 +34,10 @@ export interface StoredLead {
   duplicateOf: string | null;
   createdAt: string;
   updatedAt: string;
+  deletedAt: string | null;
 }
 
-type Row = Omit<LeadsTable, 'seq'> & { seq: number };
+type Row = Omit<LeadsTable, 'seq' | 'deleted_at'> & { seq: number; deleted_at: string | null };
 
 const toStored = (r: Row): StoredLead => ({
   seq: r.seq,
@@ -57,9 +59,11 @@ const toStored = (r: Row): StoredLead => ({
   duplicateOf: r.duplicate_of,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
 });
 
-function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq'> {
+/** The written columns: `deleted_at` only ever changes through db/trash.ts. */
+function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at'> {
   return {
     id: l.id,
     organization_id: l.organizationId,
@@ -93,13 +97,16 @@ export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]
   await insertRows(db, 'leads', leads.map(toRow));
 }
 
-const selectLead = precompile((db, organizationId: string, id: string) =>
-  db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id),
-);
+const selectLead = (view: TrashView) =>
+  precompile((db, organizationId: string, id: string) =>
+    db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).where(inView('leads', view)),
+  );
+const selectLeadIn = { live: selectLead('live'), trash: selectLead('trash'), any: selectLead('any') };
 
-export async function findLead(db: Executor, organizationId: string, id: string): Promise<StoredLead | undefined> {
-  const [row] = await selectLead(db, organizationId, id);
-  return row && toStored(row);
+/** One lead of the organization; a live one unless `view` says otherwise. */
+export async function findLead(db: Executor, organizationId: string, id: string, view: TrashView = 'live'): Promise<StoredLead | undefined> {
+  const [row] = await selectLeadIn[view](db, organizationId, id);
+  return row && toStored(row as Row);
 }
 
 export async function updateLead(db: Executor, lead: StoredLead): Promise<void> {
@@ -107,13 +114,13 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute();
 }
 
-/** A page of leads, newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest) {
-  if (filter.kind === 'name' && usesFtsIndex(dialect, filter.contains)) {
+/** A page of leads (live, or the trash), newest first, with the total count of the filter. */
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live') {
+  if (filter.kind === 'name' && view === 'live' && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
-      scopeIndex: 'leads_org_seq',
-      scope: sql`t.organization_id = ${organizationId}`,
+      scopeIndex: 'leads_live_organization_seq',
+      scope: sql`t.organization_id = ${organizationId} and ${inView('t', 'live')}`,
       q: filter.contains,
       limit: page.limit,
       offset: offsetOf(page),
@@ -121,10 +128,10 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     return { leads: rows.map(toStored), total };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);
-  let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId);
+  let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('leads.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.selectAll().orderBy(listOrder('leads', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { leads: rows.map(toStored), total: Number(count.n) };
@@ -147,6 +154,7 @@ function oldestHolding(db: Executor, column: ProbeColumn, bidx: string, olderTha
       .select(['id', 'seq', 'email_bidx', 'phone_bidx', 'organization_id'])
       .where(column, '=', bidx)
       .where('seq', '<', olderThanSeq)
+      .where(inView('leads', 'live'))
       .orderBy('seq')
       // A literal: with a bound LIMIT, SQLite's plan costs about three times as much here.
       .limit(sql.lit(1))
@@ -186,7 +194,7 @@ function oldestHoldersOf(column: ProbeColumn) {
   return compiledForRows(
     ['bidx'] as const,
     (db, probes: { bidx: string }[]) => {
-      const query = sql<{ seq: number | null }>`select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 order by o.seq limit 1) as seq
+      const query = sql<{ seq: number | null }>`select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 and ${inView('o', 'live')} order by o.seq limit 1) as seq
         from (values ${sql.join(probes.map((p) => sql`(${p.bidx})`))}) as probe`;
       return { compile: () => query.compile(db) };
     },
@@ -225,9 +233,9 @@ export async function findContactMatches(db: Executor, organizationId: string, c
     .sort((a, b) => a.seq - b.seq);
 }
 
-/** Which of `ids` are leads of the organization (for validating references in one query). */
+/** Which of `ids` are live leads of the organization (for validating references in one query). */
 export async function existingLeadIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).execute();
+  const rows = await db.selectFrom('leads').select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).where(inView('leads', 'live')).execute();
   return new Set(rows.map((r) => r.id));
 }

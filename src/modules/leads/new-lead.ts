@@ -36,5 +36,6 @@ export function newLead(
     duplicateOf: null,
     createdAt: at,
     updatedAt: at,
+    deletedAt: null,
   };
 }

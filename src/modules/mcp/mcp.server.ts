@@ -67,7 +67,7 @@ function describeTool(tool: McpTool): Tool {
     description: `${tool.description}\n\nNeeds the API key scope ${scopes}.`,
     // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
     inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
-    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: false, openWorldHint: false },
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive === true, openWorldHint: false },
   };
 }
 

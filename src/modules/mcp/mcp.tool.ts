@@ -24,6 +24,8 @@ export interface McpTool<S extends TSchema = TSchema> {
   input: S;
   /** Reads only (hint for clients that ask before running a write). */
   readOnly: boolean;
+  /** Removes data (MCP `destructiveHint`, so clients confirm with the user first). */
+  destructive?: boolean;
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
 }
 
@@ -36,6 +38,20 @@ export function defineTool<S extends TSchema>(tool: McpTool<S>): McpTool {
 export const IdArg = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} id.` });
 
 export const GetInput = (what: string) => Type.Object({ id: IdArg(what) }, { additionalProperties: false });
+
+/** `{id, permanent?}` of a delete tool. */
+export const DeleteInput = (what: string) =>
+  Type.Object(
+    {
+      id: IdArg(what),
+      permanent: Type.Optional(Type.Boolean({ description: `true removes the ${what.toLowerCase()} for good at once, with no restore. Default: to the trash, restorable until purged.` })),
+    },
+    { additionalProperties: false },
+  );
+
+/** The description of a delete tool. */
+export const deleteDescription = (what: string) =>
+  `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable in the console or with POST …/restore until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
 
 /** `{id, changes}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>

@@ -53,6 +53,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     stage,
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
+    deletedAt: nullable({ type: 'string', format: 'date-time' }),
   };
   const required = fields.filter((f) => f.required).map((f) => f.key);
   return {
@@ -130,6 +131,7 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
   const doc = structuredClone(document) as Document;
   const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
   const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
+  const restore = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}/restore`] ?? {};
   const taken = new Set(Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((op) => String(op.operationId))));
   for (const o of objects) {
     Object.assign(doc.components.schemas, objectSchemas(o));
@@ -142,6 +144,10 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
       get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
       patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
+      delete: typedOperation(one.delete, o, taken, { summary: `Delete a ${o.name} record`, success: ['200', json(single, 'The record, in the trash (deletedAt set) or removed for good', doc.components.schemas)] }),
+    };
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}/restore`] = {
+      post: typedOperation(restore.post, o, taken, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(single, 'The restored record', doc.components.schemas)] }),
     };
   }
   return doc;

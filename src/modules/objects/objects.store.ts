@@ -132,3 +132,10 @@ export async function optionsInUse(db: Executor, dialect: Dialect, objectId: str
 export async function stageInUse(db: Executor, objectId: string, stage: string): Promise<boolean> {
   return (await anyRecord(db, objectId).where('records.stage', '=', stage).executeTakeFirst()) !== undefined;
 }
+
+/** The search-table seq and slug of each of the given objects (purged records' index entries and events). */
+export async function objectsByIds(db: Executor, ids: readonly string[]): Promise<Map<string, { seq: number; slug: string }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('custom_objects').select(['id', 'seq', 'slug']).where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, { seq: Number(r.seq), slug: r.slug }]));
+}

@@ -60,7 +60,7 @@ export async function reindexRecord(db: Executor, dialect: Dialect, objectSeq: n
   await indexRecords(db, dialect, objectSeq, [row]);
 }
 
-/** Removes records' index entries for good (SQLite; an erasure): contentless_delete drops their trigrams. */
+/** Removes records' index entries for good (SQLite; a purge or an erasure): contentless_delete drops their trigrams. */
 export async function unindexRecords(db: Executor, dialect: Dialect, objectSeq: number, seqs: readonly number[]): Promise<void> {
   if (dialect !== 'sqlite') return;
   for (let i = 0; i < seqs.length; i += CHUNK) {

@@ -6,7 +6,8 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { ListRecordsQuery, ObjectParams, RecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
-import { createRecord, getRecord, listRecords, updateRecord } from './records.service.js';
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord } from './records.service.js';
+import { registerTrashRoutes } from '../../http/trash-routes.js';
 
 const tags = ['Records'];
 
@@ -64,5 +65,16 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
       const record = await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, request.params.object, request.params.id, request.body as Record<string, unknown>));
       return ok({ record });
     },
+  });
+
+  registerTrashRoutes<{ object: string; id: string }>(app, ctx, {
+    path: '/objects/:object/records/:id',
+    params: RecordParams,
+    scope: 'records:write',
+    tags,
+    noun: 'record',
+    envelope: RecordEnvelope,
+    remove: (trx, caller, p, permanent) => deleteRecord(ctx, trx, caller, p.object, p.id, permanent),
+    restore: (trx, caller, p) => restoreRecord(ctx, trx, caller, p.object, p.id),
   });
 }

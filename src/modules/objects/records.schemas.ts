@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
 
 /*
  * Record bodies are checked against the object's definition by the service, not here, so that one 400 lists
@@ -31,6 +32,7 @@ export const ObjectRecord = Type.Object(
     stage: Nullable(Type.String({ description: 'Stage key; null when the object has no stages.' })),
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
+    deletedAt: DeletedAt,
   },
   {
     $id: 'Record',
@@ -49,6 +51,7 @@ export const ListRecordsQuery = Type.Object(
     stage: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only records in this stage.' })),
     overdue: Type.Optional(Type.Boolean({ description: 'true: only records whose due date (the field with role due) is before the organization\'s local today.' })),
     ...PageQuery,
+    ...TrashQuery,
   },
   { additionalProperties: false },
 );

@@ -16,9 +16,10 @@ import { findRecord, insertRecords, listRecords as listStored, updateRecord as u
 import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
-import { organizationTimezone } from './reminders.store.js';
+import { deletePendingReminder, deleteReminder, organizationTimezone } from './reminders.store.js';
 import { recordContactIndexes } from './record-contacts.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
+import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 /** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
@@ -29,7 +30,7 @@ export interface Caller {
 }
 
 /** The API shape: flat, every field of the object present (null when unset). */
-export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string } & Record<string, unknown>;
+export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string; deletedAt: string | null } & Record<string, unknown>;
 
 const aad = recordValueAad;
 
@@ -41,7 +42,7 @@ export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, or
 }
 
 export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
-  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
   for (const field of object.definition.fields) {
     const stored = r.data[field.key];
     if (stored === undefined) view[field.key] = null;
@@ -148,7 +149,7 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
     ...(query.overdue === true ? { dueBefore: localDate(ctx.clock.now(), organization.timezone) } : {}),
   };
   const page = { page: query.page, limit: query.limit };
-  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page);
+  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page, listView(query));
   return { records: records.map((r) => toRecordView(ctx, object, r)), pagination: paginate(page, total) };
 }
 
@@ -184,4 +185,33 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
   if (othersChanged) await emit(trx, caller, object, 'record.updated', view, `${object.name} record updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return view;
+}
+
+/** Records in the trash mechanism: a trashed record's pending reminder is dropped, and planned again on restore. */
+async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: string): Promise<Trashable<StoredRecord, RecordView>> {
+  const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
+  return {
+    object: 'record',
+    label: 'Record',
+    objectSlug: object.slug,
+    find: (db, id, view) => findRecord(db, object, id, view),
+    present: (r) => toRecordView(ctx, object, r),
+    trashed: (db, r) => deletePendingReminder(db, r.id),
+    purging: (db, r) => deleteReminder(db, r.id),
+    async restored(db, r) {
+      if (r.dueDate === null) return r;
+      const timezone = await organizationTimezone(db, ctx.database.dialect, caller.organizationId);
+      await planReminder(db, { recordId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
+      return r;
+    },
+  };
+}
+
+/** DELETE /objects/{object}/records/{id}: to the trash, or for good with `permanent`. */
+export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean): Promise<RecordView> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
+}
+
+export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string): Promise<RecordView> {
+  return restoreItem(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
 }

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/database.js';
 import type { RecordsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { inView, listOrder, type TrashView } from '../../db/trash.js';
 import type { StoredValue } from './field-values.js';
 import type { PreparedQuery } from './record-search.js';
 import { indexRecords, matchExpression, objectRange, recordSeqOf, reindexRecord, SEARCH_TABLE } from './record-search.store.js';
@@ -20,6 +21,7 @@ export interface StoredRecord {
   dueDate: string | null;
   createdAt: string;
   updatedAt: string;
+  deletedAt: string | null;
 }
 
 /** What the store needs to know of the record's object: its id and the seq keying it in SQLite's search index. */
@@ -29,10 +31,11 @@ export interface ObjectRef {
   organizationId: string;
 }
 
-type Row = Omit<RecordsTable, 'seq'> & { seq: number };
-export type NewRecord = Omit<StoredRecord, 'seq'>;
+type Row = Omit<RecordsTable, 'seq' | 'deleted_at'> & { seq: number; deleted_at: string | null };
+export type NewRecord = Omit<StoredRecord, 'seq' | 'deletedAt'>;
 
-const toStored = (r: Row): StoredRecord => ({
+/** A records row in stored form (also used by the privacy export, which reads rows by blind index). */
+export const toStored = (r: Row): StoredRecord => ({
   seq: Number(r.seq),
   id: r.id,
   organizationId: r.organization_id,
@@ -43,9 +46,11 @@ const toStored = (r: Row): StoredRecord => ({
   dueDate: r.due_date,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  deletedAt: r.deleted_at,
 });
 
-const toRow = (r: NewRecord): Omit<RecordsTable, 'seq'> => ({
+/** The written columns: `deleted_at` only ever changes through db/trash.ts. */
+const toRow = (r: NewRecord): Omit<RecordsTable, 'seq' | 'deleted_at'> => ({
   id: r.id,
   organization_id: r.organizationId,
   object_id: r.objectId,
@@ -66,20 +71,22 @@ export async function insertRecords(db: Executor, dialect: Dialect, object: Obje
     const chunk = records.slice(i, i + CHUNK);
     const rows = await db.insertInto('records').values(chunk.map(toRow)).returning(['id', 'seq']).execute();
     const seqById = new Map(rows.map((r) => [r.id, Number(r.seq)]));
-    const stored = chunk.map((r) => ({ ...r, seq: seqById.get(r.id)! }));
+    const stored = chunk.map((r) => ({ ...r, seq: seqById.get(r.id)!, deletedAt: null }));
     await indexRecords(db, dialect, object.seq, stored);
     out.push(...stored);
   }
   return out;
 }
 
-export async function findRecord(db: Executor, object: ObjectRef, id: string): Promise<StoredRecord | undefined> {
+/** One record of the object; a live one unless `view` says otherwise. */
+export async function findRecord(db: Executor, object: ObjectRef, id: string, view: TrashView = 'live'): Promise<StoredRecord | undefined> {
   const row = await db
     .selectFrom('records')
     .selectAll()
     .where('organization_id', '=', object.organizationId)
     .where('object_id', '=', object.id)
     .where('id', '=', id)
+    .where(inView('records', view))
     .executeTakeFirst();
   return row && toStored(row);
 }
@@ -108,18 +115,18 @@ export interface RecordPage {
  * shared FTS5 index on SQLite (see record-search.store.ts) and the pg_trgm index on PostgreSQL; without
  * one, the (object, stage, seq) index serves both the order and the count.
  */
-export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, page: PageRequest): Promise<RecordPage> {
-  if (dialect === 'sqlite' && filter.query) return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, page);
+export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, page: PageRequest, view: TrashView = 'live'): Promise<RecordPage> {
+  if (dialect === 'sqlite' && filter.query && view === 'live') return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, page);
   // The object was resolved within the organization, so its id alone scopes the count and the page, which
   // the (object, stage, seq) and (object, due) indexes then answer without reading the rows they skip (a
   // condition on organization_id in SQL would read every skipped row: 32 ms instead of 4 for the last page
   // of 100,000 on SQLite). The rows of the page are checked against the organization here instead.
-  let q = db.selectFrom('records').where('records.object_id', '=', object.id);
+  let q = db.selectFrom('records').where('records.object_id', '=', object.id).where(inView('records', view));
   if (filter.stage !== undefined) q = q.where('records.stage', '=', filter.stage);
   if (filter.dueBefore !== undefined) q = q.where('records.due_date', '<', filter.dueBefore);
   if (filter.query) q = q.where(substringMatch(dialect, 'records', 'search_text', filter.query.text));
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('records.seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.selectAll().orderBy(listOrder('records', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { records: rows.filter((r) => r.organization_id === object.organizationId).map(toStored), total: Number(count.n) };
@@ -134,12 +141,16 @@ async function searchSqlite(db: Executor, object: ObjectRef, filter: RecordFilte
   const due = filter.dueBefore === undefined ? sql`` : sql`and records.due_date < ${filter.dueBefore}`;
   const { rows } = await sql<Row>`
     select records.* from ${fts} ${joinRecords}
-    where ${matches} and records.organization_id = ${object.organizationId} and records.object_id = ${object.id} ${due}
+    where ${matches} and records.organization_id = ${object.organizationId} and records.object_id = ${object.id} and ${inView('records', 'live')} ${due}
     order by ${sql.ref(`${SEARCH_TABLE}.rowid`)} desc limit ${page.limit} offset ${offsetOf(page)}`.execute(db);
-  // The object's rowid range holds its records only, so without the due-date filter the index alone counts.
-  const count =
-    filter.dueBefore === undefined
-      ? await sql<{ n: number }>`select count(*) as n from ${fts} where ${matches}`.execute(db)
-      : await sql<{ n: number }>`select count(*) as n from ${fts} ${joinRecords} where ${matches} ${due}`.execute(db);
-  return { records: rows.map(toStored), total: Number(count.rows[0]?.n ?? 0) };
+  // The object's rowid range holds its records only, so without the due-date filter the index alone counts all
+  // matches, and the trashed ones among them come off through the (small) trash index.
+  if (filter.dueBefore !== undefined) {
+    const count = await sql<{ n: number }>`select count(*) as n from ${fts} ${joinRecords} where ${matches} and ${inView('records', 'live')} ${due}`.execute(db);
+    return { records: rows.map(toStored), total: Number(count.rows[0]?.n ?? 0) };
+  }
+  const all = await sql<{ n: number }>`select count(*) as n from ${fts} where ${matches}`.execute(db);
+  const trashed = await sql<{ n: number }>`select count(*) as n from records where records.object_id = ${object.id} and ${inView('records', 'trash')}
+    and records.seq in (select ${recordSeqOf(object.seq)} from ${fts} where ${matches})`.execute(db);
+  return { records: rows.map(toStored), total: Number(all.rows[0]?.n ?? 0) - Number(trashed.rows[0]?.n ?? 0) };
 }

@@ -5,6 +5,7 @@ import { localDate, zonedDateTimeToUtc } from '../../lib/dates.js';
 import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
+import { startPeriodic, type Periodic } from '../../lib/periodic.js';
 import { deleteReminder, dueReminders, findReminder, markFired, objectSlugsOf, pendingDueDates, replanDueDate, savePendingReminder } from './reminders.store.js';
 
 /** record.due goes out at this local time of the organization, on the due day (contract §4). */
@@ -91,36 +92,9 @@ export async function runDueReminders(ctx: SchedulerCtx): Promise<number> {
   }
 }
 
-export interface ReminderScheduler {
-  stop(): Promise<void>;
-}
+export type ReminderScheduler = Periodic;
 
-/**
- * Runs runDueReminders every `intervalMs` (the first tick at once) until stopped; ticks never overlap, and
- * stop() waits for a tick in progress. A failed tick is reported to `onError` and retried at the next one.
- */
-export function startReminderScheduler(
-  ctx: SchedulerCtx,
-  opts: { intervalMs: number; onError?: (err: unknown) => void },
-): ReminderScheduler {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = runDueReminders(ctx).then(
-      () => undefined,
-      (err: unknown) => opts.onError?.(err),
-    ).finally(() => {
-      // unref: a pending tick alone never keeps the process alive.
-      if (!stopped) timer = setTimeout(tick, opts.intervalMs).unref();
-    });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+/** Runs runDueReminders every `intervalMs` (see startPeriodic). */
+export function startReminderScheduler(ctx: SchedulerCtx, opts: { intervalMs: number; onError?: (err: unknown) => void }): ReminderScheduler {
+  return startPeriodic(() => runDueReminders(ctx), opts);
 }

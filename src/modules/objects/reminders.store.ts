@@ -27,6 +27,18 @@ export async function deleteReminder(db: Executor, recordId: string): Promise<vo
   await db.deleteFrom('record_reminders').where('record_id', '=', recordId).execute();
 }
 
+/** Drops a record's reminder unless it has fired (a fired one stays, so a restore never fires it twice). */
+export async function deletePendingReminder(db: Executor, recordId: string): Promise<void> {
+  await db.deleteFrom('record_reminders').where('record_id', '=', recordId).where('fired_at', 'is', null).execute();
+}
+
+/** The reminders of records trashed before `cutoff` (of one organization, or all): removed before the records. */
+export async function deleteRemindersOfExpiredTrash(db: Executor, cutoff: string, organizationId?: string): Promise<void> {
+  let expired = db.selectFrom('records').select('id').where('deleted_at', 'is not', null).where('deleted_at', '<', cutoff);
+  if (organizationId !== undefined) expired = expired.where('organization_id', '=', organizationId);
+  await db.deleteFrom('record_reminders').where('record_id', 'in', expired).execute();
+}
+
 /** The distinct due dates of an organization's reminders that have not fired yet. */
 export async function pendingDueDates(db: Executor, organizationId: string): Promise<string[]> {
   const rows = await db

@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/database.js';
+import { toStored, type StoredRecord } from '../objects/records.store.js';
 import type { PrivacyErasuresTable } from '../../db/schema.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 
@@ -141,5 +142,5 @@ export const leadRows = (db: Executor, organizationId: string, ids: readonly str
   inChunks(ids, (part) => db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
 export const accountRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
   inChunks(ids, (part) => db.selectFrom('accounts').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
-export const recordRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
-  inChunks(ids, (part) => db.selectFrom('records').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
+export const recordRows = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<StoredRecord[]> =>
+  (await inChunks(ids, (part) => db.selectFrom('records').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute())).map(toStored);

@@ -1,12 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { openContact } from '../../crypto/contact-fields.js';
-import type { RecordsTable } from '../../db/schema.js';
 import type { Account } from '../accounts/accounts.schemas.js';
 import type { Lead } from '../leads/leads.schemas.js';
-import type { StoredValue } from '../objects/field-values.js';
 import { findObjectById } from '../objects/objects.store.js';
 import { toRecordView, type RecordView } from '../objects/records.service.js';
 import type { StoredObject } from '../objects/objects.store.js';
+import type { StoredRecord } from '../objects/records.store.js';
 import { indexEarlierRecords } from './backfill.js';
 import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
 import { bidxList, subjectIndexes } from './privacy.service.js';
@@ -30,14 +29,10 @@ function presentRow(ctx: Ctx, table: 'leads' | 'accounts', row: Record<string, u
   return out;
 }
 
-async function presentRecords(ctx: Ctx, rows: (Omit<RecordsTable, 'seq'> & { seq: number })[]): Promise<RecordView[]> {
+async function presentRecords(ctx: Ctx, records: StoredRecord[]): Promise<RecordView[]> {
   const objects = new Map<string, StoredObject | undefined>();
-  for (const id of new Set(rows.map((r) => r.object_id))) objects.set(id, await findObjectById(ctx.database.db, id));
-  return rows.map((r) => {
-    const { deleted_at: deletedAt } = r as { deleted_at?: string | null };
-    const stored = { seq: Number(r.seq), id: r.id, organizationId: r.organization_id, objectId: r.object_id, stage: r.stage, data: JSON.parse(r.data) as Record<string, StoredValue>, searchText: r.search_text, dueDate: r.due_date, createdAt: r.created_at, updatedAt: r.updated_at };
-    return { ...toRecordView(ctx, objects.get(r.object_id)!, stored), ...(deletedAt !== undefined ? { deletedAt } : {}) };
-  });
+  for (const id of new Set(records.map((r) => r.objectId))) objects.set(id, await findObjectById(ctx.database.db, id));
+  return records.map((r) => toRecordView(ctx, objects.get(r.objectId)!, r));
 }
 
 export interface SubjectFile {

@@ -2,6 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { BlindIndex } from '../../crypto/blind-index.js';
 import { substringMatch } from '../../db/search.js';
+import { inView, inViewByRow, type TrashView } from '../../db/trash.js';
 import { isEmail, normalizeEmail, phoneQuery } from '../../lib/contact.js';
 
 /** What a `q` on a resource with encrypted contact fields (leads, accounts) asks for. */
@@ -34,4 +35,9 @@ export function contactFilterCondition(dialect: Dialect, table: string, filter: 
     case 'phone': return sql<SqlBool>`${sql.ref(`${table}.phone_bidx`)} = ${filter.bidx}`;
     case 'name': return substringMatch(dialect, table, 'name', filter.contains);
   }
+}
+
+/** Which rows (live or trashed) a filtered list reads, in the form that keeps an exact lookup on its blind index. */
+export function contactViewCondition(dialect: Dialect, table: string, filter: ContactFilter, view: TrashView): Expression<SqlBool> {
+  return filter.kind === 'email' || filter.kind === 'phone' ? inViewByRow(dialect, table, view) : inView(table, view);
 }

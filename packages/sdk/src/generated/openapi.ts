@@ -36,7 +36,11 @@ export interface paths {
         get: operations["getAccount"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a account
+         * @description Moves the account to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `account.deleted`. A account already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteAccount"];
         options?: never;
         head?: never;
         /**
@@ -44,6 +48,26 @@ export interface paths {
          * @description Only the fields sent change; null clears an optional field. Records account.updated with the changed fields.
          */
         patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/api/public/v1/accounts/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted account
+         * @description Brings a account back from the trash (`deletedAt` null); records `account.restored`. 404 for a live account, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/deal-stages": {
@@ -104,7 +128,11 @@ export interface paths {
         get: operations["getDeal"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a deal
+         * @description Moves the deal to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `deal.deleted`. A deal already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteDeal"];
         options?: never;
         head?: never;
         /**
@@ -112,6 +140,26 @@ export interface paths {
          * @description Only the fields sent change; null clears an optional field. Any move between defined stages is allowed and records deal.stage_changed; other changed fields record deal.updated.
          */
         patch: operations["updateDeal"];
+        trace?: never;
+    };
+    "/api/public/v1/deals/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted deal
+         * @description Brings a deal back from the trash (`deletedAt` null); records `deal.restored`. 404 for a live deal, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/leads": {
@@ -123,7 +171,7 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name.
+         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.
          */
         get: operations["listLeads"];
         put?: never;
@@ -149,11 +197,35 @@ export interface paths {
         get: operations["getLead"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a lead
+         * @description Moves the lead to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `lead.deleted`. A lead already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteLead"];
         options?: never;
         head?: never;
         /** Update a lead */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/public/v1/leads/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted lead
+         * @description Brings a lead back from the trash (`deletedAt` null); records `lead.restored`. 404 for a live lead, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/me": {
@@ -232,7 +304,11 @@ export interface paths {
         get: operations["getRecord"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a record
+         * @description Moves the record to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `record.deleted`. A record already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteRecord"];
         options?: never;
         head?: never;
         /**
@@ -240,6 +316,26 @@ export interface paths {
          * @description Only the keys sent change; null clears a field that is not required. A stage change records record.stage_changed, other changes record.updated.
          */
         patch: operations["updateRecord"];
+        trace?: never;
+    };
+    "/api/public/v1/objects/{object}/records/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted record
+         * @description Brings a record back from the trash (`deletedAt` null); records `record.restored`. 404 for a live record, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/public/v1/objects/{slug}": {
@@ -449,6 +545,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.deleted event */
+        post: operations["accountDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "account.erased": {
         parameters: {
             query?: never;
@@ -460,6 +573,40 @@ export interface webhooks {
         put?: never;
         /** account.erased event */
         post: operations["accountErasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.purged event */
+        post: operations["accountPurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** account.restored event */
+        post: operations["accountRestoredEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,6 +641,57 @@ export interface webhooks {
         put?: never;
         /** deal.created event */
         post: operations["dealCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.deleted event */
+        post: operations["dealDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.purged event */
+        post: operations["dealPurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.restored event */
+        post: operations["dealRestoredEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -551,6 +749,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.deleted event */
+        post: operations["leadDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "lead.erased": {
         parameters: {
             query?: never;
@@ -562,6 +777,40 @@ export interface webhooks {
         put?: never;
         /** lead.erased event */
         post: operations["leadErasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.purged event */
+        post: operations["leadPurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** lead.restored event */
+        post: operations["leadRestoredEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -602,6 +851,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "record.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.deleted event */
+        post: operations["recordDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "record.due": {
         parameters: {
             query?: never;
@@ -630,6 +896,40 @@ export interface webhooks {
         put?: never;
         /** record.erased event */
         post: operations["recordErasedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.purged event */
+        post: operations["recordPurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** record.restored event */
+        post: operations["recordRestoredEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -696,6 +996,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             domain: string | null;
             email: string | null;
             /** @description Identifier (24 lowercase hex characters). */
@@ -748,6 +1049,7 @@ export interface components {
              */
             createdAt: string;
             currency: string | null;
+            deletedAt: string | null;
             expectedCloseDate: string | null;
             /** @description Identifier (24 lowercase hex characters). */
             id: string;
@@ -823,6 +1125,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             duplicateOf: string | null;
             email: string | null;
             /** @description Identifier (24 lowercase hex characters). */
@@ -855,6 +1158,7 @@ export interface components {
              * @description UTC instant of creation.
              */
             createdAt: string;
+            deletedAt: string | null;
             /** @description Record id (24 lowercase hex characters). */
             id: string;
             /** @description Slug of the record's object. */
@@ -968,7 +1272,7 @@ export interface components {
             /** @description Organization id. */
             organization: string;
             /** @enum {string} */
-            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test";
         };
     };
     responses: {
@@ -1315,6 +1619,8 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1. */
@@ -1356,7 +1662,8 @@ export interface operations {
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -1450,7 +1757,8 @@ export interface operations {
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1516,7 +1824,75 @@ export interface operations {
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            account: components["schemas"]["Account"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1593,7 +1969,8 @@ export interface operations {
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1615,6 +1992,70 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "account": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "domain": "string",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "industry": "string",
+                     *           "website": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            account: components["schemas"]["Account"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1678,6 +2119,8 @@ export interface operations {
             query?: {
                 /** @description Only deals with this account. */
                 accountId?: string;
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Only deals owned by this user. */
@@ -1724,7 +2167,8 @@ export interface operations {
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -1820,7 +2264,8 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1887,7 +2332,76 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deal: components["schemas"]["Deal"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDeal: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted deal. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1967,7 +2481,8 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -1993,9 +2508,76 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    restoreDeal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deal. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "stage": "string",
+                     *           "amount": "48000.00",
+                     *           "currency": "EUR",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            deal: components["schemas"]["Deal"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listLeads: {
         parameters: {
             query?: {
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1. */
@@ -2042,7 +2624,8 @@ export interface operations {
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -2148,7 +2731,8 @@ export interface operations {
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2219,7 +2803,80 @@ export interface operations {
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            lead: components["schemas"]["Lead"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteLead: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted lead. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2309,7 +2966,8 @@ export interface operations {
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2331,6 +2989,75 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "lead": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "phoneNumber": "+14155550100",
+                     *           "source": "string",
+                     *           "sourceCampaign": "string",
+                     *           "status": "string",
+                     *           "company": "Analytical Engines",
+                     *           "title": "string",
+                     *           "notes": "string",
+                     *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            lead: components["schemas"]["Lead"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2672,6 +3399,8 @@ export interface operations {
     listRecords: {
         parameters: {
             query?: {
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
@@ -2715,7 +3444,8 @@ export interface operations {
                      *             "objectSlug": "string",
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -2803,7 +3533,8 @@ export interface operations {
                      *           "objectSlug": "string",
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2867,7 +3598,72 @@ export interface operations {
                      *           "objectSlug": "string",
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            record: components["schemas"]["Record"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteRecord: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: string;
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted record. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2937,7 +3733,8 @@ export interface operations {
                      *           "objectSlug": "string",
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
-                     *           "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
                      *         }
                      *       }
                      *     }
@@ -2959,6 +3756,67 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: string;
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "record": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "objectSlug": "string",
+                     *           "stage": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            record: components["schemas"]["Record"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3360,7 +4218,8 @@ export interface operations {
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "accounts": [
@@ -3374,7 +4233,8 @@ export interface operations {
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "records": [
@@ -3383,7 +4243,8 @@ export interface operations {
                      *             "objectSlug": "string",
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "updatedAt": "2026-11-21T10:00:00.000Z"
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
                      *         "events": [
@@ -3537,7 +4398,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
+                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -3748,7 +4609,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
+                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -4230,6 +5091,94 @@ export interface operations {
             };
         };
     };
+    accountDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     accountErasedEvent: {
         parameters: {
             query?: never;
@@ -4298,6 +5247,182 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "account.erased";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountPurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example account.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "account.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "account",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Account restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "account.restored";
                 };
             };
         };
@@ -4474,6 +5599,270 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "deal.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealPurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.restored";
                 };
             };
         };
@@ -4758,6 +6147,94 @@ export interface operations {
             };
         };
     };
+    leadDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     leadErasedEvent: {
         parameters: {
             query?: never;
@@ -4826,6 +6303,182 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "lead.erased";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadPurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example lead.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "lead.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "lead",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Lead restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "lead.restored";
                 };
             };
         };
@@ -5022,6 +6675,94 @@ export interface operations {
             };
         };
     };
+    recordDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     recordDueEvent: {
         parameters: {
             query?: never;
@@ -5178,6 +6919,182 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "record.erased";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordPurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recordRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example record.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "record.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "record",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Record restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "record.restored";
                 };
             };
         };

@@ -1,9 +1,11 @@
 import type { Core } from '../core.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
+import { trashing } from './trash.js';
 
 const ACCOUNTS = '/api/public/v1/accounts';
 const ACCOUNT = '/api/public/v1/accounts/{id}';
+const RESTORE = '/api/public/v1/accounts/{id}/restore';
 
 export type Account = Schema<'Account'>;
 export type AccountCreate = RequestBody<typeof ACCOUNTS, 'post'>;
@@ -17,5 +19,9 @@ export function accountsResource(core: Core) {
     get: async (id: string, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'get', { params: { id } }, opts)).account,
     update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
     ...listing((query: AccountQuery, opts?: CallOptions) => core.call(ACCOUNTS, 'get', { query }, opts), (page) => page.accounts),
+    ...trashing<Account>(
+      async (id, query, opts) => (await core.call(ACCOUNT, 'delete', { params: { id }, query }, opts)).account,
+      async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).account,
+    ),
   };
 }

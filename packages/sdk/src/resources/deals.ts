@@ -1,9 +1,11 @@
 import type { Core } from '../core.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
+import { trashing } from './trash.js';
 
 const DEALS = '/api/public/v1/deals';
 const DEAL = '/api/public/v1/deals/{id}';
+const RESTORE = '/api/public/v1/deals/{id}/restore';
 const STAGES = '/api/public/v1/deal-stages';
 
 export type Deal = Schema<'Deal'>;
@@ -24,5 +26,9 @@ export function dealsResource(core: Core) {
     /** The organization's stages in pipeline order. */
     stages: async (opts?: CallOptions): Promise<DealStage[]> => (await core.call(STAGES, 'get', {}, opts)).stages,
     ...listing((query: DealQuery, opts?: CallOptions) => core.call(DEALS, 'get', { query }, opts), (page) => page.deals),
+    ...trashing<Deal>(
+      async (id, query, opts) => (await core.call(DEAL, 'delete', { params: { id }, query }, opts)).deal,
+      async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).deal,
+    ),
   };
 }

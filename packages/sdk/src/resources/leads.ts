@@ -1,9 +1,11 @@
 import type { Core } from '../core.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
+import { trashing } from './trash.js';
 
 const LEADS = '/api/public/v1/leads';
 const LEAD = '/api/public/v1/leads/{id}';
+const RESTORE = '/api/public/v1/leads/{id}/restore';
 
 export type Lead = Schema<'Lead'>;
 export type LeadCreate = RequestBody<typeof LEADS, 'post'>;
@@ -17,5 +19,9 @@ export function leadsResource(core: Core) {
     get: async (id: string, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'get', { params: { id } }, opts)).lead,
     update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
     ...listing((query: LeadQuery, opts?: CallOptions) => core.call(LEADS, 'get', { query }, opts), (page) => page.leads),
+    ...trashing<Lead>(
+      async (id, query, opts) => (await core.call(LEAD, 'delete', { params: { id }, query }, opts)).lead,
+      async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).lead,
+    ),
   };
 }

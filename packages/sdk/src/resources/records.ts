@@ -1,9 +1,11 @@
 import type { Core } from '../core.js';
 import type { CallOptions, CreateOptions, Query, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
+import { trashing } from './trash.js';
 
 const RECORDS = '/api/public/v1/objects/{object}/records';
 const RECORD = '/api/public/v1/objects/{object}/records/{id}';
+const RESTORE = '/api/public/v1/objects/{object}/records/{id}/restore';
 
 /** A record is flat: `{id, objectSlug, stage, <field key>: value, …, createdAt, updatedAt}`. */
 export type ObjectRecord = Schema<'Record'>;
@@ -23,6 +25,10 @@ export function recordsResource(core: Core) {
       /** Moves the record to another of its object's stages (records record.stage_changed). */
       moveStage: async (id: string, stage: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: { stage } }, opts)).record,
       ...listing((query: RecordQuery, opts?: CallOptions) => core.call(RECORDS, 'get', { params: params(), query }, opts), (page) => page.records),
+      ...trashing<ObjectRecord>(
+        async (id, query, opts) => (await core.call(RECORD, 'delete', { params: params(id), query }, opts)).record,
+        async (id, opts) => (await core.call(RESTORE, 'post', { params: params(id) }, opts)).record,
+      ),
     };
   };
 }

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
-import { createAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineTool, GetInput, UpdateInput } from '../mcp.tool.js';
+import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -40,5 +40,15 @@ export const accountTools = [
     readOnly: false,
     input: UpdateInput('Account', UpdateAccountBody),
     run: async ({ ctx, caller }, { id, changes }) => ({ account: await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, id, changes)) }),
+  }),
+  defineTool({
+    name: 'delete_account',
+    title: 'Delete an account',
+    description: deleteDescription('account'),
+    scopes: ['accounts:write'],
+    readOnly: false,
+    destructive: true,
+    input: DeleteInput('Account'),
+    run: async ({ ctx, caller }, { id, permanent }) => ({ account: await inTransaction(ctx, (trx) => deleteAccount(ctx, trx, caller, id, permanent === true)) }),
   }),
 ];

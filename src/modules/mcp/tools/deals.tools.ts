@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
-import { createDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
+import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineTool, GetInput, IdArg, UpdateInput } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -61,5 +61,15 @@ export const dealTools = [
     readOnly: false,
     input: Type.Object({ id: IdArg('Deal'), stage: Type.String({ minLength: 1, maxLength: 50, description: 'Key of the target stage (see list_deal_stages).' }) }, { additionalProperties: false }),
     run: async ({ ctx, caller }, { id, stage }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, { stage })) }),
+  }),
+  defineTool({
+    name: 'delete_deal',
+    title: 'Delete a deal',
+    description: deleteDescription('deal'),
+    scopes: ['deals:write'],
+    readOnly: false,
+    destructive: true,
+    input: DeleteInput('Deal'),
+    run: async ({ ctx, caller }, { id, permanent }) => ({ deal: await inTransaction(ctx, (trx) => deleteDeal(ctx, trx, caller, id, permanent === true)) }),
   }),
 ];

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
-import { createLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineTool, GetInput, UpdateInput } from '../mcp.tool.js';
+import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -41,5 +41,15 @@ export const leadTools = [
     readOnly: false,
     input: UpdateInput('Lead', UpdateLeadBody),
     run: async ({ ctx, caller }, { id, changes }) => ({ lead: await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, id, changes)) }),
+  }),
+  defineTool({
+    name: 'delete_lead',
+    title: 'Delete a lead',
+    description: deleteDescription('lead'),
+    scopes: ['leads:write'],
+    readOnly: false,
+    destructive: true,
+    input: DeleteInput('Lead'),
+    run: async ({ ctx, caller }, { id, permanent }) => ({ lead: await inTransaction(ctx, (trx) => deleteLead(ctx, trx, caller, id, permanent === true)) }),
   }),
 ];

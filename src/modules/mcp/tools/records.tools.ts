@@ -3,8 +3,8 @@ import { inTransaction } from '../../../db/transaction.js';
 import { ListObjectsQuery } from '../../objects/objects.schemas.js';
 import { getObject, listObjects } from '../../objects/objects.service.js';
 import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
-import { createRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
-import { defineTool, IdArg } from '../mcp.tool.js';
+import { createRecord, deleteRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
+import { defineTool, deleteDescription, DeleteInput, IdArg } from '../mcp.tool.js';
 
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
@@ -66,5 +66,15 @@ export const recordTools = [
     readOnly: false,
     input: Type.Object({ object: objectArg, id: IdArg('Record'), changes: RecordPatch }, { additionalProperties: false }),
     run: async ({ ctx, caller }, { object, id, changes }) => ({ record: await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, object, id, changes as Record<string, unknown>)) }),
+  }),
+  defineTool({
+    name: 'delete_record',
+    title: 'Delete a record',
+    description: deleteDescription('record'),
+    scopes: ['records:write'],
+    readOnly: false,
+    destructive: true,
+    input: Type.Object({ object: objectArg, ...DeleteInput('Record').properties }, { additionalProperties: false }),
+    run: async ({ ctx, caller }, { object, id, permanent }) => ({ record: await inTransaction(ctx, (trx) => deleteRecord(ctx, trx, caller, object, id, permanent === true)) }),
   }),
 ];

@@ -1,0 +1,97 @@
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../config.js';
+import type { Executor } from './database.js';
+
+/**
+ * The trash (contract §7), in one place: every store asks here which rows a read may see and in which order,
+ * and the delete/restore/purge services write `deleted_at` only through these functions.
+ */
+
+/** Which rows a read sees: live ones (everything but the trash), the trash, or both (purge, erasure). */
+export type TrashView = 'live' | 'trash' | 'any';
+export type TrashTable = 'leads' | 'accounts' | 'deals' | 'records';
+
+/**
+ * The one trash predicate, on `table` (a table name or alias). `live` is the form the partial indexes of
+ * migration 0011 are built on (`deleted_at is null`), so the planner picks them for every live list.
+ */
+export function inView(table: string, view: TrashView): Expression<SqlBool> {
+  const column = sql.ref(`${table}.deleted_at`);
+  if (view === 'live') return sql<SqlBool>`${column} is null`;
+  if (view === 'trash') return sql<SqlBool>`${column} is not null`;
+  return sql<SqlBool>`1 = 1`;
+}
+
+/**
+ * The same predicate for a query that an index on another column answers best (an exact e-mail or phone
+ * lookup through its blind-index index). SQLite's planner, without statistics, would otherwise take the
+ * partial live index and walk the whole organization; the unary `+` leaves `deleted_at` a check on the rows
+ * the lookup finds. PostgreSQL picks by its statistics and gets the plain predicate.
+ */
+export function inViewByRow(dialect: Dialect, table: string, view: TrashView): Expression<SqlBool> {
+  if (dialect === 'sqlite' && view === 'live') return sql<SqlBool>`+${sql.ref(`${table}.deleted_at`)} is null`;
+  return inView(table, view);
+}
+
+/** The ORDER BY of a list: newest first; the trash newest deletion first (then newest created). */
+export function listOrder(table: string, view: TrashView): RawBuilder<unknown> {
+  const seq = sql`${sql.ref(`${table}.seq`)} desc`;
+  return view === 'trash' ? sql`${sql.ref(`${table}.deleted_at`)} desc, ${seq}` : seq;
+}
+
+/**
+ * Moves one row of the organization to the trash (`deletedAt`) or back (null). A compare-and-set on the
+ * row's current state: false when it was not where the move starts (already trashed, or not in the trash).
+ */
+export async function setDeletedAt(db: Executor, table: TrashTable, organizationId: string, id: string, deletedAt: string | null): Promise<boolean> {
+  const result = await db
+    .updateTable(table)
+    .set({ deleted_at: deletedAt })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where(inView(table, deletedAt === null ? 'trash' : 'live'))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface PurgedRow {
+  id: string;
+  seq: number;
+  organizationId: string;
+  /** Records only: the object they belonged to (their search entries and slug hang on it). */
+  objectId?: string;
+}
+
+type RemovedRow = { id: string; seq: number | string; organization_id: string; object_id?: string };
+
+const purgedRow = (r: RemovedRow): PurgedRow => ({
+  id: r.id,
+  seq: Number(r.seq),
+  organizationId: r.organization_id,
+  ...(r.object_id !== undefined ? { objectId: r.object_id } : {}),
+});
+
+/** Removes one row of the organization for good, live or trashed; the removed row, if there was one. */
+export async function deleteRow(db: Executor, table: TrashTable, organizationId: string, id: string): Promise<PurgedRow | undefined> {
+  const row = await db
+    .deleteFrom(table)
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && purgedRow(row as RemovedRow);
+}
+
+/**
+ * Removes up to `limit` rows trashed before `cutoff`, oldest deletion first, and returns them. The DELETE …
+ * RETURNING is the claim: with several schedulers, a row is returned to exactly one of them (PostgreSQL skips
+ * rows another scheduler has locked; SQLite runs one write transaction at a time).
+ */
+export async function deleteExpired(db: Executor, dialect: Dialect, table: TrashTable, cutoff: string, limit: number, organizationId?: string): Promise<PurgedRow[]> {
+  const lock = dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const scope = organizationId === undefined ? sql`` : sql`and organization_id = ${organizationId}`;
+  const { rows } = await sql<RemovedRow>`delete from ${sql.table(table)} where seq in (
+      select seq from ${sql.table(table)} where deleted_at is not null and deleted_at < ${cutoff} ${scope} order by deleted_at limit ${limit} ${lock}
+    ) returning *`.execute(db);
+  return rows.map(purgedRow);
+}

@@ -1,0 +1,105 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { deleteRow, setDeletedAt, type PurgedRow, type TrashTable, type TrashView } from '../../db/trash.js';
+import { notFound } from '../../errors.js';
+import { buildEvent, type Changes } from '../events/events.js';
+import { recordEvent } from '../events/outbox.store.js';
+import type { Actor } from '../orgs/principal.js';
+import type { Caller } from './caller.js';
+import { removeRecordDependents } from '../objects/records.purge.js';
+
+/**
+ * Delete, restore and permanent delete (contract §7) for every resource: a resource says how to find and
+ * present one of its items; the rules (404s, retention, events) are written once, here.
+ */
+
+export type TrashObject = 'lead' | 'account' | 'deal' | 'record';
+export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records' };
+
+type Ctx = Pick<AppContext, 'clock' | 'config' | 'database'>;
+export type Trashed<V> = V & { deletedAt: string | null };
+
+export interface Trashable<S extends { deletedAt: string | null }, V> {
+  object: TrashObject;
+  /** For messages: "Lead", "Record". */
+  label: string;
+  /** Records: the slug of their object, carried by their events. */
+  objectSlug?: string;
+  /** One item of the caller's organization (and object) in the given view, or undefined. */
+  find(db: Executor, id: string, view: TrashView): Promise<S | undefined>;
+  present(stored: S): Trashed<V>;
+  /** Runs once the item is in the trash (a record's reminder is dropped). */
+  trashed?(trx: Executor, stored: S): Promise<void>;
+  /** Runs before the item is removed for good: rows that reference it (a record's reminder) go first. */
+  purging?(trx: Executor, stored: S): Promise<void>;
+  /** Runs just before a trashed item is live again (a lead's duplicate check, a record's reminder). */
+  restored?(trx: Executor, stored: S): Promise<S>;
+}
+
+/** Which items a list shows: `deleted=true` lists the trash. */
+export const listView = (query: { deleted?: boolean | undefined }): TrashView => (query.deleted === true ? 'trash' : 'live');
+
+const EMPTY: Changes = { before: {}, after: {} };
+
+export function trashEvent(type: 'deleted' | 'restored' | 'purged', object: TrashObject, item: { id: string; organizationId: string; objectSlug?: string | undefined }, actor: Actor, now: Date, changes: Changes = EMPTY) {
+  const label = object[0]!.toUpperCase() + object.slice(1);
+  return buildEvent({
+    type: `${object}.${type}`,
+    organizationId: item.organizationId,
+    object,
+    objectId: item.id,
+    ...(item.objectSlug !== undefined ? { objectSlug: item.objectSlug } : {}),
+    description: `${label} ${type === 'purged' ? 'removed for good' : type}`,
+    changes,
+    actor,
+    now,
+  });
+}
+
+/** The point after which a trashed item can no longer be restored (and the scheduler purges it). */
+export function retentionCutoff(ctx: Pick<Ctx, 'clock' | 'config'>): string {
+  return new Date(ctx.clock.now().getTime() - ctx.config.trashRetentionDays * 86_400_000).toISOString();
+}
+
+/** Moves a live item to the trash; a trashed or unknown one is 404. Records `<object>.deleted`. */
+export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
+  const current = await r.find(trx, id, 'live');
+  const now = ctx.clock.now();
+  const deletedAt = now.toISOString();
+  if (!current || !(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, deletedAt))) throw notFound(r.label);
+  await r.trashed?.(trx, current);
+  const changes = { before: { deletedAt: null }, after: { deletedAt } };
+  await recordEvent(trx, trashEvent('deleted', r.object, { id, organizationId: caller.organizationId, objectSlug: r.objectSlug }, caller.actor, now, changes));
+  return { ...r.present(current), deletedAt };
+}
+
+/**
+ * Brings a trashed item back while the retention lasts. A live item, one trashed longer than
+ * TRASH_RETENTION_DAYS (about to be purged) or an unknown one is 404. Records `<object>.restored`.
+ */
+export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
+  const current = await r.find(trx, id, 'trash');
+  if (!current || current.deletedAt! < retentionCutoff(ctx)) throw notFound(r.label);
+  const restored = r.restored ? await r.restored(trx, current) : current;
+  if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, null))) throw notFound(r.label);
+  const changes = { before: { deletedAt: current.deletedAt }, after: { deletedAt: null } };
+  await recordEvent(trx, trashEvent('restored', r.object, { id, organizationId: caller.organizationId, objectSlug: r.objectSlug }, caller.actor, ctx.clock.now(), changes));
+  return r.present({ ...restored, deletedAt: null });
+}
+
+/** Removes rows for good with what hangs on them, and records `<object>.purged` for each (ids only). */
+export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, object: TrashObject, rows: readonly PurgedRow[], actor: Actor, now: Date): Promise<void> {
+  const slugs = object === 'record' && rows.length > 0 ? await removeRecordDependents(trx, ctx.database.dialect, rows) : new Map<string, string>();
+  for (const row of rows) await recordEvent(trx, trashEvent('purged', object, { ...row, objectSlug: slugs.get(row.id) }, actor, now));
+}
+
+/** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */
+export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
+  const current = await r.find(trx, id, 'any');
+  if (current) await r.purging?.(trx, current);
+  const removed = current && (await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id));
+  if (!current || !removed) throw notFound(r.label);
+  const now = ctx.clock.now();
+  await recordPurged(trx, ctx, r.object, [removed], caller.actor, now);
+  return { ...r.present(current), deletedAt: current.deletedAt ?? now.toISOString() };
+}

@@ -1,0 +1,54 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
+
+/** The delete tools: one per resource, marked destructive; trashed items vanish from the other tools. */
+describe('MCP delete tools', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let client: Client;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    const origin = await listen(t);
+    s = await seedOrg(t.ctx);
+    client = await connect(httpTransport(origin, s.key));
+    await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'parcels', name: 'Parcels', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  it('lists one delete tool per resource, annotated destructive (and only those)', async () => {
+    const { tools } = await client.listTools();
+    const destructive = tools.filter((tool) => tool.annotations?.destructiveHint === true).map((tool) => tool.name).sort();
+    expect(destructive).toEqual(['delete_account', 'delete_deal', 'delete_lead', 'delete_record']);
+    for (const name of destructive) expect(tools.find((tool) => tool.name === name)!.annotations?.readOnlyHint).toBe(false);
+  });
+
+  it.each([
+    { tool: 'delete_lead', create: 'create_lead', search: 'search_leads', get: 'get_lead', key: 'lead', list: 'leads', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_account', create: 'create_account', search: 'search_accounts', get: 'get_account', key: 'account', list: 'accounts', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_deal', create: 'create_deal', search: 'search_deals', get: 'get_deal', key: 'deal', list: 'deals', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_record', create: 'create_record', search: 'search_records', get: 'get_record', key: 'record', list: 'records', args: { object: 'parcels' }, body: { values: { title: 'Mcp Marmot' } } },
+  ])('$tool trashes the item: gone from search and get, back after restore; permanent removes it', async ({ tool, create, search, get, key, list, args, body }) => {
+    const created = (await callOk(client, create, { ...args, ...body }))[key];
+    const trashed = (await callOk(client, tool, { ...args, id: created.id }))[key];
+    expect(trashed.deletedAt).not.toBeNull();
+    expect((await callOk(client, search, { ...args, q: 'marmot' }))[list]).toEqual([]);
+    await callError(client, get, { ...args, id: created.id }, 'NOT_FOUND');
+    await callError(client, tool, { ...args, id: created.id }, 'NOT_FOUND');
+    const path = key === 'record' ? '/objects/parcels/records' : `/${list}`;
+    expect((await call(t.app, 'POST', `${path}/${created.id}/restore`, { auth: s.auth })).status).toBe(200);
+    expect((await callOk(client, search, { ...args, q: 'marmot' }))[list].map((x: { id: string }) => x.id)).toEqual([created.id]);
+    await callOk(client, tool, { ...args, id: created.id, permanent: true });
+    expect((await call(t.app, 'POST', `${path}/${created.id}/restore`, { auth: s.auth })).status).toBe(404);
+    const events = (await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id })).map((e) => [e.type, e.data.actor.channel]);
+    expect(events).toEqual([[`${key}.created`, 'MCP'], [`${key}.deleted`, 'MCP'], [`${key}.restored`, 'API'], [`${key}.purged`, 'MCP']]);
+  });
+});

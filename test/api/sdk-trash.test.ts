@@ -1,0 +1,43 @@
+import { createClient, type CrmClient } from '@crm/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { listen } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
+
+/** The SDK's delete, restore and trash listing, the same on every resource. */
+describe('SDK trash', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let crm: CrmClient;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+    crm = createClient({ baseUrl: await listen(t), apiKey: s.key });
+    await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'crates', name: 'Crates', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('deletes, lists the trash, restores and deletes for good', async () => {
+    const resources = [
+      { api: crm.leads, item: await crm.leads.create({ name: 'Sdk Tapir' }) },
+      { api: crm.accounts, item: await crm.accounts.create({ name: 'Sdk Tapir' }) },
+      { api: crm.deals, item: await crm.deals.create({ name: 'Sdk Tapir' }) },
+      { api: crm.records('crates'), item: await crm.records('crates').create({ title: 'Sdk Tapir' }) },
+    ] as const;
+    for (const { api, item } of resources) {
+      const deleted = await api.delete(item.id);
+      expect(deleted).toMatchObject({ id: item.id, deletedAt: expect.any(String) });
+      const trash = (await api.list({ deleted: true })) as unknown as Record<string, { id: string }[]>;
+      expect(Object.values(trash).find(Array.isArray)!.map((x) => x.id)).toEqual([item.id]);
+      await expect(api.get(item.id)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      expect(await api.restore(item.id)).toMatchObject({ id: item.id, deletedAt: null });
+      expect((await api.get(item.id)).id).toBe(item.id);
+      await api.delete(item.id, { permanent: true });
+      await expect(api.restore(item.id)).rejects.toMatchObject({ status: 404 });
+    }
+  });
+});

@@ -9,9 +9,10 @@ import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
+import { BUILT_CLI } from '../helpers/build-global-setup.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
+const CLI = [BUILT_CLI, 'mcp'];
 
 /** `crm mcp` as a desktop client runs it: a child process on the same database, the key in CRM_API_KEY. */
 function crmMcpEnv(t: TestApp, key: string): Record<string, string> {
@@ -35,10 +36,10 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     t = await buildTestApp();
     s = await seedOrg(t.ctx);
     reader = await addKey(t.ctx, s.orgId, ['leads:read'], { rateLimitPerMinute: 3 });
-    // Each child compiles the CLI with tsx (seconds): start them all at once.
+    // Each child takes a second or more to start on a busy machine: start them all at once.
     badKeyRun = runCrmMcp(crmMcpEnv(t, 'crm_live_nottherightkeynottherightkey'));
     [client, readerClient] = await Promise.all([connect(stdioTransport(t, s.key)), connect(stdioTransport(t, reader.key))]);
-  });
+  }, 120_000);
   afterAll(async () => {
     await client?.close();
     await readerClient?.close();

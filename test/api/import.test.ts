@@ -32,14 +32,17 @@ const run = (org: Seeded, file: string, allOrNothing = false) =>
   importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 3 });
 
 /**
- * For the tests that start `crm` processes (up to three at once): a start takes over a second of CPU, and on a
- * machine with a load of 10 on 2 cores one took 18 s, so they get far more than the 30 s of the in-process tests.
+ * Every test here imports through a worker thread (which loads the validation stack, through tsx under vitest);
+ * some also start `crm` processes, up to three at once. At a load of 26 on 2 cores plus a busy loop on each core,
+ * an in-process test took up to 14 s and a process test 24 s, where CI had failed two at the 30 s default: the
+ * in-process tests get 90 s, the process tests 180 s.
  */
+const IMPORT_TIMEOUT = 90_000;
 const CHILD_TIMEOUT = 180_000;
 
 const names = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=100', { auth: org.auth })).body.data.leads.map((l: { name: string }) => l.name).sort();
 
-describe('crm import leads', () => {
+describe('crm import leads', { timeout: IMPORT_TIMEOUT }, () => {
   it('imports the good rows and reports every bad one by line with all its reasons', async () => {
     const o = await seedOrg(t.ctx);
     const file = csv([
@@ -114,7 +117,7 @@ describe('crm import leads', () => {
   });
 });
 
-describe('crm import leads: the worker pipeline', () => {
+describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, () => {
   const rowsOf = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i));
   const leadCount = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=1', { auth: org.auth })).body.data.pagination.total as number;
   const createdEvents = async (org: Seeded) => (await listEvents(t.ctx.database.db, org.orgId)).filter((e) => e.type === 'lead.created');
@@ -238,7 +241,7 @@ describe('crm import leads: the worker pipeline', () => {
   }, CHILD_TIMEOUT);
 });
 
-describe('crm import accounts and deals', () => {
+describe('crm import accounts and deals', { timeout: IMPORT_TIMEOUT }, () => {
   it('imports accounts and deals with the API validation, reporting refused rows by line', async () => {
     const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
     const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
@@ -262,7 +265,7 @@ describe('crm import accounts and deals', () => {
   });
 });
 
-describe('crm import records', () => {
+describe('crm import records', { timeout: IMPORT_TIMEOUT }, () => {
   it('converts cells to the field types and validates against the object definition', async () => {
     const { recordImportAdapter } = await import('../../src/modules/objects/records.import.js');
     const o = await seedOrg(t.ctx);
@@ -302,7 +305,7 @@ describe('crm import records', () => {
   });
 });
 
-describe('crm import: malformed rows never show contact data', () => {
+describe('crm import: malformed rows never show contact data', { timeout: IMPORT_TIMEOUT }, () => {
   // Every name, e-mail and phone of these files, in any form (E.164, digits without separators, a fragment of the e-mail).
   const contactData = (text: string) => [
     ...(text.match(/lovelace|hopper|turing|@example\.com/gi) ?? []),

@@ -14,7 +14,8 @@ const api = (dialect: 'sqlite' | 'postgres') => ({
     name: `api-${dialect}`,
     include: ['test/api/**/*.test.ts', 'examples/**/*.test.ts'],
     env: { TEST_DIALECT: dialect },
-    globalSetup: dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [],
+    // Processes the tests start run the build, made once per run when the sources are newer (build-global-setup.ts).
+    globalSetup: ['test/helpers/build-global-setup.ts', ...(dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -69,7 +69,7 @@ describe.runIf(dialect === 'sqlite')('crm backup / crm restore (SQLite)', () => 
     expect(copy.created).toBe(copy.leads);
     expect(written).toBeGreaterThan(copy.leads);
     expect(writtenDuringBackup).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('does not overwrite an existing file unless forced', async () => {
     const out = join(dir, 'taken.db');

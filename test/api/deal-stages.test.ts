@@ -1,11 +1,12 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
+import { databaseEnv } from '../helpers/processes.js';
 import { createDeal } from '../../src/modules/deals/deals.service.js';
 import { getDealStages, setDealStages } from '../../src/modules/deals/stages.service.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
@@ -153,31 +154,18 @@ describe('crm stages set (process)', () => {
     try {
       const file = join(dir, 'stages.json');
       writeFileSync(file, JSON.stringify({ stages: PIPELINE }));
-      const url = dialect === 'sqlite' ? t.location : withSearchPath(t.config.database.url, t.location);
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
-          env: { ...process.env, DATABASE_URL: url, ENCRYPTION_KEY: t.config.encryptionKeys[0], LOG_LEVEL: 'silent' },
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
-      const ok = run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
-      expect(ok.status, ok.stderr).toBe(0);
+      const run = (args: string[]) => runCli(args, { ...databaseEnv(t), LOG_LEVEL: 'silent' });
+      const ok = await run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
+      expect(ok.code, ok.stderr).toBe(0);
       expect(JSON.parse(ok.stdout)).toEqual({ stages: PIPELINE });
       expect((await call(t.app, 'GET', '/deal-stages', { auth: o.auth })).body.data.stages).toEqual(PIPELINE);
 
       writeFileSync(file, JSON.stringify({ stages: [{ key: 'won', label: 'Won', kind: 'won' }] }));
-      const bad = run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
-      expect(bad.status).toBe(1);
+      const bad = await run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
+      expect(bad.code).toBe(1);
       expect(JSON.parse(bad.stdout)).toMatchObject({ status: false, code: 'VALIDATION_FAILED', errors: [{ field: 'stages', code: 'no_open_stage' }] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });
-
-/** The test's PostgreSQL schema first on the search path, as the test app opens it. */
-function withSearchPath(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema},public`);
-  return u.toString();
-}

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 import { runBin, runCli, startBin } from '../helpers/cli.js';
+import { databaseEnv } from '../helpers/processes.js';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
@@ -30,15 +31,18 @@ afterAll(() => t.close());
 const run = (org: Seeded, file: string, allOrNothing = false) =>
   importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 3 });
 
-/** The environment `crm` needs to reach this test run's database. */
-const cliEnv = () => ({
-  ENCRYPTION_KEY: t.config.encryptionKeys[0]!,
-  DATABASE_URL: dialect === 'postgres' ? `${t.config.database.url}?options=${encodeURIComponent(`-c search_path=${t.location},public`)}` : t.location,
-});
+/**
+ * Every test here imports through a worker thread (which loads the validation stack, through tsx under vitest);
+ * some also start `crm` processes, up to three at once. At a load of 26 on 2 cores plus a busy loop on each core,
+ * an in-process test took up to 14 s and a process test 24 s, where CI had failed two at the 30 s default: the
+ * in-process tests get 90 s, the process tests 180 s.
+ */
+const IMPORT_TIMEOUT = 90_000;
+const CHILD_TIMEOUT = 180_000;
 
 const names = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=100', { auth: org.auth })).body.data.leads.map((l: { name: string }) => l.name).sort();
 
-describe('crm import leads', () => {
+describe('crm import leads', { timeout: IMPORT_TIMEOUT }, () => {
   it('imports the good rows and reports every bad one by line with all its reasons', async () => {
     const o = await seedOrg(t.ctx);
     const file = csv([
@@ -114,7 +118,7 @@ describe('crm import leads', () => {
   });
 });
 
-describe('crm import leads: the worker pipeline', () => {
+describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, () => {
   const rowsOf = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i));
   const leadCount = async (org: Seeded) => (await call(t.app, 'GET', '/leads?limit=1', { auth: org.auth })).body.data.pagination.total as number;
   const createdEvents = async (org: Seeded) => (await listEvents(t.ctx.database.db, org.orgId)).filter((e) => e.type === 'lead.created');
@@ -192,11 +196,11 @@ describe('crm import leads: the worker pipeline', () => {
 
   it('runs from the command line, reporting refused rows with exit status 2', async () => {
     const o = await seedOrg(t.ctx);
-    const cli = await runCli(['--json', 'import', 'leads', csv('name,email\nCli One,one@example.com\n,bad\n'), '--org', o.orgId], cliEnv());
+    const cli = await runCli(['--json', 'import', 'leads', csv('name,email\nCli One,one@example.com\n,bad\n'), '--org', o.orgId], databaseEnv(t));
     expect(cli.code).toBe(2);
     expect(JSON.parse(cli.stdout)).toMatchObject({ resource: 'leads', rows: 2, imported: 1, failed: [{ line: 3 }] });
     expect(await names(o)).toEqual(['Cli One']);
-  });
+  }, CHILD_TIMEOUT);
 
   /** Environment for the binary in which every Node.js thread it starts (it, its child, their workers) logs its pid and flags. */
   const loggingThreads = () => {
@@ -204,7 +208,7 @@ describe('crm import leads: the worker pipeline', () => {
     const preload = join(dir, `log-thread-${n}.mjs`);
     writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify({ pid: process.pid, flags: process.execArgv }) + '\\n');\n`);
     const threads = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; flags: string[] }) : []);
-    return { env: { ...cliEnv(), NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` }, threads };
+    return { env: { ...databaseEnv(t), NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` }, threads };
   };
 
   it('runs an import from the installed binary in a child process with 64 MB semi-spaces, passing output and status through', async () => {
@@ -222,7 +226,7 @@ describe('crm import leads: the worker pipeline', () => {
     const other = loggingThreads();
     expect((await runBin(['--json', 'migrate'], other.env)).code).toBe(0);
     expect(other.threads().map((thread) => thread.flags)).toEqual([[]]);
-  });
+  }, CHILD_TIMEOUT);
 
   it('stops the import child when the binary is stopped by a signal, and ends by the same signal', async () => {
     const o = await seedOrg(t.ctx);
@@ -235,10 +239,10 @@ describe('crm import leads: the worker pipeline', () => {
     binary.kill('SIGTERM');
     expect(await exited).toEqual({ code: null, signal: 'SIGTERM' });
     expect(() => process.kill(child.pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
-  });
+  }, CHILD_TIMEOUT);
 });
 
-describe('crm import accounts and deals', () => {
+describe('crm import accounts and deals', { timeout: IMPORT_TIMEOUT }, () => {
   it('imports accounts and deals with the API validation, reporting refused rows by line', async () => {
     const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
     const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
@@ -262,7 +266,7 @@ describe('crm import accounts and deals', () => {
   });
 });
 
-describe('crm import records', () => {
+describe('crm import records', { timeout: IMPORT_TIMEOUT }, () => {
   it('converts cells to the field types and validates against the object definition', async () => {
     const { recordImportAdapter } = await import('../../src/modules/objects/records.import.js');
     const o = await seedOrg(t.ctx);
@@ -302,7 +306,7 @@ describe('crm import records', () => {
   });
 });
 
-describe('crm import: malformed rows never show contact data', () => {
+describe('crm import: malformed rows never show contact data', { timeout: IMPORT_TIMEOUT }, () => {
   // Every name, e-mail and phone of these files, in any form (E.164, digits without separators, a fragment of the e-mail).
   const contactData = (text: string) => [
     ...(text.match(/lovelace|hopper|turing|@example\.com/gi) ?? []),
@@ -312,31 +316,46 @@ describe('crm import: malformed rows never show contact data', () => {
   const ADA = { email: 'ada.lovelace@example.com', phone: '+44 20 7946 0958' };
   const GRACE = 'Grace Hopper,grace.hopper@example.com,+1 415 555 0100';
 
-  /** Imports through the CLI (human and --json) and the import function, returning everything each one showed. */
+  /** Imports with the import function, returning its report or error and everything they show. */
+  const importDirect = async (file: string) => {
+    const direct = await run(await seedOrg(t.ctx), file).then((report) => ({ report, error: null }), (error: Error) => ({ report: null, error }));
+    return { ...direct, shown: [inspect(direct.report, { depth: 10 }), inspect(direct.error, { depth: 10 }), direct.error?.stack ?? ''].join('\n') };
+  };
+
+  /** Imports through the CLI (human and --json, two processes) and the import function, returning everything each one showed. */
   const importEverywhere = async (lines: string[]) => {
     const file = csv(lines.join('\n') + '\n');
     const o = await seedOrg(t.ctx);
-    const [human, json] = await Promise.all([runCli(['import', 'leads', file, '--org', o.orgId], cliEnv()), runCli(['--json', 'import', 'leads', file, '--org', o.orgId], cliEnv())]);
-    const direct = await run(await seedOrg(t.ctx), file).then((report) => ({ report, error: null }), (error: Error) => ({ report: null, error }));
-    const shown = [human.stdout, human.stderr, json.stdout, json.stderr, inspect(direct.report, { depth: 10 }), inspect(direct.error, { depth: 10 }), direct.error?.stack ?? ''].join('\n');
+    const [human, json, direct] = await Promise.all([runCli(['import', 'leads', file, '--org', o.orgId], databaseEnv(t)), runCli(['--json', 'import', 'leads', file, '--org', o.orgId], databaseEnv(t)), importDirect(file)]);
+    const shown = [human.stdout, human.stderr, json.stdout, json.stderr, direct.shown].join('\n');
     return { human, json, direct, shown };
   };
 
-  it.each([
+  // An empty line before each bad row: the line named is the file's line, not the record's number.
+  const STOPS = [
     { problem: 'an unclosed quote', row: `Ada Lovelace,"${ADA.email},${ADA.phone}`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quoted field is never closed/ },
     { problem: 'a quote inside the e-mail field', row: `Ada Lovelace,${ADA.email} "work",${ADA.phone}`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quote appears inside a field/ },
     { problem: 'a quote inside the phone field', row: `Ada Lovelace,${ADA.email},${ADA.phone} "mobile"`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 3\): a quote appears inside a field/ },
     { problem: 'characters after a closing quote', row: `Ada Lovelace,"${ADA.email}"x,"${ADA.phone}"`, stop: /^import stopped after line \d+: malformed CSV at line 4 \(record 3, column 2\): a quoted field goes on after its closing quote/ },
-  ])('stops at $problem, naming the line and what is wrong, without a cell of the row', async ({ row, stop }) => {
-    // An empty line before the bad row: the line named is the file's line, not the record's number.
-    const { human, json, direct, shown } = await importEverywhere([HEADER, GRACE, '', row, 'Alan Turing,,']);
+  ];
+  const stopFile = (row: string) => [HEADER, GRACE, '', row, 'Alan Turing,,'];
+
+  it.each(STOPS)('stops at $problem, naming the line and what is wrong, without a cell of the row', async ({ row, stop }) => {
+    const direct = await importDirect(csv(stopFile(row).join('\n') + '\n'));
     expect(direct.error?.message).toMatch(stop);
     expect(direct.error?.message).toMatch(/; \d+ row\(s\) up to that line were imported$/);
+    expect(contactData(direct.shown)).toEqual([]);
+  });
+
+  // The command line prints any stopped import the same way (its error's message, status 1): one file shows it.
+  it('shows a stopped import on the command line as that one line with exit status 1, without a cell of the row', async () => {
+    const { human, json, direct, shown } = await importEverywhere(stopFile(STOPS[1]!.row));
+    expect(direct.error?.message).toMatch(STOPS[1]!.stop);
     expect(human.code).toBe(1);
     expect(human.stderr).toContain(`error: ${direct.error?.message}`);
     expect(json.code).toBe(1);
     expect(contactData(shown)).toEqual([]);
-  });
+  }, CHILD_TIMEOUT);
 
   it('reports a row with too many fields by line, without its cells', async () => {
     const { human, json, direct, shown } = await importEverywhere([HEADER, GRACE, `Ada Lovelace,${ADA.email},${ADA.phone},extra`]);
@@ -345,7 +364,7 @@ describe('crm import: malformed rows never show contact data', () => {
     expect(human.stdout).toMatch(/^Imported 1 of 2 leads .*; 1 row\(s\) refused\n {2}line 3: row has 4 cells; the header has 3$/m);
     expect(JSON.parse(json.stdout)).toMatchObject({ rows: 2, imported: 1, failed: [{ line: 3 }] });
     expect(contactData(shown)).toEqual([]);
-  });
+  }, CHILD_TIMEOUT);
 
   it('names the columns of a file without a header row by position, not by the data in its first row', async () => {
     const { human, direct, shown } = await importEverywhere([`Ada Lovelace,${ADA.email},${ADA.phone}`, GRACE]);
@@ -354,5 +373,5 @@ describe('crm import: malformed rows never show contact data', () => {
     expect(direct.report!.failed[0]!.errors.map((e) => [e.field, e.code])).toEqual([['column 1', 'unknown_field'], ['column 2', 'unknown_field'], ['column 3', 'unknown_field']]);
     expect(human.stdout).toMatch(/line 1: .*column 2 is not a known field/);
     expect(contactData(shown)).toEqual([]);
-  });
+  }, CHILD_TIMEOUT);
 });

@@ -149,5 +149,5 @@ describe('encryption key rotation, end to end', () => {
     } finally {
       await stranger.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

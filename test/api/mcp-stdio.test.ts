@@ -14,9 +14,10 @@ import { runCli } from '../helpers/cli.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BUILT_CLI } from '../helpers/build-global-setup.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = ['--import', 'tsx', 'src/cli/index.ts', 'mcp'];
+const CLI = [BUILT_CLI, 'mcp'];
 
 /** `crm mcp` as a desktop client runs it: a child process on the same database, the key in CRM_API_KEY. */
 function crmMcpEnv(t: TestApp, key: string): Record<string, string> {
@@ -40,10 +41,10 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     t = await buildTestApp();
     s = await seedOrg(t.ctx);
     reader = await addKey(t.ctx, s.orgId, ['leads:read'], { rateLimitPerMinute: 3 });
-    // Each child compiles the CLI with tsx (seconds): start them all at once.
+    // Each child takes a second or more to start on a busy machine: start them all at once.
     badKeyRun = runCrmMcp(crmMcpEnv(t, 'crm_live_nottherightkeynottherightkey'));
     [client, readerClient] = await Promise.all([connect(stdioTransport(t, s.key)), connect(stdioTransport(t, reader.key))]);
-  });
+  }, 120_000);
   afterAll(async () => {
     await client?.close();
     await readerClient?.close();
@@ -120,7 +121,7 @@ describe.runIf(dialect === 'sqlite')('CLI commands on a SQLite database that doe
     expect(existsSync(join(dir, 'data'))).toBe(false);
     expect(org.code, org.stderr).toBe(0);
     expect(existsSync(created)).toBe(true);
-  });
+  }, 120_000);
 });
 
 function runCrmMcp(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {

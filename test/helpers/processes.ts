@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { BUILT_CLI } from './build-global-setup.js';
 import type { TestApp } from './test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,9 +35,9 @@ export function killSpawned(): void {
   children.clear();
 }
 
-/** `node --import tsx src/cli/index.ts <args>`: the real CLI from source, in its own process. */
+/** `crm <args>` (the run's build, see build-global-setup.ts) in its own process. */
 export function crm(args: string[], env: Record<string, string>): Spawned {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
+  const proc = spawn(process.execPath, [BUILT_CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { BUILT_CLI } from './build-global-setup.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -22,9 +23,9 @@ export interface CrmProcess {
   stop(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** `crm <args>` as its own process from the TypeScript sources, with exactly the given environment. */
+/** `crm <args>` (the run's build, see build-global-setup.ts) as its own process, with exactly the given environment. */
 export function spawnCrm(args: string[], env: Record<string, string>): CrmProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'index.ts'), ...args], {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -42,7 +43,7 @@ export function spawnCrm(args: string[], env: Record<string, string>): CrmProces
   };
 }
 
-/** Polls until the server answers /health (a tsx start on a busy machine takes seconds). */
+/** Polls until the server answers /health (a start on a busy machine takes seconds). */
 export async function waitUntilServing(url: string, proc: CrmProcess, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {

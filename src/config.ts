@@ -11,6 +11,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '127.0.0.1' }),
   DATABASE_URL: Type.String({ default: 'data/crm.db' }),
+  DATABASE_TRANSACTION_POOLER: Type.Boolean({ default: false }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   ENCRYPTION_KEYS_RETIRED: Type.String({ default: '' }),
   DECRYPTION_CACHE_SIZE: Type.Integer({ default: 10_000, minimum: 0 }),
@@ -45,7 +46,8 @@ export interface Config {
   readonly env: string;
   readonly port: number;
   readonly host: string;
-  readonly database: { readonly dialect: Dialect; readonly url: string };
+  /** transactionPooler: PostgreSQL reached through PgBouncer in transaction mode (see OpenOptions in db/database.ts). */
+  readonly database: { readonly dialect: Dialect; readonly url: string; readonly transactionPooler?: boolean };
   /** Base64 32-byte keys; the first encrypts, all decrypt (rotation). */
   readonly encryptionKeys: readonly string[];
   /** Short plaintexts (contact values) kept in memory by ciphertext, so repeated reads skip decryption; 0 = none. */
@@ -143,7 +145,7 @@ export function loadConfig(
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
-    database: Object.freeze({ dialect, url: e.DATABASE_URL }),
+    database: Object.freeze({ dialect, url: e.DATABASE_URL, transactionPooler: e.DATABASE_TRANSACTION_POOLER }),
     encryptionKeys: Object.freeze([current, ...retired]),
     decryptionCacheSize: e.DECRYPTION_CACHE_SIZE,
     redisUrl: e.REDIS_URL,

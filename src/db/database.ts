@@ -15,7 +15,10 @@ import type { Dialect } from '../config.js';
 import type { DB } from './schema.js';
 import { GroupCommit } from './group-commit.js';
 import { openReader } from './sqlite-reader.js';
+import { ChangeFeed } from './change-feed.js';
+import { useNamedStatements } from './named-statements.js';
 import type { WriteLock } from './write-lock.js';
+import { KEY_LOOKUP_CHANNEL } from './migrations/0013_key_lookup_notify.js';
 
 export type Db = Kysely<DB>;
 /** What stores accept: the database or an open transaction, so a route's transaction passes straight through. */
@@ -32,11 +35,13 @@ export interface Database {
    */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /**
-   * SQLite: a number that changes after any commit by any connection or process, for caches that must not
-   * outlive a change (authenticated keys). Absent on PostgreSQL, where other instances' commits can't be seen
-   * this cheaply: nothing is cached there.
+   * A number that changes whenever what authentication reads for a key may have changed, in any process:
+   * SQLite's data_version (any commit); on PostgreSQL, notifications of the key tables' triggers
+   * (db/change-feed.ts). Absent behind a transaction-mode pooler, where LISTEN can't work: nothing is cached.
    */
   changeCounter?(): number;
+  /** PostgreSQL: resolves once this instance has seen its own earlier commits' notifications (a revocation). */
+  changesSeen?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +53,12 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: shared by the threads of one server process that write to the same file (HTTP_THREADS). */
   writeLock?: WriteLock;
+  /**
+   * PostgreSQL only: the URL is a pooler in transaction mode (PgBouncer pool_mode=transaction), where
+   * consecutive statements may run on different server connections: no named prepared statements and no
+   * LISTEN (so no key lookup cache).
+   */
+  transactionPooler?: boolean;
 }
 
 /**
@@ -120,18 +131,23 @@ export function openDatabase(opts: OpenOptions): Database {
   }
   // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    max: opts.poolSize ?? 10,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
-  });
+  const connection = { connectionString: opts.url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
+  const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10 });
+  if (!opts.transactionPooler) pool.on('connect', useNamedStatements);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const feed = opts.transactionPooler
+    ? undefined
+    : new ChangeFeed(() => new pg.Client(connection), (payload) => pool.query('select pg_notify($1, $2)', [KEY_LOOKUP_CHANNEL, payload]));
   return {
     db,
     dialect: 'postgres',
     ...(opts.schema ? { schema: opts.schema } : {}),
     transaction: (fn) => db.transaction().execute(fn),
-    close: () => db.destroy(),
+    ...(feed ? { changeCounter: () => feed.version(), changesSeen: () => feed.sync() } : {}),
+    close: async () => {
+      await feed?.close();
+      await db.destroy();
+    },
   };
 }
 

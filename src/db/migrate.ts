@@ -9,6 +9,7 @@ import { adminConsole } from './migrations/0005_admin_console.js';
 import { console2 } from './migrations/0007_console2.js';
 import { deliveriesIndex } from './migrations/0008_deliveries_index.js';
 import { webhookBacklog } from './migrations/0009_webhook_backlog.js';
+import { keyLookupNotify } from './migrations/0013_key_lookup_notify.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_console2': console2,
   '0008_deliveries_index': deliveriesIndex,
   '0009_webhook_backlog': webhookBacklog,
+  '0013_key_lookup_notify': keyLookupNotify,
 };
 
 /**

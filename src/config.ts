@@ -92,6 +92,13 @@ export class ConfigError extends Error {}
 /** Without HTTP_THREADS, one HTTP thread per core up to this: SQLite has one writer, and each thread holds its own connections and compiled app. */
 const DEFAULT_MAX_HTTP_THREADS = 4;
 
+/**
+ * Without HTTP_THREADS on PostgreSQL, one: the database's work is done by other processes, so one thread is
+ * not held up by it, and a second thread cost 4-5 times the API CPU per request in our measurements (docs/
+ * performance.md). More capacity comes from more instances (docs/scaling.md).
+ */
+const defaultHttpThreads = (dialect: Dialect) => (dialect === 'postgres' ? 1 : Math.min(availableParallelism(), DEFAULT_MAX_HTTP_THREADS));
+
 const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite');
 
 function parseEnv(env: Record<string, string | undefined>): Env {
@@ -157,7 +164,7 @@ export function loadConfig(
     dispatcher: e.DISPATCHER,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
-    httpThreads: e.HTTP_THREADS ?? Math.min(availableParallelism(), DEFAULT_MAX_HTTP_THREADS),
+    httpThreads: e.HTTP_THREADS ?? defaultHttpThreads(dialect),
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
     http: Object.freeze({
       connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,

@@ -2,23 +2,26 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { KEY_LOOKUP_CHANNEL } from './migrations/0013_key_lookup_notify.js';
 
-/** How long a revocation waits for its own notification to come back before it answers anyway. */
+/** How long a revocation waits for every listener's acknowledgment before it answers anyway. */
 const SYNC_TIMEOUT_MS = 2_000;
 /** Pause before listening again after the listening connection failed. */
 const RECONNECT_MS = 1_000;
-const SYNC_PREFIX = 'sync:';
+/** Listening connections name themselves so (application_name), which is how `sync` finds them all. */
+const LISTENER_NAME = 'crm-key-listener:';
+const SYNC = 'sync:';
+const ACK = 'ack:';
 
 /**
  * PostgreSQL's counterpart of SQLite's `data_version` for the key lookup cache: one connection per database
  * handle LISTENs on the channel the key tables' triggers notify (migration 0013), and `version()` moves
  * whenever one of those tables changed in this schema, in any instance or process.
  *
- * Safety first: while the connection is not listening (starting, broken, reconnecting) `version()` returns a
- * new number on every call, so nothing is served from a cache that could have missed a notification; a
- * reconnection also moves it. A notification is delivered after its commit, so a revocation could reach
- * another instance a moment after the revoking request answered: `sync()` closes that gap for the revoking
- * instance — it sends a marker on the same channel and waits until it comes back, by which time PostgreSQL
- * has queued the revocation's notification (committed earlier) to every listener.
+ * While the connection is not listening (starting, broken, reconnecting) `version()` returns a new number on
+ * every call, so nothing is served from a cache that could have missed a notification; a reconnection also
+ * moves it. A notification reaches each listener after its commit, each at its own pace, so a revocation
+ * could still be unknown to another instance when the revoking request answers: `sync()` closes that gap. It
+ * sends a marker on the channel and waits until every listening connection of the database has acknowledged
+ * it; a listener handles notifications in commit order, so by its acknowledgment it has seen the revocation.
  */
 export class ChangeFeed {
   private counter = 0;
@@ -28,7 +31,9 @@ export class ChangeFeed {
   private schema: string | undefined;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
-  private readonly waiting = new Map<string, () => void>();
+  private readonly id = randomUUID();
+  /** Per marker of a sync in progress: the listeners yet to acknowledge it, and what to call when none are left. */
+  private readonly waiting = new Map<string, { pending: Set<string>; done: () => void }>();
 
   constructor(
     private readonly connect: () => pg.Client,
@@ -42,16 +47,23 @@ export class ChangeFeed {
   }
 
   async sync(): Promise<void> {
-    if (!this.listening) return;
-    const marker = SYNC_PREFIX + randomUUID();
+    const client = this.client;
+    if (!this.listening || !client) return;
+    const { rows } = await client.query<{ name: string }>(
+      'select application_name as name from pg_stat_activity where datname = current_database() and application_name like $1',
+      [`${LISTENER_NAME}%`],
+    );
+    const marker = randomUUID();
+    const pending = new Set(rows.map((r) => r.name.slice(LISTENER_NAME.length)));
+    if (pending.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const seen = new Promise<void>((resolve) => {
-      this.waiting.set(marker, resolve);
-      timer = setTimeout(resolve, SYNC_TIMEOUT_MS);
+    const acknowledged = new Promise<void>((done) => {
+      this.waiting.set(marker, { pending, done });
+      timer = setTimeout(done, SYNC_TIMEOUT_MS);
     });
     try {
-      await this.notify(marker);
-      await seen;
+      await this.notify(SYNC + marker);
+      await acknowledged;
     } finally {
       clearTimeout(timer);
       this.waiting.delete(marker);
@@ -68,7 +80,7 @@ export class ChangeFeed {
   private async listen(): Promise<void> {
     const client = this.connect();
     this.client = client;
-    client.on('notification', (n) => this.received(n.payload ?? ''));
+    client.on('notification', (n) => this.received(client, n.payload ?? ''));
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     try {
@@ -79,8 +91,10 @@ export class ChangeFeed {
         `select n.nspname as schema from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.oid = to_regclass('api_keys')`,
       );
       if (!rows[0]) throw new Error('api_keys does not exist yet');
-      if (this.client !== client || this.closed) return;
       this.schema = rows[0].schema;
+      // Named only once listening: a sync never waits for a connection that can't acknowledge.
+      await client.query(`select set_config('application_name', $1, false)`, [LISTENER_NAME + this.id]);
+      if (this.client !== client || this.closed) return;
       this.counter++;
       this.listening = true;
     } catch {
@@ -88,9 +102,14 @@ export class ChangeFeed {
     }
   }
 
-  private received(payload: string): void {
-    if (payload.startsWith(SYNC_PREFIX)) this.waiting.get(payload)?.();
-    else if (payload === this.schema) this.counter++;
+  private received(client: pg.Client, payload: string): void {
+    if (payload.startsWith(SYNC)) {
+      client.query('select pg_notify($1, $2)', [KEY_LOOKUP_CHANNEL, `${ACK}${payload.slice(SYNC.length)}:${this.id}`]).catch(() => this.lost(client));
+    } else if (payload.startsWith(ACK)) {
+      const [marker, listener] = payload.slice(ACK.length).split(':');
+      const sync = this.waiting.get(marker!);
+      if (sync?.pending.delete(listener!) && sync.pending.size === 0) sync.done();
+    } else if (payload === this.schema) this.counter++;
   }
 
   private lost(client: pg.Client): void {

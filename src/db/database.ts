@@ -145,6 +145,8 @@ export function openDatabase(opts: OpenOptions): Database {
     transaction: (fn) => db.transaction().execute(fn),
     ...(feed ? { changeCounter: () => feed.version(), changesSeen: () => feed.sync() } : {}),
     close: async () => {
+      // A process that changed a key (`crm key revoke`) ends only once every instance has seen the change.
+      await feed?.sync().catch(() => undefined);
       await feed?.close();
       await db.destroy();
     },

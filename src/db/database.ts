@@ -40,7 +40,7 @@ export interface Database {
    * (db/change-feed.ts). Absent behind a transaction-mode pooler, where LISTEN can't work: nothing is cached.
    */
   changeCounter?(): number;
-  /** PostgreSQL: resolves once this instance has seen its own earlier commits' notifications (a revocation). */
+  /** PostgreSQL: resolves once every listening instance has seen this one's earlier commits (a revocation). */
   changesSeen?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -10,6 +10,10 @@ const RECONNECT_MS = 1_000;
 const LISTENER_NAME = 'crm-key-listener:';
 const SYNC = 'sync:';
 const ACK = 'ack:';
+/** Statements that can fire the key tables' triggers (Kysely writes `update "api_keys" …`). */
+const KEY_TABLE_WRITE = /^(update|delete from) "?(api_keys|organizations|users)"?\s/i;
+
+type Query = (config: unknown, ...rest: unknown[]) => unknown;
 
 /**
  * PostgreSQL's counterpart of SQLite's `data_version` for the key lookup cache: one connection per database
@@ -22,6 +26,10 @@ const ACK = 'ack:';
  * could still be unknown to another instance when the revoking request answers: `sync()` closes that gap. It
  * sends a marker on the channel and waits until every listening connection of the database has acknowledged
  * it; a listener handles notifications in commit order, so by its acknowledgment it has seen the revocation.
+ * A handle that changed a key table syncs before it closes (`crm key revoke`, SQL through another handle).
+ *
+ * The connection listens from the first `version()` or `sync()`: processes that never authenticate a key
+ * (the CLI's other commands, workers) open none.
  */
 export class ChangeFeed {
   private counter = 0;
@@ -34,19 +42,32 @@ export class ChangeFeed {
   private readonly id = randomUUID();
   /** Per marker of a sync in progress: the listeners yet to acknowledge it, and what to call when none are left. */
   private readonly waiting = new Map<string, { pending: Set<string>; done: () => void }>();
+  private started: Promise<void> | undefined;
+  /** This handle's own connections wrote to a key table. */
+  private changedHere = false;
 
   constructor(
     private readonly connect: () => pg.Client,
     private readonly notify: (payload: string) => Promise<unknown>,
-  ) {
-    void this.listen();
+  ) {}
+
+  /** Notes key-table writes made through `client` (a pooled connection of this handle). */
+  watch(client: { query: unknown }): void {
+    const query = (client.query as Query).bind(client);
+    client.query = (config: unknown, ...rest: unknown[]) => {
+      if (typeof config === 'string' && KEY_TABLE_WRITE.test(config)) this.changedHere = true;
+      return query(config, ...rest);
+    };
   }
 
   version(): number {
+    this.started ??= this.listen();
     return this.listening ? this.counter : ++this.counter;
   }
 
   async sync(): Promise<void> {
+    this.started ??= this.listen();
+    await Promise.race([this.started, new Promise((r) => setTimeout(r, SYNC_TIMEOUT_MS).unref())]);
     const client = this.client;
     if (!this.listening || !client) return;
     const { rows } = await client.query<{ name: string }>(
@@ -71,6 +92,7 @@ export class ChangeFeed {
   }
 
   async close(): Promise<void> {
+    if (this.changedHere) await this.sync().catch(() => undefined);
     this.closed = true;
     clearTimeout(this.retry);
     this.listening = false;
@@ -117,6 +139,6 @@ export class ChangeFeed {
     this.listening = false;
     this.client = undefined;
     void client.end().catch(() => undefined);
-    if (!this.closed) this.retry = setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+    if (!this.closed) this.retry = setTimeout(() => (this.started = this.listen()), RECONNECT_MS).unref();
   }
 }

@@ -138,6 +138,7 @@ export function openDatabase(opts: OpenOptions): Database {
   const feed = opts.transactionPooler
     ? undefined
     : new ChangeFeed(() => new pg.Client(connection), (payload) => pool.query('select pg_notify($1, $2)', [KEY_LOOKUP_CHANNEL, payload]));
+  if (feed) pool.on('connect', (client) => feed.watch(client));
   return {
     db,
     dialect: 'postgres',
@@ -145,8 +146,6 @@ export function openDatabase(opts: OpenOptions): Database {
     transaction: (fn) => db.transaction().execute(fn),
     ...(feed ? { changeCounter: () => feed.version(), changesSeen: () => feed.sync() } : {}),
     close: async () => {
-      // A process that changed a key (`crm key revoke`) ends only once every instance has seen the change.
-      await feed?.sync().catch(() => undefined);
       await feed?.close();
       await db.destroy();
     },

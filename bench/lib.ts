@@ -1,9 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
 
 export interface LoadResult {
   rps: number;
@@ -106,4 +108,64 @@ export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are fields 14 and 15 of the whole line, i.e. 12 and 13 after "pid (comm) ".
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+export const median = (values: number[]): number => {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** `crm --json …` against the environment's database; its parsed output. */
+export function cli(env: NodeJS.ProcessEnv, args: string[]): any {
+  const out = spawnSync(process.execPath, ['bin/crm.js', '--json', ...args], { env, encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return JSON.parse(out.stdout);
+}
+
+/** CPU seconds of the PostgreSQL backends serving `database` (other databases on the server are someone else's load). */
+export async function backendCpu(admin: pg.Client, database: string): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      out.set(pid, cpuSecondsOf(pid));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+export const spentSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((n, [pid, cpu]) => n + cpu - (before.get(pid) ?? 0), 0);
+
+/** CPU seconds of every process whose command name is `name` (redis-server). */
+export function cpuOfCommand(name: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) total += cpuSecondsOf(Number(pid));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return total;
+}
+
+/** A database of its own on the PostgreSQL server at `adminUrl` (an admin URL), dropped by `drop`. */
+export async function benchDatabase(adminUrl: string, prefix: string) {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    admin,
+    drop: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { runLeadSearch } from './leads-search.js';
 import { runRecordsSearchBench } from './records-search.js';
 import { runThroughput } from './throughput.js';
+import { runPostgresThroughput } from './throughput-postgres.js';
 import { runWebhookBench } from './webhooks.js';
 import { runImportBench } from './import.js';
 import { runMetricsOverhead } from './metrics-overhead.js';
@@ -11,9 +12,10 @@ import { runErasureBench } from './erasure.js';
 
 /**
  * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure] [--rows N]
- * [--record-rows N] [--seconds S] [--postgres URL] [--redis URL]`: prints markdown tables; every ratio is
- * measured in this run against a bare node:http server on the same machine. Not part of `npm test`.
- * scale-out needs --postgres (an admin URL: it creates and drops its own database) and Redis.
+ * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
+ * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
+ * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
+ * drops its own database) and Redis; with --postgres, throughput has a second table on PostgreSQL + Redis.
  */
 const { values } = parseArgs({
   options: {
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     'record-rows': { type: 'string', default: '500000' },
     seconds: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '3' },
     postgres: { type: 'string' },
     redis: { type: 'string', default: 'redis://127.0.0.1:6379' },
   },
@@ -28,7 +31,11 @@ const { values } = parseArgs({
 const want = (section: string) => values.only === undefined || values.only.split(',').includes(section);
 
 console.log(`# npm run bench — ${new Date().toISOString()}, Node ${process.version}`);
-if (want('throughput')) await runThroughput({ seconds: Number(values.seconds) });
+if (want('throughput')) {
+  const run = { seconds: Number(values.seconds), rounds: Number(values.rounds) };
+  await runThroughput(run);
+  if (values.postgres) await runPostgresThroughput({ ...run, pgUrl: values.postgres, redisUrl: values.redis });
+}
 if (want('metrics')) await runMetricsOverhead({ seconds: Math.min(Number(values.seconds), 3), rounds: 3 });
 if (want('search')) {
   await runLeadSearch({ rows: Number(values.rows), dialect: 'sqlite' });

@@ -1,9 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { cpuSecondsOf, fmt, stop, waitForHttp, type LoadResult } from './lib.js';
+import { backendCpu, benchDatabase, cli, cpuOfCommand, cpuSecondsOf, fmt, spentSince, stop, waitForHttp, type LoadResult } from './lib.js';
 
 /**
  * One `crm serve` against two, on one PostgreSQL with Redis (`npm run bench -- --only scale-out --postgres
@@ -14,41 +13,6 @@ import { cpuSecondsOf, fmt, stop, waitForHttp, type LoadResult } from './lib.js'
  */
 const BASE_PORT = 3931;
 const CONNECTIONS = 32;
-
-function cli(env: NodeJS.ProcessEnv, args: string[]): any {
-  const out = spawnSync(process.execPath, ['bin/crm.js', '--json', ...args], { env, encoding: 'utf8' });
-  if (out.status !== 0) throw new Error(out.stderr);
-  return JSON.parse(out.stdout);
-}
-
-/** CPU seconds of the PostgreSQL backends serving `database` (other databases on the server are someone else's load). */
-async function backendCpu(admin: pg.Client, database: string): Promise<Map<number, number>> {
-  const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [database]);
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      out.set(pid, cpuSecondsOf(pid));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
-}
-
-const spentSince = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((n, [pid, cpu]) => n + cpu - (before.get(pid) ?? 0), 0);
-
-/** CPU seconds of every process whose command name is `name` (redis-server). */
-function cpuOfCommand(name: string): number {
-  let total = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) total += cpuSecondsOf(Number(pid));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return total;
-}
 
 interface Scenario {
   name: string;
@@ -124,15 +88,11 @@ async function measure(probe: Probe, instances: ChildProcess[], urls: string[], 
 }
 
 export async function runScaleOut(opts: { pgUrl: string; redisUrl: string; seconds: number }): Promise<void> {
-  const name = `crm_bench_scale_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: opts.pgUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(opts.pgUrl);
-  url.pathname = `/${name}`;
+  const database = await benchDatabase(opts.pgUrl, 'crm_bench_scale');
+  const { name, admin } = database;
   const env = {
     ...process.env,
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: database.url,
     REDIS_URL: opts.redisUrl,
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DISPATCHER: 'off',
@@ -166,8 +126,7 @@ export async function runScaleOut(opts: { pgUrl: string; redisUrl: string; secon
       }
     }
   } finally {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
   console.log(`\n## Scale-out: one vs two crm serve on one PostgreSQL + Redis (${opts.seconds}s per run, ${CONNECTIONS} connections in total)\n`);
   console.log('| scenario | instances | req/s | p50 / p99 ms | CPU ms per request: API / PostgreSQL / Redis / load generator | cores busy |');

@@ -11,6 +11,7 @@ export const EnvSchema = Type.Object({
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
   HOST: Type.String({ default: '127.0.0.1' }),
   DATABASE_URL: Type.String({ default: 'data/crm.db' }),
+  DATABASE_TRANSACTION_POOLER: Type.Boolean({ default: false }),
   ENCRYPTION_KEY: Type.Optional(Type.String()),
   ENCRYPTION_KEYS_RETIRED: Type.String({ default: '' }),
   DECRYPTION_CACHE_SIZE: Type.Integer({ default: 10_000, minimum: 0 }),
@@ -47,7 +48,8 @@ export interface Config {
   readonly env: string;
   readonly port: number;
   readonly host: string;
-  readonly database: { readonly dialect: Dialect; readonly url: string };
+  /** transactionPooler: PostgreSQL reached through PgBouncer in transaction mode (see OpenOptions in db/database.ts). */
+  readonly database: { readonly dialect: Dialect; readonly url: string; readonly transactionPooler?: boolean };
   /** Base64 32-byte keys; the first encrypts, all decrypt (rotation). */
   readonly encryptionKeys: readonly string[];
   /** Short plaintexts (contact values) kept in memory by ciphertext, so repeated reads skip decryption; 0 = none. */
@@ -95,6 +97,13 @@ export class ConfigError extends Error {}
 
 /** Without HTTP_THREADS, one HTTP thread per core up to this: SQLite has one writer, and each thread holds its own connections and compiled app. */
 const DEFAULT_MAX_HTTP_THREADS = 4;
+
+/**
+ * Without HTTP_THREADS on PostgreSQL, one: the database's work is done by other processes, so one thread is
+ * not held up by it, and a second thread cost 4-5 times the API CPU per request in our measurements (docs/
+ * performance.md). More capacity comes from more instances (docs/scaling.md).
+ */
+const defaultHttpThreads = (dialect: Dialect) => (dialect === 'postgres' ? 1 : Math.min(availableParallelism(), DEFAULT_MAX_HTTP_THREADS));
 
 const dialectOf = (url: string): Dialect => (/^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite');
 
@@ -149,7 +158,7 @@ export function loadConfig(
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
-    database: Object.freeze({ dialect, url: e.DATABASE_URL }),
+    database: Object.freeze({ dialect, url: e.DATABASE_URL, transactionPooler: e.DATABASE_TRANSACTION_POOLER }),
     encryptionKeys: Object.freeze([current, ...retired]),
     decryptionCacheSize: e.DECRYPTION_CACHE_SIZE,
     redisUrl: e.REDIS_URL,
@@ -162,7 +171,7 @@ export function loadConfig(
     dispatcher: e.DISPATCHER,
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
-    httpThreads: e.HTTP_THREADS ?? Math.min(availableParallelism(), DEFAULT_MAX_HTTP_THREADS),
+    httpThreads: e.HTTP_THREADS ?? defaultHttpThreads(dialect),
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
     http: Object.freeze({
       connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,

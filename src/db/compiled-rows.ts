@@ -2,11 +2,13 @@
 // index probes) built and compiled by Kysely once per dialect and chunk size, then executed with fresh values:
 // for the dispatcher's small rows and an import's duplicate probes, building the query cost more CPU than
 // SQLite's work itself (the idea of precompiled.ts, for many rows). Rows go in chunks of the given sizes (by
-// default 64, 8 and 1), so each statement has a few forms, which stay in better-sqlite3's statement cache.
+// default 64, 8 and 1), so each statement has a few forms, which stay in better-sqlite3's statement cache
+// (on PostgreSQL, prepared once per connection: db/named-statements.ts).
 
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { PostgresAdapter, type Compilable, type CompiledQuery, type Kysely } from 'kysely';
 import type { Executor } from './database.js';
 import type { DB } from './schema.js';
+import { prepareOnConnections } from './named-statements.js';
 
 const DEFAULT_CHUNK_SIZES = [64, 8, 1];
 
@@ -34,6 +36,7 @@ export function compiledForRows<R extends object, O>(
       const rows = Array.from({ length: size }, (_, row) => Object.fromEntries(columns.map((c) => [c, new Cell(row, c)])) as R);
       query = build(db as Kysely<DB>, rows).compile();
       bySize.set(size, query);
+      if (adapter instanceof PostgresAdapter) prepareOnConnections(query.sql);
     }
     return query;
   };

@@ -16,7 +16,10 @@ import type { DB } from './schema.js';
 import { GroupCommit } from './group-commit.js';
 import { retryingStatement } from './schema-retry.js';
 import { openReader } from './sqlite-reader.js';
+import { ChangeFeed } from './change-feed.js';
+import { useNamedStatements } from './named-statements.js';
 import type { WriteLock } from './write-lock.js';
+import { KEY_LOOKUP_CHANNEL } from './migrations/0013_key_lookup_notify.js';
 
 export type Db = Kysely<DB>;
 /** What stores accept: the database or an open transaction, so a route's transaction passes straight through. */
@@ -33,11 +36,13 @@ export interface Database {
    */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /**
-   * SQLite: a number that changes after any commit by any connection or process, for caches that must not
-   * outlive a change (authenticated keys). Absent on PostgreSQL, where other instances' commits can't be seen
-   * this cheaply: nothing is cached there.
+   * A number that changes whenever what authentication reads for a key may have changed, in any process:
+   * SQLite's data_version (any commit); on PostgreSQL, notifications of the key tables' triggers
+   * (db/change-feed.ts). Absent behind a transaction-mode pooler, where LISTEN can't work: nothing is cached.
    */
   changeCounter?(): number;
+  /** PostgreSQL: resolves once every listening instance has seen this one's earlier commits (a revocation). */
+  changesSeen?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,12 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: shared by the threads of one server process that write to the same file (HTTP_THREADS). */
   writeLock?: WriteLock;
+  /**
+   * PostgreSQL only: the URL is a pooler in transaction mode (PgBouncer pool_mode=transaction), where
+   * consecutive statements may run on different server connections: no named prepared statements and no
+   * LISTEN (so no key lookup cache).
+   */
+  transactionPooler?: boolean;
 }
 
 /**
@@ -124,18 +135,24 @@ export function openDatabase(opts: OpenOptions): Database {
   }
   // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    max: opts.poolSize ?? 10,
-    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
-  });
+  const connection = { connectionString: opts.url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
+  const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10 });
+  if (!opts.transactionPooler) pool.on('connect', useNamedStatements);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const feed = opts.transactionPooler
+    ? undefined
+    : new ChangeFeed(() => new pg.Client(connection), (payload) => pool.query('select pg_notify($1, $2)', [KEY_LOOKUP_CHANNEL, payload]));
+  if (feed) pool.on('connect', (client) => feed.watch(client));
   return {
     db,
     dialect: 'postgres',
     ...(opts.schema ? { schema: opts.schema } : {}),
     transaction: (fn) => db.transaction().execute(fn),
-    close: () => db.destroy(),
+    ...(feed ? { changeCounter: () => feed.version(), changesSeen: () => feed.sync() } : {}),
+    close: async () => {
+      await feed?.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -10,8 +10,9 @@ import { console2 } from './migrations/0007_console2.js';
 import { deliveriesIndex } from './migrations/0008_deliveries_index.js';
 import { webhookBacklog } from './migrations/0009_webhook_backlog.js';
 import { sharedRecordSearch } from './migrations/0010_shared_record_search.js';
-import { privacy } from './migrations/0012_privacy.js';
 import { trash } from './migrations/0011_trash.js';
+import { privacy } from './migrations/0012_privacy.js';
+import { keyLookupNotify } from './migrations/0013_key_lookup_notify.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,8 +25,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_deliveries_index': deliveriesIndex,
   '0009_webhook_backlog': webhookBacklog,
   '0010_shared_record_search': sharedRecordSearch,
-  '0012_privacy': privacy,
   '0011_trash': trash,
+  '0012_privacy': privacy,
+  '0013_key_lookup_notify': keyLookupNotify,
 };
 
 /**

@@ -1,7 +1,8 @@
-import type { CompiledQuery, Compilable, Insertable, Kysely } from 'kysely';
+import { PostgresAdapter, type CompiledQuery, type Compilable, type Insertable, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Executor } from './database.js';
 import { readerOf } from './sqlite-reader.js';
+import { prepareOnConnections } from './named-statements.js';
 
 /** A stand-in value that marks where the n-th argument goes in a compiled query's parameters. */
 class Slot {
@@ -11,7 +12,8 @@ class Slot {
 /**
  * Hot-path queries (authentication, fetch by id, one-row inserts) built and compiled by Kysely once per dialect, then
  * executed with fresh parameters: the SQL text is fixed, only the bound values change. Profiling showed
- * Kysely's per-request query building as ~20% of a GET; this removes it without leaving Kysely.
+ * Kysely's per-request query building as ~20% of a GET; this removes it without leaving Kysely. On
+ * PostgreSQL the fixed text is also prepared once per connection (db/named-statements.ts).
  */
 export function precompile<A extends unknown[], R>(build: (db: Kysely<DB>, ...args: A) => Compilable<R>) {
   const slots = Array.from({ length: build.length - 1 }, (_, i) => new Slot(i)) as unknown as A;
@@ -39,6 +41,7 @@ function compiledOnce<A extends unknown[], R>(build: (db: Kysely<DB>) => Compila
     if (!compiled) {
       compiled = build(db as Kysely<DB>).compile();
       cache.set(adapterKey, compiled);
+      if (adapterKey instanceof PostgresAdapter) prepareOnConnections(compiled.sql);
     }
     const parameters = compiled.parameters.map((p) => (p instanceof Slot ? args[p.index] : p));
     const reader = compiled.query.kind === 'SelectQueryNode' ? readerOf(db) : undefined;

@@ -204,6 +204,25 @@ function oldestHoldersOf(column: ProbeColumn) {
 
 const oldestHolders = { email_bidx: oldestHoldersOf('email_bidx'), phone_bidx: oldestHoldersOf('phone_bidx') };
 
+/** An API create with an e-mail and a phone: both probes of oldestHoldersOf in one statement (one round trip). */
+const oldestHoldersOfPair = compiledForRows(
+  ['email', 'phone'] as const,
+  (db, [probe]: { email: string; phone: string }[]) => {
+    const query = sql<{ seq: number | null }>`select (select o.seq from leads o where o.email_bidx = ${probe!.email} order by o.seq limit 1) as seq
+      union all select (select o.seq from leads o where o.phone_bidx = ${probe!.phone} order by o.seq limit 1)`;
+    return { compile: () => query.compile(db) };
+  },
+  [1],
+);
+
+async function oldestHolderSeqs(db: Executor, contacts: readonly ContactIndexes[]): Promise<{ seq: number | null }[]> {
+  const probesOf = (indexes: (string | null)[]) => [...new Set(indexes)].flatMap((bidx) => (bidx === null ? [] : [{ bidx }]));
+  const emails = probesOf(contacts.map((c) => c.emailBidx));
+  const phones = probesOf(contacts.map((c) => c.phoneBidx));
+  if (emails.length === 1 && phones.length === 1) return oldestHoldersOfPair(db, [{ email: emails[0]!.bidx, phone: phones[0]!.bidx }]);
+  return [...(await oldestHolders.email_bidx(db, emails)), ...(await oldestHolders.phone_bidx(db, phones))];
+}
+
 /** The leads with the given seqs (primary key), whatever their organization: the caller keeps its own. */
 const leadsBySeq = compiledForRows(
   ['seq'] as const,
@@ -218,13 +237,7 @@ const leadsBySeq = compiledForRows(
  */
 export async function findContactMatches(db: Executor, organizationId: string, contacts: readonly ContactIndexes[]): Promise<ContactMatch[]> {
   const seqs = new Set<number>();
-  for (const [column, indexes] of [
-    ['email_bidx', contacts.map((c) => c.emailBidx)],
-    ['phone_bidx', contacts.map((c) => c.phoneBidx)],
-  ] as const) {
-    const probes = [...new Set(indexes)].flatMap((bidx) => (bidx === null ? [] : [{ bidx }]));
-    for (const { seq } of await oldestHolders[column](db, probes)) if (seq !== null) seqs.add(seq);
-  }
+  for (const { seq } of await oldestHolderSeqs(db, contacts)) if (seq !== null) seqs.add(seq);
   if (seqs.size === 0) return [];
   const rows = await leadsBySeq(db, [...seqs].map((seq) => ({ seq })));
   return rows

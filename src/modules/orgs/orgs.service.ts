@@ -113,11 +113,15 @@ export async function createApiKey(ctx: Ctx, input: NewKeyInput): Promise<{ id: 
   return { id: record.id, key, record };
 }
 
-/** Revocation takes effect on the next request (the authenticator's cache empties on any commit). */
+/**
+ * Revocation takes effect on the next request, in every instance: the authenticators' caches empty on the
+ * change (KeyLookupCache), and on PostgreSQL this waits until the change's notification has gone round.
+ */
 export async function revokeApiKey(ctx: Ctx, id: string, organizationId?: string): Promise<void> {
   const key = await findKey(ctx.database.db, id);
   if (!key || (organizationId !== undefined && key.organizationId !== organizationId)) throw notFound('API key');
   await revokeKey(ctx.database.db, id, ctx.clock.now().toISOString());
+  await ctx.database.changesSeen?.();
 }
 
 /** last_used_at is written at most once a minute per key per process, so reads stay reads. */

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { call, expectError } from '../helpers/http.js';
+import { eventually } from '../helpers/receiver.js';
+
+/**
+ * Two instances on one PostgreSQL database, each with its key lookup cache (LISTEN/NOTIFY keeps them
+ * honest). A change made with triggers disabled sends no notification: that is how these tests see that an
+ * instance really answers from its cache, so that the revocations below are checked against a warm one.
+ */
+describe.runIf(dialect === 'postgres')('key lookup cache across instances (PostgreSQL)', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let org: Seeded;
+  let silent: pg.Client;
+
+  beforeAll(async () => {
+    one = await buildTestApp();
+    two = await buildTestApp({ sameDatabaseAs: one });
+    org = await seedOrg(one.ctx);
+    silent = new pg.Client({ connectionString: one.config.database.url, options: `-c search_path=${one.location},public` });
+    await silent.connect();
+    await silent.query('set session_replication_role = replica');
+  });
+  afterAll(async () => {
+    await silent?.end();
+    await two?.close();
+    await one?.close();
+  });
+
+  const nameOnTwo = async (auth: Seeded['auth']) => (await call(two.app, 'GET', '/me', { auth })).body.data.me.key.name as string;
+
+  /** Waits until `two` serves `keyId` from its cache: a rename nobody is told about goes unseen there. */
+  async function warmOnTwo(keyId: string, auth: Seeded['auth']): Promise<void> {
+    await eventually(async () => {
+      const before = await nameOnTwo(auth);
+      await silent.query('update api_keys set name = $1 where id = $2', [`unseen ${randomBytes(4).toString('hex')}`, keyId]);
+      expect(await nameOnTwo(auth)).toBe(before);
+    });
+  }
+
+  it('serves a key from memory once its instance listens (a change without notification goes unseen)', async () => {
+    const k = await addKey(one.ctx, org.orgId, ['leads:read']);
+    await warmOnTwo(k.keyId, k.auth);
+    expect((await call(two.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
+  });
+
+  it('a revocation through one instance is refused by the other on the very next request', async () => {
+    const k = await addKey(one.ctx, org.orgId, ['leads:read']);
+    await warmOnTwo(k.keyId, k.auth);
+    expect((await call(one.app, 'GET', '/leads', { auth: k.auth })).status).toBe(200);
+    await revokeApiKey(one.ctx, k.keyId, org.orgId);
+    expectError(await call(two.app, 'GET', '/leads', { auth: k.auth }), 401, 'UNAUTHORIZED');
+    expectError(await call(one.app, 'GET', '/leads', { auth: k.auth }), 401, 'UNAUTHORIZED');
+  });
+
+  it('an organization renamed elsewhere empties the caches too', async () => {
+    const k = await addKey(one.ctx, org.orgId, ['leads:read']);
+    await warmOnTwo(k.keyId, k.auth);
+    await one.ctx.database.db.updateTable('organizations').set({ name: 'Renamed Org' }).where('id', '=', org.orgId).execute();
+    await one.ctx.database.changesSeen!();
+    expect((await call(two.app, 'GET', '/me', { auth: k.auth })).body.data.me.organization.name).toBe('Renamed Org');
+  });
+});

@@ -45,6 +45,8 @@ beforeAll(async () => {
   ids.lead = (await post('/leads', auth, { name: NAME, email: EMAIL.toUpperCase() }, { 'idempotency-key': 'privacy-lead' })).body.data.lead.id;
   expect((await call(app, 'PATCH', `/leads/${ids.lead}`, { auth, body: { phoneNumber: '+1 (415) 555-0199', notes: `Called ${NAME}` } })).status).toBe(200);
   ids.phoneLead = (await post('/leads', auth, { name: NAME, phoneNumber: PHONE })).body.data.lead.id;
+  // In the trash: still the person's data, so exported and erased like the live items.
+  expect((await call(app, 'DELETE', `/leads/${ids.phoneLead}`, { auth })).status).toBe(200);
   ids.account = (await post('/accounts', auth, { name: NAME, email: EMAIL }, { 'idempotency-key': 'privacy-account' })).body.data.account.id;
   const record = await post('/objects/patients/records', auth, { title: NAME, contact: EMAIL, mobile: PHONE, due: '2999-01-01' }, { 'idempotency-key': 'privacy-record' });
   expect(record.status, JSON.stringify(record.body)).toBe(201);
@@ -75,7 +77,10 @@ describe('GET /privacy/subject', () => {
 
   it('finds by phone in any notation, and answers 400 without a value', async () => {
     const res = await call(app, 'GET', `/privacy/subject?phoneNumber=${encodeURIComponent('+1 415-555-0199')}`, { auth: a.org.auth });
-    expect(new Set(res.body.data.leads.map((l: { id: string }) => l.id))).toEqual(new Set([ids.lead, ids.phoneLead]));
+    const leads = new Map(res.body.data.leads.map((l: { id: string; deletedAt: string | null }) => [l.id, l.deletedAt]));
+    expect(new Set(leads.keys())).toEqual(new Set([ids.lead, ids.phoneLead]));
+    expect(leads.get(ids.lead)).toBeNull();
+    expect(Date.parse(String(leads.get(ids.phoneLead)))).not.toBeNaN();
     expect(res.body.data.records.map((r: { id: string }) => r.id)).toEqual([ids.record]);
     expectError(await call(app, 'GET', '/privacy/subject', { auth: a.org.auth }), 400, 'VALIDATION_FAILED');
   });
@@ -111,7 +116,9 @@ describe('POST /privacy/erasures', () => {
     expect((await call(app, 'GET', '/privacy/erasures', { auth: b.auth })).body.data.erasures).toEqual([]);
   });
 
-  it('removed the items for good, with their reminders, and told subscribers by id only', async () => {
+  it('removed the items for good, the trashed lead too, with their reminders, and told subscribers by id only', async () => {
+    const trash = await call(app, 'GET', '/leads?deleted=true', { auth: a.org.auth });
+    expect(trash.body.data.leads.map((l: { id: string }) => l.id)).not.toContain(ids.phoneLead);
     for (const [path, id] of [['/leads', ids.lead], ['/leads', ids.phoneLead], ['/accounts', ids.account], ['/objects/patients/records', ids.record]] as const) {
       expectError(await call(app, 'GET', `${path}/${id}`, { auth: a.org.auth }), 404, 'NOT_FOUND');
     }

@@ -58,6 +58,24 @@ describe('SDK client against the API', () => {
     expect(pages).toEqual([3, 3, 1]);
   });
 
+  it('reads the change feed: a page with its cursor, and every event through iterate', async () => {
+    const org = await seedOrg(t.ctx);
+    const client = createClient({ baseUrl: origin, apiKey: org.key });
+    const leads = [];
+    for (let i = 0; i < 5; i += 1) leads.push(await client.leads.create({ name: `Feed ${i}` }));
+    await client.leads.update(leads[0]!.id, { status: 'CONTACTED' });
+    const stored = await listEvents(t.ctx.database.db, org.orgId);
+    const first = await client.events.list({ limit: 2 });
+    expect(first.events).toEqual(stored.slice(0, 2));
+    const rest = [];
+    for await (const event of client.events.iterate({ after: first.nextCursor, limit: 2 })) rest.push(event);
+    expect(rest).toEqual(stored.slice(2));
+    const updates = [];
+    for await (const event of client.events.iterate({ types: ['lead.updated'] })) updates.push(event.data.id);
+    expect(updates).toEqual([leads[0]!.id]);
+    await expect(client.events.list({ after: 'bogus' })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+  });
+
   it('manages accounts and deals, including moving a deal to another stage', async () => {
     const account = await crm.accounts.create({ name: 'Analytical Engines Ltd', domain: 'analytical.example' });
     expect(await crm.accounts.get(account.id)).toEqual(account);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { newId } from '../../src/lib/ids.js';
 import { pruneEvents } from '../../src/modules/events/feed.service.js';
 import { buildEvent } from '../../src/modules/events/events.js';
 import { listEvents, recordEvent } from '../../src/modules/events/outbox.store.js';
@@ -103,6 +104,17 @@ describe('GET /events', () => {
     expect((await feed(who, '?limit=1000')).status).toBe(200);
   });
 
+  it('is documented: the webhook body by reference, the 410, the parameters', async () => {
+    const doc = (await call(t.app, 'GET', '/api/public/v1/openapi.json')).body;
+    const op = doc.paths['/api/public/v1/events'].get;
+    expect(op.description).toContain('commit order');
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['after', 'limit', 'types']);
+    expect(JSON.stringify(op.responses['200'])).toContain('#/components/schemas/WebhookEvent');
+    expect(op.responses['410']).toEqual({ $ref: '#/components/responses/CursorExpired' });
+    expect(doc.components.responses.CursorExpired.description).toContain('CURSOR_EXPIRED');
+    expect(doc.components.schemas.WebhookEvent.required).toContain('id');
+  });
+
   it('spends a rate-limit unit like every route', async () => {
     const who = await seedOrg(t.ctx, { rateLimitPerMinute: 2 });
     expect((await feed(who)).headers['x-ratelimit-remaining']).toBe('1');
@@ -139,5 +151,26 @@ describe('retention', () => {
     const fresh = (await readAll(who, '')).events;
     expect(fresh).toHaveLength(4);
     expect(fresh[0].data.id).toBe(lead);
+  });
+
+  it('keeps an event that a delivery in the webhook log still names, and every later one', async () => {
+    clock.set('2026-05-01T00:00:00.000Z');
+    const who = await seedOrg(t.ctx, { rateLimitPerMinute: 10_000 });
+    await changes(who);
+    const [first] = await listEvents(t.ctx.database.db, who.orgId);
+    const db = t.ctx.database.db;
+    const at = clock.now().toISOString();
+    await db.insertInto('webhook_endpoints').values({ id: newId(), organization_id: who.orgId, url: 'https://example.com/hook', events: '["*"]', enabled: 0, secret_enc: 'x', created_at: at, updated_at: at }).execute();
+    const endpoint = await db.selectFrom('webhook_endpoints').select('id').where('organization_id', '=', who.orgId).executeTakeFirstOrThrow();
+    // Re-sent lately: the log keeps it (30 days from its creation), so its event must stay re-sendable.
+    const resent = '2026-06-10T00:00:00.000Z';
+    await db.insertInto('webhook_deliveries').values({ id: newId(), organization_id: who.orgId, endpoint_id: endpoint.id, event_id: first!.id, event_type: first!.type, status: 'SUCCEEDED', attempts: 1, due_at: null, lease_token: null, error: null, created_at: resent, updated_at: resent }).execute();
+    clock.set('2026-06-15T00:00:00.000Z');
+    await fanOutEverything();
+    await pruneEvents(t.ctx);
+    expect(await listEvents(db, who.orgId)).toHaveLength(4);
+    await db.deleteFrom('webhook_deliveries').where('event_id', '=', first!.id).execute();
+    expect(await pruneEvents(t.ctx)).toBeGreaterThanOrEqual(4);
+    expect(await listEvents(db, who.orgId)).toEqual([]);
   });
 });

@@ -1,9 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { loadConfig, type Dialect } from '../src/config.js';
+import { closeContext, createContext, type AppContext } from '../src/context.js';
+import { openDatabase } from '../src/db/database.js';
 
 export interface LoadResult {
   rps: number;
@@ -106,4 +113,23 @@ export function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are fields 14 and 15 of the whole line, i.e. 12 and 13 after "pid (comm) ".
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A fresh database for one benchmark (a temp SQLite file, or a new PostgreSQL database created from an admin URL) and its context. */
+export async function openBench(name: string, dialect: Dialect, pgUrl?: string): Promise<{ ctx: AppContext; drop(): Promise<void> }> {
+  const key = randomBytes(32).toString('base64');
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), `crm-bench-${name}-`));
+    const ctx = await createContext(loadConfig({ DATABASE_URL: join(dir, 'crm.db'), ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined));
+    return { ctx, drop: async () => { await closeContext(ctx); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const database = `crm_bench_${name}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create database ${database}`);
+  const url = new URL(pgUrl!);
+  url.pathname = `/${database}`;
+  const config = loadConfig({ DATABASE_URL: url.toString(), ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined);
+  const ctx = await createContext(config, { database: openDatabase(config.database) });
+  return { ctx, drop: async () => { await closeContext(ctx); await admin.query(`drop database ${database} with (force)`); await admin.end(); } };
 }

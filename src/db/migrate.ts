@@ -11,6 +11,7 @@ import { deliveriesIndex } from './migrations/0008_deliveries_index.js';
 import { webhookBacklog } from './migrations/0009_webhook_backlog.js';
 import { sharedRecordSearch } from './migrations/0010_shared_record_search.js';
 import { privacy } from './migrations/0012_privacy.js';
+import { eventFeed } from './migrations/0013_event_feed.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_webhook_backlog': webhookBacklog,
   '0010_shared_record_search': sharedRecordSearch,
   '0012_privacy': privacy,
+  '0013_event_feed': eventFeed,
 };
 
 /**

@@ -149,7 +149,9 @@ describe('retention', () => {
     // Not yet passed by the fan-out: kept, however old.
     expect(await pruneEvents(t.ctx)).toBe(0);
     await fanOutEverything();
-    expect(await pruneEvents(t.ctx)).toBeGreaterThanOrEqual(4);
+    // The dispatcher's own housekeeping may already have pruned them: what counts is what is left.
+    await pruneEvents(t.ctx);
+    expect((await listEvents(t.ctx.database.db, who.orgId)).map((e) => e.createdAt.slice(0, 10))).toEqual(Array(4).fill('2026-03-20'));
     expectError(await feed(who, `?after=${afterFirst}`), 410, 'CURSOR_EXPIRED');
     // A cursor that had read everything pruned has lost nothing: it goes on.
     expect((await readAll(who, '', 4, start)).events).toMatchObject([{ type: 'lead.created', data: { id: lead } }, { type: 'lead.updated' }, { type: 'account.created' }, { type: 'deal.created' }]);

@@ -6,14 +6,6 @@
  *
  *   npm run bench -- --only erasure [--postgres URL]
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { loadConfig, type Dialect } from '../src/config.js';
-import { closeContext, createContext, type AppContext } from '../src/context.js';
-import { openDatabase } from '../src/db/database.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { truncateWal } from '../src/db/wal.js';
 import { createAccount } from '../src/modules/accounts/accounts.service.js';
@@ -22,7 +14,9 @@ import { createObject } from '../src/modules/objects/objects.service.js';
 import { createRecord } from '../src/modules/objects/records.service.js';
 import { createOrganization } from '../src/modules/orgs/orgs.service.js';
 import { eraseSubject } from '../src/modules/privacy/privacy.service.js';
-import { fmt, timeIt } from './lib.js';
+import { fmt, openBench, timeIt } from './lib.js';
+import type { Dialect } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
 
 const ACTOR = { type: 'SYSTEM' as const, id: 'bench', channel: 'API' as const };
 const EMAIL = 'subject@bench.example';
@@ -38,26 +32,8 @@ async function seedSubject(ctx: AppContext, organizationId: string, round: numbe
   }
 }
 
-async function openBench(dialect: Dialect, pgUrl?: string): Promise<{ ctx: AppContext; drop(): Promise<void> }> {
-  const key = randomBytes(32).toString('base64');
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'crm-bench-erasure-'));
-    const ctx = await createContext(loadConfig({ DATABASE_URL: join(dir, 'crm.db'), ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined));
-    return { ctx, drop: async () => { await closeContext(ctx); rmSync(dir, { recursive: true, force: true }); } };
-  }
-  const name = `crm_bench_erasure_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(pgUrl!);
-  url.pathname = `/${name}`;
-  const config = loadConfig({ DATABASE_URL: url.toString(), ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined);
-  const ctx = await createContext(config, { database: openDatabase(config.database) });
-  return { ctx, drop: async () => { await closeContext(ctx); await admin.query(`drop database ${name} with (force)`); await admin.end(); } };
-}
-
 export async function runErasureBench(opts: { dialect: Dialect; pgUrl?: string; runs?: number }): Promise<void> {
-  const { ctx, drop } = await openBench(opts.dialect, opts.pgUrl);
+  const { ctx, drop } = await openBench('erasure', opts.dialect, opts.pgUrl);
   try {
     const org = await createOrganization(ctx, { name: 'Bench', timezone: 'UTC' });
     const caller = { organizationId: org.id, actor: ACTOR };

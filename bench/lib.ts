@@ -1,11 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { loadConfig, type Dialect } from '../src/config.js';
+import { closeContext, createContext, type AppContext } from '../src/context.js';
+import { openDatabase } from '../src/db/database.js';
 
 export interface LoadResult {
   rps: number;
@@ -168,4 +173,18 @@ export async function benchDatabase(adminUrl: string, prefix: string) {
       await admin.end();
     },
   };
+}
+
+/** A fresh database for one benchmark (a temp SQLite file, or a new PostgreSQL database created from an admin URL) and its context. */
+export async function openBench(name: string, dialect: Dialect, pgUrl?: string): Promise<{ ctx: AppContext; drop(): Promise<void> }> {
+  const key = randomBytes(32).toString('base64');
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), `crm-bench-${name}-`));
+    const ctx = await createContext(loadConfig({ DATABASE_URL: join(dir, 'crm.db'), ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined));
+    return { ctx, drop: async () => { await closeContext(ctx); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const bench = await benchDatabase(pgUrl!, `crm_bench_${name}`);
+  const config = loadConfig({ DATABASE_URL: bench.url, ENCRYPTION_KEY: key, LOG_LEVEL: 'silent' }, () => undefined);
+  const ctx = await createContext(config, { database: openDatabase(config.database) });
+  return { ctx, drop: async () => { await closeContext(ctx); await bench.drop(); } };
 }

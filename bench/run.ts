@@ -9,9 +9,10 @@ import { runMetricsOverhead } from './metrics-overhead.js';
 import { runScaleOut } from './scale-out.js';
 import { runObjectsBench } from './objects.js';
 import { runErasureBench } from './erasure.js';
+import { runFeedBench } from './feed.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed] [--rows N]
  * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
  * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
  * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
@@ -50,6 +51,10 @@ if (want('import')) await runImportBench({ rows: 100_000, runs: 3 });
 if (want('erasure')) {
   await runErasureBench({ dialect: 'sqlite' });
   if (values.postgres) await runErasureBench({ dialect: 'postgres', pgUrl: values.postgres });
+}
+if (want('feed')) {
+  await runFeedBench({ dialect: 'sqlite' });
+  if (values.postgres) await runFeedBench({ dialect: 'postgres', pgUrl: values.postgres });
 }
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {

@@ -16,6 +16,7 @@ import { Account } from './modules/accounts/accounts.schemas.js';
 import { registerAccountRoutes } from './modules/accounts/accounts.routes.js';
 import { Deal } from './modules/deals/deals.schemas.js';
 import { registerDealRoutes } from './modules/deals/deals.routes.js';
+import { registerFeedRoutes, WebhookEventSchema } from './modules/events/feed.routes.js';
 import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
@@ -108,6 +109,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(ObjectRecord);
   app.addSchema(Webhook);
   app.addSchema(WebhookDelivery);
+  app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
@@ -128,6 +130,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerObjectRoutes(api, ctx);
       registerRecordRoutes(api, ctx);
       registerWebhookRoutes(api, ctx);
+      registerFeedRoutes(api, ctx);
       registerPrivacyRoutes(api, ctx);
     },
     { prefix: API_PREFIX },

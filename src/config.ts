@@ -20,6 +20,7 @@ export const EnvSchema = Type.Object({
   MAX_OBJECTS_PER_ORG: Type.Integer({ default: 100, minimum: 1 }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
+  EVENT_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -59,6 +60,8 @@ export interface Config {
   /** Custom objects one organization may define (POST /objects beyond it: 409 LIMIT_EXCEEDED). */
   readonly maxObjectsPerOrganization: number;
   readonly webhooks: { readonly allowPrivateNetworks: boolean; readonly timeoutMs: number };
+  /** Events stay readable in the change feed (GET /events) at least this long. */
+  readonly eventRetentionDays: number;
   readonly logLevel: string;
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
@@ -165,6 +168,7 @@ export function loadConfig(
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxObjectsPerOrganization: e.MAX_OBJECTS_PER_ORG,
     webhooks: Object.freeze({ allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: e.WEBHOOK_TIMEOUT_MS }),
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustProxy: e.TRUST_PROXY,

@@ -13,6 +13,7 @@ import { sharedRecordSearch } from './migrations/0010_shared_record_search.js';
 import { trash } from './migrations/0011_trash.js';
 import { privacy } from './migrations/0012_privacy.js';
 import { keyLookupNotify } from './migrations/0013_key_lookup_notify.js';
+import { eventFeed } from './migrations/0014_event_feed.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_trash': trash,
   '0012_privacy': privacy,
   '0013_key_lookup_notify': keyLookupNotify,
+  '0014_event_feed': eventFeed,
 };
 
 /**

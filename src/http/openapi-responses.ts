@@ -18,6 +18,7 @@ const NAMED_ERRORS = {
   IdempotencyKeyInUse: ['IDEMPOTENCY_KEY_IN_USE'],
   Conflict: ['CONFLICT'],
   ObjectConflict: ['CONFLICT', 'LIMIT_EXCEEDED', 'IDEMPOTENCY_KEY_IN_USE'],
+  CursorExpired: ['CURSOR_EXPIRED'],
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE'],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE'],
   IdempotencyKeyReused: ['IDEMPOTENCY_KEY_REUSED'],
@@ -35,6 +36,7 @@ const EXAMPLE_ERRORS: Partial<Record<ErrorCode, Json>> = {
   NOT_FOUND: { message: 'Lead not found' },
   IDEMPOTENCY_KEY_IN_USE: { message: 'A request with this Idempotency-Key is still being processed; retry shortly' },
   IDEMPOTENCY_KEY_REUSED: { message: 'This Idempotency-Key was already used with a different request' },
+  CURSOR_EXPIRED: { message: 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`' },
   RATE_LIMITED: { message: 'Rate limit of 120 requests per minute exceeded' },
 };
 const EXAMPLE_REQUEST_ID = 'req-8f14e45fceea167a';

@@ -4,6 +4,7 @@ import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { listen } from '../helpers/mcp.js';
+import { eventually } from '../helpers/receiver.js';
 
 /** The SDK against the real server: the generated types, envelopes, errors and pagination match what is served. */
 describe('SDK client against the API', () => {
@@ -56,6 +57,30 @@ describe('SDK client against the API', () => {
     const pages = [];
     for await (const page of client.leads.pages({ limit: 3 })) pages.push(page.leads.length);
     expect(pages).toEqual([3, 3, 1]);
+  });
+
+  it('reads the change feed: a page with its cursor, and every event through iterate', async () => {
+    const org = await seedOrg(t.ctx);
+    const client = createClient({ baseUrl: origin, apiKey: org.key });
+    const leads = [];
+    for (let i = 0; i < 5; i += 1) leads.push(await client.leads.create({ name: `Feed ${i}` }));
+    await client.leads.update(leads[0]!.id, { status: 'CONTACTED' });
+    const stored = await listEvents(t.ctx.database.db, org.orgId);
+    // On PostgreSQL an event shows once every older transaction on the server has ended: wait for it (docs/sync.md).
+    const first = await eventually(async () => {
+      const page = await client.events.list({ limit: 2 });
+      expect(page.events).toEqual(stored.slice(0, 2));
+      return page;
+    });
+    await eventually(async () => {
+      const rest = [];
+      for await (const event of client.events.iterate({ after: first.nextCursor, limit: 2 })) rest.push(event);
+      expect(rest).toEqual(stored.slice(2));
+    });
+    const updates = [];
+    for await (const event of client.events.iterate({ types: ['lead.updated'] })) updates.push(event.data.id);
+    expect(updates).toEqual([leads[0]!.id]);
+    await expect(client.events.list({ after: 'bogus' })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
   });
 
   it('manages accounts and deals, including moving a deal to another stage', async () => {

@@ -1,6 +1,7 @@
 import { Core, type ClientOptions } from './core.js';
 import { accountsResource } from './resources/accounts.js';
 import { dealsResource } from './resources/deals.js';
+import { eventsResource } from './resources/events.js';
 import { leadsResource } from './resources/leads.js';
 import { meResource } from './resources/me.js';
 import { objectsResource } from './resources/objects.js';
@@ -22,6 +23,8 @@ export function createClient(options: ClientOptions) {
     /** The records of one custom object, by slug. */
     records: recordsResource(core),
     webhooks: webhooksResource(core),
+    /** The change feed: what changed since a cursor (docs/sync.md). */
+    events: eventsResource(core),
     privacy: privacyResource(core),
   };
 }

@@ -10,5 +10,6 @@ export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQu
 export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './resources/records.js';
 export type { Erasure, ErasurePage, ErasureQuery, ErasureRequest, SubjectFile, SubjectQuery } from './resources/privacy.js';
 export type { DeliveryPage, DeliveryQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookPage, WebhookQuery, WebhookUpdate } from './resources/webhooks.js';
+export type { EventFeedOptions, EventFeedPage, EventFeedQuery } from './resources/events.js';
 export type { CallOptions, CreateOptions, ErrorCode, FieldError, Pagination } from './types.js';
 export type { components, paths } from './generated/openapi.js';

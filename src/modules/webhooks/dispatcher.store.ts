@@ -11,11 +11,10 @@ import type { DB, WebhookDeliveriesTable } from '../../db/schema.js';
 import { compiledForRows } from '../../db/compiled-rows.js';
 import type { FanOutEndpoint, FanOutEvent } from './dispatcher.outcome.js';
 import type { SealedSecrets } from './webhook-secrets.js';
+import { AFTER_POSITION, VISIBLE_HORIZON, type OutboxPosition } from '../events/outbox-order.js';
 
-export interface Cursor {
-  seq: number;
-  txid: string;
-}
+/** The fan-out cursor: an outbox position (events/outbox-order.ts). */
+export type Cursor = OutboxPosition;
 
 const selectCursor = (db: Kysely<DB>) =>
   db.selectFrom('webhook_dispatch_state').select(['last_seq', 'last_txid']).where('name', '=', 'fanout');
@@ -36,11 +35,7 @@ export async function lockCursor(trx: Transaction<DB>, dialect: Dialect): Promis
 
 type EventRow = { seq: number | string; txid: string; id: string; organization_id: string; type: string; payload: string; created_at: string };
 
-/**
- * Events committed after the cursor, in commit-safe order. SQLite commits one writer at a time, so `seq`
- * order is commit order. PostgreSQL draws `seq` before commit, so it reads (txid, seq) order and only events
- * whose transaction is older than every running one: nothing can later commit behind the cursor.
- */
+/** Events committed after the cursor, in commit-safe order (events/outbox-order.ts explains it). */
 const readEventsSqlite = precompile((db, afterSeq: number, limit: number) =>
   db
     .selectFrom('events')
@@ -55,7 +50,7 @@ const READ_EVENTS: Record<Dialect, (trx: Transaction<DB>, after: Cursor, limit: 
   postgres: async (trx, after, limit) =>
     (
       await sql<EventRow>`select seq, txid::text as txid, id, organization_id, type, payload, created_at from events
-        where (txid, seq) > (${after.txid}::xid8, ${after.seq}) and txid < pg_snapshot_xmin(pg_current_snapshot())
+        where ${AFTER_POSITION.postgres('events', after)} and ${VISIBLE_HORIZON.postgres('events')}
         order by txid, seq limit ${limit}`.execute(trx)
     ).rows,
 };

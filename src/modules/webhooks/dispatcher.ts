@@ -34,6 +34,7 @@ import { catchUpBatch, claimDue, fanOutBatch, type Sending } from './dispatcher.
 import { OutcomeWriter } from './dispatcher.writer.js';
 import { createGuardedDispatcher } from './ssrf.js';
 import { pruneDeliveryLog } from './webhooks.service.js';
+import { pruneEvents } from '../events/feed.service.js';
 
 export type { DispatcherLogger, DispatcherOptions } from './dispatcher.options.js';
 
@@ -363,5 +364,8 @@ export class WebhookDispatcher {
     this.lastPruneAt = now;
     const removed = await pruneDeliveryLog(this.ctx);
     if (removed > 0) this.log.info({ removed }, 'pruned the webhook delivery log');
+    // After the log: an event leaves the outbox once no delivery names it any more (events/feed.store.ts).
+    const events = await pruneEvents(this.ctx);
+    if (events > 0) this.log.info({ removed: events }, 'pruned events past EVENT_RETENTION_DAYS');
   }
 }

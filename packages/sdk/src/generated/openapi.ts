@@ -162,6 +162,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the change feed
+         * @description Every change of the organization's data, in commit order, as the same bodies (and ids) webhooks deliver. Follow `nextCursor` until a page comes back empty, then keep polling with it: every committed event appears exactly once, also under concurrent writers. A key sees the events of the resources it can read (`leads:read` → `lead.*`, and so on); `webhook.test` events are not in the feed. Events are retained at least EVENT_RETENTION_DAYS (30 by default); a cursor older than that answers `410 CURSOR_EXPIRED`. docs/sync.md explains how to build a sync on it.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/leads": {
         parameters: {
             query?: never;
@@ -1105,7 +1125,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -1276,6 +1296,29 @@ export interface components {
         };
     };
     responses: {
+        /** @description `CURSOR_EXPIRED`: The change feed cursor is older than the retained events (EVENT_RETENTION_DAYS): events after it were deleted. Read the current records again and restart the feed without `after`. */
+        CursorExpired: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "CURSOR_EXPIRED",
+                 *       "message": "Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`",
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs; the message names it. */
         Forbidden: {
             headers: {
@@ -2569,6 +2612,88 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. Without it: from the oldest retained event. */
+                after?: string;
+                /** @description Events per page (max 1000). */
+                limit?: number;
+                /** @description Comma-separated event types (default: every type the key can read): lead.created, lead.updated, account.created, account.updated, deal.created, deal.updated, deal.stage_changed, record.created, record.updated, record.stage_changed, record.due, lead.deleted, lead.restored, lead.purged, account.deleted, account.restored, account.purged, deal.deleted, deal.restored, deal.purged, record.deleted, record.restored, record.purged, lead.erased, account.erased, record.erased. */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "type": "lead.created",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "organization": "string",
+                     *             "data": {
+                     *               "object": "string",
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "description": "string",
+                     *               "changes": {
+                     *                 "before": {},
+                     *                 "after": {}
+                     *               },
+                     *               "actor": {
+                     *                 "type": "API_KEY",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "channel": "API"
+                     *               },
+                     *               "objectSlug": "string"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description Oldest first; each exactly the body webhooks deliver, with the same `id`. */
+                            events: components["schemas"]["WebhookEvent"][];
+                            /** @description Opaque; pass it back as `after`. Present on an empty page too: poll with it. */
+                            nextCursor: string;
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            410: components["responses"]["CursorExpired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -18,7 +18,7 @@ export async function updateOrganizationSettings(ctx: Ctx, organizationId: strin
   if (name !== undefined && name.length > 200) errors.push({ field: 'name', code: 'too_long', message: 'must be at most 200 characters' });
   if (timezone !== undefined && !isValidTimeZone(timezone)) errors.push({ field: 'timezone', code: 'invalid_value', message: 'must be an IANA time zone such as Europe/Paris' });
   if (errors.length) throw validationFailed(errors);
-  return ctx.database.db.transaction().execute(async (trx) => {
+  const updated = await ctx.database.db.transaction().execute(async (trx) => {
     const current = await findOrganization(trx, organizationId);
     if (!current) throw notFound('Organization');
     const patch = { ...(name !== undefined ? { name } : {}), ...(timezone !== undefined ? { timezone } : {}) };
@@ -27,4 +27,8 @@ export async function updateOrganizationSettings(ctx: Ctx, organizationId: strin
     if (timezone !== undefined && timezone !== current.timezone) await replanOrganizationReminders(trx, organizationId, timezone, now);
     return { ...current, ...patch, updatedAt: now.toISOString() };
   });
+  // Keys are authenticated from a cache that carries the organization's name and time zone (overdue checks
+  // read it): on PostgreSQL, wait until every instance has dropped it, as a key revocation does.
+  await ctx.database.changesSeen?.();
+  return updated;
 }

@@ -21,10 +21,23 @@ export const AFTER_POSITION: Record<Dialect, (alias: string, position: OutboxPos
   postgres: (alias, p) => sql<boolean>`(${sql.ref(`${alias}.txid`)}, ${sql.ref(`${alias}.seq`)}) > (${p.txid}::xid8, ${p.seq})`,
 };
 
+/**
+ * PostgreSQL's horizon: the oldest transaction the statement's snapshot sees running (or, with none, the next
+ * id), leaving out those running in another database. Transaction ids are cluster-wide, but only this
+ * database's transactions write its outbox, so a long transaction elsewhere on the server must not hold the feed
+ * and the fan-out back. A transaction of the snapshot that has ended since is kept in (it may have been ours):
+ * that holds the horizon back for one read at most. A backend whose `backend_xid` the role may not see is kept in.
+ */
+const POSTGRES_HORIZON = sql`coalesce(
+  (select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x
+    where x::xid not in (select a.backend_xid from pg_stat_activity a
+                          where a.backend_xid is not null and a.datname is distinct from current_database())),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
+
 /** Only events whose transaction ended before every running one began: none can commit behind them later. */
 export const VISIBLE_HORIZON: Record<Dialect, (alias: string) => RawBuilder<boolean>> = {
   sqlite: () => sql<boolean>`1 = 1`,
-  postgres: (alias) => sql<boolean>`${sql.ref(`${alias}.txid`)} < pg_snapshot_xmin(pg_current_snapshot())`,
+  postgres: (alias) => sql<boolean>`${sql.ref(`${alias}.txid`)} < ${POSTGRES_HORIZON}`,
 };
 
 /** Outbox order (ORDER BY), and the txid column as text ('0' on SQLite). */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Principal, Scope } from '../modules/orgs/principal.js';
+import { API_PREFIX } from './openapi.js';
 import type { RateLimiter, RateLimitResult } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -47,6 +48,12 @@ export function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): vo
 }
 
 /**
+ * A path under the API's prefix that no route answers: a request that sends a key is authenticated and charged like any other before its
+ * 404 (probing for routes is not free, and a bad key is told so); one without a key just gets the 404.
+ */
+const UNKNOWN_ROUTE_AUTH = { anyOf: [], optional: true };
+
+/**
  * Bearer authentication → rate limit → scope check, before the body is even parsed, for every route that
  * declares `config.auth`. Every authenticated request spends a unit and carries the rate-limit headers,
  * whatever it is answered afterwards (403, 404, 400, 415…): a key must not probe forbidden routes for free.
@@ -55,7 +62,7 @@ export function setRateLimitHeaders(reply: FastifyReply, r: RateLimitResult): vo
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
-    const auth = request.routeOptions.config.auth;
+    const auth = request.routeOptions.config.auth ?? (request.is404 && request.url.startsWith(`${API_PREFIX}/`) ? UNKNOWN_ROUTE_AUTH : undefined);
     if (!auth) return;
     const header = request.headers.authorization;
     if (header === undefined && auth.optional) return;

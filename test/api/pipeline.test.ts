@@ -209,6 +209,20 @@ describe('rate limit', () => {
     expect((await call(t.app, 'GET', '/accounts', { auth: o.auth })).status).toBe(429);
   });
 
+  it('charges a call with a key to a route that does not exist, and refuses a bad key there', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 2 });
+    const answers = [];
+    for (const path of [`${API}/nothing`, `${API}/leads/abcdefabcdefabcdefabcdef/nothing`, `${API}/nothing`]) {
+      answers.push(await call(t.app, 'GET', path, { auth: o.auth }));
+    }
+    expect(answers.map((r) => r.status)).toEqual([404, 404, 429]);
+    expect(answers.map((r) => r.headers['x-ratelimit-remaining'])).toEqual(['1', '0', '0']);
+    expectError(await call(t.app, 'GET', `${API}/nothing`, { auth: { authorization: 'Bearer crm_nope' } }), 401, 'UNAUTHORIZED');
+    const anonymous = await call(t.app, 'GET', `${API}/nothing`);
+    expectError(anonymous, 404, 'ROUTE_NOT_FOUND');
+    expect(anonymous.headers['x-ratelimit-remaining']).toBeUndefined();
+  });
+
   it('puts the rate-limit headers on every authenticated answer: 404, 400, 415, the OpenAPI document, MCP', async () => {
     const o = await seedOrg(t.ctx, { rateLimitPerMinute: 50 });
     const answers = {

@@ -6,7 +6,7 @@ import { listKeys } from '../modules/orgs/keys.store.js';
 import { listOrganizations } from '../modules/orgs/orgs.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
 import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
-import { setPasswordAsOperator } from '../admin/auth/passwords.service.js';
+import { confirmedPassword, setPasswordAsOperator } from '../admin/auth/passwords.service.js';
 import { readNewPassword } from './password-input.js';
 import { action, parseExpiresIn } from './run.js';
 
@@ -47,10 +47,11 @@ export function registerOrgCommands(program: Command): void {
     .requiredOption('--org <id>', 'organization id')
     .requiredOption('--email <email>', 'sign-in e-mail')
     .requiredOption('--name <name>', 'display name')
-    .option('--password <password>', 'password for the admin console (at least 10 characters)')
+    .option('--password', 'also set a console password, read from standard input like set-password (asked twice, not shown, on a terminal)', false)
     .option('--admin', 'may change configuration in the console', false)
-    .action(action(async (ctx, out, opts: { org: string; email: string; name: string; password?: string; admin: boolean }) => {
-      const created = await createUser(ctx, { organizationId: opts.org, email: opts.email, name: opts.name, password: opts.password, admin: opts.admin });
+    .action(action(async (ctx, out, opts: { org: string; email: string; name: string; password: boolean; admin: boolean }) => {
+      const password = opts.password ? confirmedPassword(await readNewPassword()) : undefined;
+      const created = await createUser(ctx, { organizationId: opts.org, email: opts.email, name: opts.name, password, admin: opts.admin });
       out.print({ id: created.id }, `Created user ${created.id}`);
     }));
   user

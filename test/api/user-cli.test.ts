@@ -49,6 +49,19 @@ describe('crm user list and set-password', () => {
     expect(lastJson(unknown.stdout)).toMatchObject({ status: false, code: 'NOT_FOUND' });
   }, 120_000);
 
+  it('user create --password reads the password from standard input, never from the command line', async () => {
+    const email = `piped-${Date.now()}@example.com`;
+    const created = await runCli(['--json', 'user', 'create', '--org', a.orgId, '--email', email, '--name', 'Piped', '--password'], env, { input: 'a piped first password\n' });
+    expect(created.code, created.stdout + created.stderr).toBe(0);
+    expect(created.stdout + created.stderr).not.toContain('a piped first password');
+    expect((await attemptSignIn(t.app, email, 'a piped first password')).status).toBe(303);
+    const short = await runCli(['--json', 'user', 'create', '--org', a.orgId, '--email', `short-${email}`, '--name', 'Short', '--password'], env, { input: 'short\n' });
+    expect(short.code).toBe(1);
+    expect(lastJson(short.stdout)).toMatchObject({ status: false, code: 'VALIDATION_FAILED' });
+    const asArgument = await runCli(['user', 'create', '--org', a.orgId, '--email', `arg-${email}`, '--name', 'Arg', '--password', 'on the command line'], env);
+    expect(asArgument.code).not.toBe(0);
+  }, 120_000);
+
   it('on a terminal, asks twice without showing what is typed, and refuses a mismatch', async () => {
     const user = await addConsoleUser(t.ctx, a.orgId);
     const args = ['user', 'set-password', '--user', user.id];

@@ -21,6 +21,13 @@ function newPasswordErrors(input: NewPassword): FieldError[] {
   return errors;
 }
 
+/** The new password when it was typed the same twice and is acceptable, else a 400 naming what is wrong. */
+export function confirmedPassword(input: NewPassword): string {
+  const errors = newPasswordErrors(input);
+  if (errors.length) throw validationFailed(errors);
+  return input.newPassword;
+}
+
 export type PasswordChange =
   | { ok: true; token: string; signedOut: number }
   | { ok: false; reason: 'locked'; retryInMs: number }

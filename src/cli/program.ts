@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig, loadDatabaseConfig } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { registerImportCommands } from './import.commands.js';
@@ -14,6 +14,7 @@ import { registerOpsCommands } from './ops.commands.js';
 import { registerReencryptCommand } from './reencrypt.commands.js';
 import { registerPrivacyCommands } from './privacy.commands.js';
 import { registerTrashCommands } from './trash.commands.js';
+import { bareAction, requireExistingDatabase } from './run.js';
 
 /** The whole `crm` command tree, built without running anything (the docs test walks it against the README). */
 export function buildProgram(): Command {
@@ -48,9 +49,11 @@ export function buildProgram(): Command {
   program
     .command('worker')
     .description('Run the webhook dispatcher and reminder scheduler without the API (scale-out: start the API instances with DISPATCHER=off)')
-    .action(async () => {
+    .action(bareAction(async () => {
+      // A worker beside a SQLite server works on the server's file: it must not create an empty one elsewhere.
+      requireExistingDatabase(loadDatabaseConfig(process.env));
       await startWorker(loadConfig(process.env));
-    });
+    }));
 
   registerOrgCommands(program);
   registerImportCommands(program);

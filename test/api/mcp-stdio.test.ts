@@ -104,16 +104,17 @@ describe.runIf(dialect === 'sqlite')('CLI commands on a SQLite database that doe
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('crm mcp and crm key list refuse to run, create nothing, and say where they looked; crm org create may create it', async () => {
+  it('crm mcp, crm worker and crm key list refuse to run, create nothing, and say where they looked; crm org create may create it', async () => {
     const missing = join(dir, 'data', 'crm.db');
     const created = join(dir, 'fresh', 'crm.db');
     const env = { DATABASE_URL: missing, LOG_LEVEL: 'silent' };
-    const [mcp, keys, org] = await Promise.all([
+    const [mcp, keys, worker, org] = await Promise.all([
       runCrmMcp({ PATH: process.env.PATH ?? '', ...env, CRM_API_KEY: 'crm_live_whateverwhateverwhateverwhat' }),
       runCli(['key', 'list', '--org', '0123456789abcdef01234567'], env),
+      runCli(['worker'], env),
       runCli(['--json', 'org', 'create', '--name', 'First'], { ...env, DATABASE_URL: created }),
     ]);
-    for (const refused of [mcp, keys]) {
+    for (const refused of [mcp, keys, worker]) {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`No database at ${missing}`);
       expect(refused.stdout).toBe('');

@@ -3,6 +3,7 @@ import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerEntityTags } from './http/entity-tags.js';
 import { registerHealthRoutes } from './http/health.routes.js';
 import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
 import { registerMetrics } from './http/metrics.routes.js';
@@ -99,6 +100,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     });
   }
   registerErrorHandling(app);
+  registerEntityTags(app);
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);
   app.addSchema(Pagination);

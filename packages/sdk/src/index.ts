@@ -1,5 +1,6 @@
 export { createClient, type ClientOptions, type CrmClient } from './client.js';
 export { CrmApiError, CrmConnectionError } from './errors.js';
+export { etagOf } from './etag.js';
 export { verifyWebhook, WebhookVerificationError, SIGNATURE_HEADER, type HeadersLike, type VerifyWebhookOptions, type WebhookVerificationReason } from './webhooks.js';
 export type { WebhookActor, WebhookEvent, WebhookEventType } from './webhook-event.js';
 export type { Lead, LeadCreate, LeadPage, LeadQuery, LeadUpdate } from './resources/leads.js';

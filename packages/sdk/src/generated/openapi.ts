@@ -1125,7 +1125,11 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
+            data?: {
+                [key: string]: unknown;
+            };
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -1520,6 +1524,38 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description `PRECONDITION_FAILED`: If-Match names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource and the ETag header its tag; merge and retry with that tag. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "PRECONDITION_FAILED",
+                 *       "message": "The lead has changed since the version named by If-Match; data.lead is the current one",
+                 *       "data": {
+                 *         "lead": {
+                 *           "id": "6751a3f0c2b8e4d1a9f03b21",
+                 *           "name": "Ada Lovelace",
+                 *           "status": "CONTACTED",
+                 *           "updatedAt": "2026-11-21T10:05:00.000Z"
+                 *         }
+                 *       },
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
         RateLimited: {
             headers: {
@@ -1619,6 +1655,11 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /**
+         * @description Strong entity tag of the resource in the body (on 412: of the current resource). Send it back as If-Match on PATCH, DELETE or restore, or as If-None-Match on GET.
+         * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+         */
+        ETag: string;
         /**
          * @description What is left of the quota (IETF draft): `r` requests remaining, reset in `t` seconds.
          * @example "default";r=119;t=60
@@ -1776,6 +1817,7 @@ export interface operations {
             /** @description The created account. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1831,7 +1873,10 @@ export interface operations {
     getAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1843,6 +1888,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1883,6 +1929,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -1898,7 +1958,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1910,6 +1973,7 @@ export interface operations {
             /** @description The deleted account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1955,6 +2019,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1962,7 +2027,10 @@ export interface operations {
     updateAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1988,6 +2056,7 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2033,6 +2102,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2042,7 +2112,10 @@ export interface operations {
     restoreAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2054,6 +2127,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2099,6 +2173,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2282,6 +2357,7 @@ export interface operations {
             /** @description The created deal. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2338,7 +2414,10 @@ export interface operations {
     getDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2350,6 +2429,7 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2391,6 +2471,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -2406,7 +2500,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2418,6 +2515,7 @@ export interface operations {
             /** @description The deleted deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2464,6 +2562,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2471,7 +2570,10 @@ export interface operations {
     updateDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2499,6 +2601,7 @@ export interface operations {
             /** @description The updated deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2545,6 +2648,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2554,7 +2658,10 @@ export interface operations {
     restoreDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2566,6 +2673,7 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2612,6 +2720,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2827,6 +2936,7 @@ export interface operations {
             /** @description The created lead. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2887,7 +2997,10 @@ export interface operations {
     getLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2899,6 +3012,7 @@ export interface operations {
             /** @description The lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2944,6 +3058,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -2959,7 +3087,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2971,6 +3102,7 @@ export interface operations {
             /** @description The deleted lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3021,6 +3153,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3028,7 +3161,10 @@ export interface operations {
     updateLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -3062,6 +3198,7 @@ export interface operations {
             /** @description The updated lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3112,6 +3249,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3121,7 +3259,10 @@ export interface operations {
     restoreLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -3133,6 +3274,7 @@ export interface operations {
             /** @description The lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3183,6 +3325,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3458,6 +3601,7 @@ export interface operations {
             /** @description The created object. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3639,6 +3783,7 @@ export interface operations {
             /** @description The created record. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3690,7 +3835,10 @@ export interface operations {
     getRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3704,6 +3852,7 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3739,6 +3888,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -3754,7 +3917,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3768,6 +3934,7 @@ export interface operations {
             /** @description The deleted record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3808,6 +3975,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3815,7 +3983,10 @@ export interface operations {
     updateRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3839,6 +4010,7 @@ export interface operations {
             /** @description The updated record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3879,6 +4051,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3888,7 +4061,10 @@ export interface operations {
     restoreRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3902,6 +4078,7 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3942,6 +4119,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3949,7 +4127,10 @@ export interface operations {
     getObject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Object slug. */
                 slug: string;
@@ -3961,6 +4142,7 @@ export interface operations {
             /** @description The object. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4012,6 +4194,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -4075,6 +4271,7 @@ export interface operations {
             /** @description The updated object. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4593,7 +4790,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -4605,6 +4805,7 @@ export interface operations {
             /** @description The webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4647,6 +4848,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -4719,7 +4934,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -4747,6 +4965,7 @@ export interface operations {
             /** @description The updated webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4794,6 +5013,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

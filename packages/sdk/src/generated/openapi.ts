@@ -423,6 +423,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The people of your organization, newest first: the ids `ownerId` and `assigneeId` take, with names to show.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a user */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1195,6 +1232,28 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        User: {
+            /** @description Whether the user can be given work (an owner). Always true today: users are not deactivated yet. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the user was added.
+             */
+            createdAt: string;
+            /**
+             * Format: email
+             * @description Work e-mail address (the console sign-in).
+             */
+            email: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            name: string;
+            /**
+             * @description `admin` manages the organization in the console; `member` works in it.
+             * @enum {string}
+             */
+            role: "admin" | "member";
         };
         Webhook: {
             /**
@@ -4612,6 +4671,153 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "users": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "role": "admin",
+                     *             "active": true,
+                     *             "createdAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: components["schemas"]["Pagination"];
+                            users: components["schemas"]["User"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "role": "admin",
+                     *           "active": true,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            user: components["schemas"]["User"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

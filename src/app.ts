@@ -3,6 +3,7 @@ import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
+import { registerEntityTags } from './http/entity-tags.js';
 import { registerHealthRoutes } from './http/health.routes.js';
 import { registerStrictJsonParser, registerTextGuard } from './http/input-hygiene.js';
 import { registerMetrics } from './http/metrics.routes.js';
@@ -22,6 +23,8 @@ import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
+import { registerUserRoutes } from './modules/orgs/users.routes.js';
+import { User } from './modules/orgs/users.schemas.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
 import { registerObjectRoutes } from './modules/objects/objects.routes.js';
@@ -99,6 +102,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     });
   }
   registerErrorHandling(app);
+  registerEntityTags(app);
   await registerOpenApi(app, { version: VERSION });
   app.addSchema(Lead);
   app.addSchema(Pagination);
@@ -111,6 +115,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(WebhookDelivery);
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
+  app.addSchema(User);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -124,6 +129,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       // With a key, the document also types that organization's custom objects.
       api.get('/openapi.json', { config: OPENAPI_DOCUMENT_CONFIG, schema: { hide: true } }, openApiDocumentHandler(app, ctx));
       registerMeRoutes(api, ctx);
+      registerUserRoutes(api, ctx);
       registerLeadRoutes(api, ctx);
       registerAccountRoutes(api, ctx);
       registerDealRoutes(api, ctx);

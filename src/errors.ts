@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   LIMIT_EXCEEDED: 409,
   CURSOR_EXPIRED: 410,
+  PRECONDITION_FAILED: 412,
   IDEMPOTENCY_KEY_REUSED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   RATE_LIMITED: 429,
@@ -40,6 +41,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   CONFLICT: 'The request conflicts with the current state of the resource.',
   LIMIT_EXCEEDED: 'The organization is at a documented limit (e.g. custom objects, MAX_OBJECTS_PER_ORG); the message names it.',
   CURSOR_EXPIRED: 'The change feed cursor is older than the retained events (EVENT_RETENTION_DAYS): events after it were deleted. Read the current records again and restart the feed without `after`.',
+  PRECONDITION_FAILED: 'If-Match names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource and the ETag header its tag; merge and retry with that tag.',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was already used with a different request.',
   IDEMPOTENCY_KEY_IN_USE: 'A request with the same Idempotency-Key is still being processed; retry later.',
   RATE_LIMITED: 'Too many requests for this key; wait for the number of seconds in Retry-After.',
@@ -59,13 +61,16 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** A body the error carries beside the message: the current resource of a 412, under its usual key. */
+  readonly data: Record<string, unknown> | undefined;
 
-  constructor(code: ErrorCode, message: string, opts?: { errors?: FieldError[]; headers?: Record<string, string> }) {
+  constructor(code: ErrorCode, message: string, opts?: { errors?: FieldError[]; headers?: Record<string, string>; data?: Record<string, unknown> }) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.errors = opts?.errors;
     this.headers = opts?.headers;
+    this.data = opts?.data;
   }
 
   get status(): number {

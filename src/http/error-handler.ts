@@ -19,12 +19,12 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_ASYNC_CONSTRAINT: { code: 'ROUTE_NOT_FOUND', message: 'No such route' },
 };
 
-export function errorBody(request: FastifyRequest, code: ErrorCode, message: string, errors?: FieldError[]): ErrorEnvelope {
-  return { status: false, code, message, ...(errors ? { errors } : {}), requestId: String(request.id) };
+export function errorBody(request: FastifyRequest, code: ErrorCode, message: string, errors?: FieldError[], data?: Record<string, unknown>): ErrorEnvelope {
+  return { status: false, code, message, ...(errors ? { errors } : {}), ...(data ? { data } : {}), requestId: String(request.id) };
 }
 
-function sendError(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, message: string, errors?: FieldError[]) {
-  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(errorBody(request, code, message, errors));
+function sendError(reply: FastifyReply, request: FastifyRequest, code: ErrorCode, message: string, errors?: FieldError[], data?: Record<string, unknown>) {
+  return reply.code(ERROR_STATUS[code]).type('application/json; charset=utf-8').send(errorBody(request, code, message, errors, data));
 }
 
 /** The single place where any failure becomes an HTTP response in the error envelope. */
@@ -33,7 +33,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
-      return sendError(reply, request, error.code, error.message, error.errors);
+      return sendError(reply, request, error.code, error.message, error.errors, error.data);
     }
     const fe = error as FastifyError;
     if (fe.validation) {

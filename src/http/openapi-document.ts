@@ -7,7 +7,8 @@ import { namedErrorOf, namedErrorResponses, RESPONSE_HEADERS, responseHeaders } 
 
 type Json = Record<string, unknown>;
 interface Response { description?: string; headers?: Json; content?: Record<string, { schema?: Json; example?: unknown }>; $ref?: string }
-interface Operation { operationId?: string; security?: unknown[]; responses: Record<string, Response> }
+/** `x-etag`: set by http/entity-tags.ts on the routes of one resource, whose answers carry its ETag. */
+interface Operation { operationId?: string; security?: unknown[]; responses: Record<string, Response>; 'x-etag'?: boolean }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Json; responses?: Json; headers?: Json };
@@ -49,6 +50,8 @@ function successDescription(method: string, status: string, response: Response):
 /** Shared error responses by reference, success responses described with an example, every response with its headers. */
 function finishOperation(method: string, operation: Operation, doc: Pick<Document, 'security' | 'components'>, usedErrors: Set<string>): void {
   const authenticated = (operation.security ?? doc.security ?? []).length > 0;
+  const tagged = operation['x-etag'] === true;
+  delete operation['x-etag'];
   for (const [status, response] of Object.entries(operation.responses)) {
     const shared = namedErrorOf(response);
     if (shared) {
@@ -60,7 +63,7 @@ function finishOperation(method: string, operation: Operation, doc: Pick<Documen
     if (response.description === 'Default Response') response.description = successDescription(method, status, response);
     const body = response.content?.['application/json'];
     if (body && body.example === undefined) body.example = exampleOf(body.schema, doc.components.schemas);
-    response.headers = { ...responseHeaders(status, authenticated), ...response.headers };
+    response.headers = { ...responseHeaders(status, authenticated, tagged), ...response.headers };
   }
 }
 

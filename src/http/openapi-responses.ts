@@ -19,6 +19,7 @@ const NAMED_ERRORS = {
   Conflict: ['CONFLICT'],
   ObjectConflict: ['CONFLICT', 'LIMIT_EXCEEDED', 'IDEMPOTENCY_KEY_IN_USE'],
   CursorExpired: ['CURSOR_EXPIRED'],
+  PreconditionFailed: ['PRECONDITION_FAILED'],
   PayloadTooLarge: ['PAYLOAD_TOO_LARGE'],
   UnsupportedMediaType: ['UNSUPPORTED_MEDIA_TYPE'],
   IdempotencyKeyReused: ['IDEMPOTENCY_KEY_REUSED'],
@@ -38,6 +39,10 @@ const EXAMPLE_ERRORS: Partial<Record<ErrorCode, Json>> = {
   IDEMPOTENCY_KEY_REUSED: { message: 'This Idempotency-Key was already used with a different request' },
   CURSOR_EXPIRED: { message: 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`' },
   RATE_LIMITED: { message: 'Rate limit of 120 requests per minute exceeded' },
+  PRECONDITION_FAILED: {
+    message: 'The lead has changed since the version named by If-Match; data.lead is the current one',
+    data: { lead: { id: '6751a3f0c2b8e4d1a9f03b21', name: 'Ada Lovelace', status: 'CONTACTED', updatedAt: '2026-11-21T10:05:00.000Z' } },
+  },
 };
 const EXAMPLE_REQUEST_ID = 'req-8f14e45fceea167a';
 
@@ -93,17 +98,26 @@ export const RESPONSE_HEADERS = {
   'X-RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }, 119),
   'X-RateLimit-Reset': header('Unix time (seconds) when the window resets.', { type: 'integer' }, 1795255260),
   'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }, 42),
+  ETag: header(
+    'Strong entity tag of the resource in the body (on 412: of the current resource). Send it back as If-Match on PATCH, DELETE or restore, or as If-None-Match on GET.',
+    { type: 'string' },
+    '"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"',
+  ),
 };
 type HeaderName = keyof typeof RESPONSE_HEADERS;
 const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
-/** Headers of a response: X-Request-Id always; the rate limit once the key is known (every status but 401). */
-export function responseHeaders(status: string, authenticated: boolean): Json {
+/**
+ * Headers of a response: X-Request-Id always; the rate limit once the key is known (every status but 401);
+ * the ETag on a single resource's success, 304 and 412 (`tagged`: the operation's route declares `config.etag`).
+ */
+export function responseHeaders(status: string, authenticated: boolean, tagged = false): Json {
   const names: HeaderName[] = ['X-Request-Id'];
   if (authenticated && status !== '401') names.push(...RATE_LIMIT_HEADERS);
   if (status === '429') names.push('Retry-After');
+  if (status === '412' || (tagged && (status.startsWith('2') || status === '304'))) names.push('ETag');
   return headerRefs(names);
 }
 

@@ -43,6 +43,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
         { name: 'Records', description: 'Records of custom objects. Fetch this document with your API key to get typed schemas of your objects.' },
         { name: 'Webhooks', description: 'Endpoints that receive signed events, their delivery log and re-sends (docs/webhooks.md).' },
         { name: 'Privacy', description: 'Erasure of a data subject and the access-request export; scopes privacy:write / privacy:read, never implied by others (docs/privacy.md).' },
+        { name: 'Users', description: 'The people of your organization (scope users:read): the ids `ownerId` takes, with names and work e-mails.' },
         { name: 'Identity', description: 'The calling key.' },
       ],
     },

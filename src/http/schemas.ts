@@ -32,6 +32,9 @@ export const ErrorEnvelope = Type.Object(
     code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERROR_DESCRIPTIONS) }),
     message: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
+    data: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: '412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …).' }),
+    ),
     requestId: Type.String(),
   },
   { $id: 'ErrorEnvelope', description: 'Every error: the HTTP status is authoritative, `code` is stable.' },

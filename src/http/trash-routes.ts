@@ -6,7 +6,9 @@ import type { Executor } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Scope } from '../modules/orgs/principal.js';
 import type { Caller } from '../modules/shared/caller.js';
+import type { WriteOptions } from '../modules/shared/precondition.js';
 import { callerOf } from './auth.js';
+import { ifMatchOf } from './entity-tags.js';
 import { Nullable, ok, Timestamp } from './schemas.js';
 
 /** What a resource hands over to get its DELETE and restore routes: paths, schemas and the service calls. */
@@ -19,8 +21,8 @@ export interface TrashRouteSpec<P> {
   /** The resource's name in prose and its key in the envelope: `lead` → `data.lead`. */
   noun: string;
   envelope: TSchema;
-  remove(trx: Executor, caller: Caller, params: P, permanent: boolean): Promise<unknown>;
-  restore(trx: Executor, caller: Caller, params: P): Promise<unknown>;
+  remove(trx: Executor, caller: Caller, params: P, permanent: boolean, opts: WriteOptions): Promise<unknown>;
+  restore(trx: Executor, caller: Caller, params: P, opts: WriteOptions): Promise<unknown>;
 }
 
 const DeleteQuery = Type.Object(
@@ -51,8 +53,9 @@ export function registerTrashRoutes<P>(parent: FastifyInstance, ctx: AppContext,
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { noun } = spec;
   const response = { 200: spec.envelope };
+  const config = { auth: { anyOf: [spec.scope] }, etag: noun, ifMatch: true };
   app.delete(spec.path, {
-    config: { auth: { anyOf: [spec.scope] } },
+    config,
     schema: {
       tags: spec.tags,
       summary: `Delete a ${noun}`,
@@ -64,12 +67,13 @@ export function registerTrashRoutes<P>(parent: FastifyInstance, ctx: AppContext,
     handler: async (request) => {
       const caller = callerOf(request);
       const permanent = (request.query as { permanent?: boolean }).permanent === true;
-      const item = await inTransaction(ctx, (trx) => spec.remove(trx, caller, request.params as P, permanent));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const item = await inTransaction(ctx, (trx) => spec.remove(trx, caller, request.params as P, permanent, opts));
       return ok({ [noun]: item });
     },
   });
   app.post(`${spec.path}/restore`, {
-    config: { auth: { anyOf: [spec.scope] } },
+    config,
     schema: {
       tags: spec.tags,
       summary: `Restore a deleted ${noun}`,
@@ -79,7 +83,8 @@ export function registerTrashRoutes<P>(parent: FastifyInstance, ctx: AppContext,
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      const item = await inTransaction(ctx, (trx) => spec.restore(trx, caller, request.params as P));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const item = await inTransaction(ctx, (trx) => spec.restore(trx, caller, request.params as P, opts));
       return ok({ [noun]: item });
     },
   });

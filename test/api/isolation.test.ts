@@ -74,6 +74,9 @@ const FIXTURES: Record<string, Fixture> = {
       return { id, deliveryId: await created(test, 'delivery') };
     },
   },
+  '/users/:id': {
+    create: async (_t, owner) => ({ id: owner.userId }),
+  },
   '/deals/:id': {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/deals', { auth: org.auth, body: { name: 'Isolated Deal', stage: 'qualification' } }), 'deal') }),
     bodies: { PATCH: { stage: 'proposal' } },

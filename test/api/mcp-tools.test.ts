@@ -78,6 +78,15 @@ describe('MCP tools', () => {
     });
   });
 
+  describe('users', () => {
+    it('list_users lists the organization\'s people, the ids ownerId takes', async () => {
+      const result = await callOk(client, 'list_users', {});
+      expect(result.users).toEqual([expect.objectContaining({ id: s.userId, role: 'member', active: true, email: expect.stringContaining('@example.com') })]);
+      expect(result.pagination).toMatchObject({ page: 1, total: 1 });
+      expect((await callOk(otherClient, 'list_users', {})).users.map((u: { id: string }) => u.id)).toEqual([other.userId]);
+    });
+  });
+
   describe('deals', () => {
     it('lists the stages, creates a deal, searches by stage and moves it along the pipeline', async () => {
       const { stages } = await callOk(client, 'list_deal_stages', {});

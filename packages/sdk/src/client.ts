@@ -8,6 +8,7 @@ import { objectsResource } from './resources/objects.js';
 import { recordsResource } from './resources/records.js';
 import { webhooksResource } from './resources/webhooks.js';
 import { privacyResource } from './resources/privacy.js';
+import { usersResource } from './resources/users.js';
 
 export type { ClientOptions } from './core.js';
 
@@ -16,6 +17,8 @@ export function createClient(options: ClientOptions) {
   const core = new Core(options);
   return {
     me: meResource(core),
+    /** The organization's users: who can own a lead or deal. */
+    users: usersResource(core),
     leads: leadsResource(core),
     accounts: accountsResource(core),
     deals: dealsResource(core),

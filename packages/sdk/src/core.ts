@@ -1,4 +1,5 @@
 import { CrmApiError, CrmConnectionError } from './errors.js';
+import { tagData } from './etag.js';
 import { parseRetryAfter, retryDelayMs, shouldRetry, sleep, type Outcome } from './retry.js';
 import type { CallOptions, CreateOptions, MethodOf, Path, Query, RequestBody, ResponseData } from './types.js';
 import { SDK_VERSION } from './version.js';
@@ -23,6 +24,8 @@ export interface CallInput<P extends Path, M extends MethodOf<P>> {
   query?: Query<P, M>;
   body?: RequestBody<P, M>;
   idempotencyKey?: string;
+  /** Sent as If-None-Match: a 304 answer resolves to undefined. */
+  ifNoneMatch?: string;
 }
 
 const API_PREFIX = '/api/public/v1';
@@ -69,12 +72,19 @@ export class Core {
     };
     if (input.body !== undefined) headers['content-type'] = 'application/json';
     if (input.idempotencyKey !== undefined) headers['idempotency-key'] = input.idempotencyKey;
+    if (opts.ifMatch !== undefined) headers['if-match'] = opts.ifMatch;
+    if (input.ifNoneMatch !== undefined) headers['if-none-match'] = input.ifNoneMatch;
     const body = input.body === undefined ? undefined : JSON.stringify(input.body);
     const maxRetries = opts.maxRetries ?? this.#maxRetries;
 
     for (let attempt = 0; ; attempt += 1) {
       const res = await this.#send(url, { method: verb, headers, body }, opts.signal);
-      if (!(res instanceof CrmConnectionError) && res.ok) return ((await res.json()) as { data: ResponseData<P, M> }).data;
+      if (!(res instanceof CrmConnectionError) && res.status === 304 && input.ifNoneMatch !== undefined) return undefined as ResponseData<P, M>;
+      if (!(res instanceof CrmConnectionError) && res.ok) {
+        const { data } = (await res.json()) as { data: ResponseData<P, M> };
+        tagData(data, res.headers.get('etag'));
+        return data;
+      }
       const failure = res instanceof CrmConnectionError ? res : await toApiError(res);
       const outcome: Outcome =
         failure instanceof CrmApiError
@@ -119,9 +129,12 @@ async function toApiError(res: Response): Promise<CrmApiError> {
   const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
   const retryAfter = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
   const headerRequestId = res.headers.get('x-request-id');
-  const envelope = (await res.json().catch(() => null)) as { code?: unknown; message?: unknown; errors?: unknown; requestId?: unknown } | null;
+  const envelope = (await res.json().catch(() => null)) as { code?: unknown; message?: unknown; errors?: unknown; data?: unknown; requestId?: unknown } | null;
   if (envelope && typeof envelope.code === 'string' && typeof envelope.message === 'string') {
+    const data = envelope.data !== null && typeof envelope.data === 'object' ? (envelope.data as Record<string, unknown>) : null;
+    tagData(data, res.headers.get('etag'));
     return new CrmApiError({
+      data,
       status: res.status,
       code: envelope.code as CrmApiError['code'],
       message: envelope.message,

@@ -11,14 +11,17 @@ export class CrmApiError extends Error {
   readonly requestId: string | null;
   /** Seconds from Retry-After, when the server sent it (429, 503). */
   readonly retryAfter: number | null;
+  /** 412 PRECONDITION_FAILED: the current resource under its usual key (`data.lead`), tagged with its ETag. */
+  readonly data: Record<string, unknown> | null;
 
-  constructor(init: { status: number; code: ErrorCode | 'HTTP_ERROR'; message: string; errors?: FieldError[]; requestId: string | null; retryAfter?: number | null }) {
+  constructor(init: { status: number; code: ErrorCode | 'HTTP_ERROR'; message: string; errors?: FieldError[]; requestId: string | null; retryAfter?: number | null; data?: Record<string, unknown> | null }) {
     super(init.message);
     this.status = init.status;
     this.code = init.code;
     this.errors = init.errors ?? [];
     this.requestId = init.requestId;
     this.retryAfter = init.retryAfter ?? null;
+    this.data = init.data ?? null;
   }
 }
 

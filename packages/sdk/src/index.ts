@@ -1,11 +1,13 @@
 export { createClient, type ClientOptions, type CrmClient } from './client.js';
 export { CrmApiError, CrmConnectionError } from './errors.js';
+export { etagOf } from './etag.js';
 export { verifyWebhook, WebhookVerificationError, SIGNATURE_HEADER, type HeadersLike, type VerifyWebhookOptions, type WebhookVerificationReason } from './webhooks.js';
 export type { WebhookActor, WebhookEvent, WebhookEventType } from './webhook-event.js';
 export type { Lead, LeadCreate, LeadPage, LeadQuery, LeadUpdate } from './resources/leads.js';
 export type { Account, AccountCreate, AccountPage, AccountQuery, AccountUpdate } from './resources/accounts.js';
 export type { Deal, DealCreate, DealPage, DealQuery, DealStage, DealUpdate } from './resources/deals.js';
 export type { Me } from './resources/me.js';
+export type { User, UserPage, UserQuery } from './resources/users.js';
 export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQuery, CustomObjectUpdate } from './resources/objects.js';
 export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './resources/records.js';
 export type { Erasure, ErasurePage, ErasureQuery, ErasureRequest, SubjectFile, SubjectQuery } from './resources/privacy.js';

@@ -8,6 +8,7 @@ import { IdParams, ok } from '../../http/schemas.js';
 import { AccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from './accounts.service.js';
 import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 
 const tags = ['Accounts'];
 
@@ -27,7 +28,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
   });
 
   app.post('/accounts', {
-    config: { auth: { anyOf: ['accounts:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['accounts:write'] }, idempotent: true, etag: 'account' },
     schema: {
       tags,
       summary: 'Create an account',
@@ -43,13 +44,13 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
   });
 
   app.get('/accounts/:id', {
-    config: { auth: { anyOf: ['accounts:read'] } },
+    config: { auth: { anyOf: ['accounts:read'] }, etag: 'account' },
     schema: { tags, summary: 'Get an account', params: IdParams, response: { 200: AccountEnvelope } },
     handler: async (request) => ok({ account: await getAccount(ctx, requirePrincipal(request).organization.id, request.params.id) }),
   });
 
   app.patch('/accounts/:id', {
-    config: { auth: { anyOf: ['accounts:write'] } },
+    config: { auth: { anyOf: ['accounts:write'] }, etag: 'account', ifMatch: true },
     schema: {
       tags,
       summary: 'Update an account',
@@ -60,7 +61,8 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      const account = await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, request.params.id, request.body));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const account = await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ account });
     },
   });
@@ -72,7 +74,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     tags,
     noun: 'account',
     envelope: AccountEnvelope,
-    remove: (trx, caller, { id }, permanent) => deleteAccount(ctx, trx, caller, id, permanent),
-    restore: (trx, caller, { id }) => restoreAccount(ctx, trx, caller, id),
+    remove: (trx, caller, { id }, permanent, opts) => deleteAccount(ctx, trx, caller, id, permanent, opts),
+    restore: (trx, caller, { id }, opts) => restoreAccount(ctx, trx, caller, id, opts),
   });
 }

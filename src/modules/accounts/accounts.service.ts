@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { paginate } from '../../lib/pagination.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
@@ -96,12 +97,14 @@ export async function listAccounts(ctx: Ctx, organizationId: string, query: List
 }
 
 /** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */
-export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateAccountBody): Promise<Account> {
+export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateAccountBody, opts: WriteOptions = {}): Promise<Account> {
+  await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findAccount(trx, caller.organizationId, id);
   if (!current) throw notFound('Account');
+  const before = toAccount(ctx, current);
+  checkCondition(opts, 'account', before);
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);
-  const before = toAccount(ctx, current);
   const merged: Account = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   if (patch.domain !== undefined) merged.domain = normalizeDomain(patch.domain) ?? null;
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
@@ -140,10 +143,10 @@ function trashableAccounts(ctx: Ctx, organizationId: string): Trashable<StoredAc
 }
 
 /** DELETE /accounts/{id}: to the trash, or for good with `permanent`; leads and deals keep its id (then 404). */
-export function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Account> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id);
+export function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Account> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id, opts);
 }
 
-export function restoreAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Account> {
-  return restoreItem(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id);
+export function restoreAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Account> {
+  return restoreItem(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id, opts);
 }

@@ -8,6 +8,7 @@ import { IdParams, ok } from '../../http/schemas.js';
 import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from './deals.service.js';
 import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 import { DealStagesEnvelope } from './stages.schemas.js';
 import { getDealStages } from './stages.service.js';
 
@@ -40,7 +41,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.post('/deals', {
-    config: { auth: { anyOf: ['deals:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['deals:write'] }, idempotent: true, etag: 'deal' },
     schema: {
       tags,
       summary: 'Create a deal',
@@ -56,13 +57,13 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.get('/deals/:id', {
-    config: { auth: { anyOf: ['deals:read'] } },
+    config: { auth: { anyOf: ['deals:read'] }, etag: 'deal' },
     schema: { tags, summary: 'Get a deal', description: 'The full current record.', params: IdParams, response: { 200: DealEnvelope } },
     handler: async (request) => ok({ deal: await getDeal(ctx, requirePrincipal(request).organization.id, request.params.id) }),
   });
 
   app.patch('/deals/:id', {
-    config: { auth: { anyOf: ['deals:write'] } },
+    config: { auth: { anyOf: ['deals:write'] }, etag: 'deal', ifMatch: true },
     schema: {
       tags,
       summary: 'Update a deal',
@@ -73,7 +74,8 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ deal });
     },
   });
@@ -85,7 +87,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     tags,
     noun: 'deal',
     envelope: DealEnvelope,
-    remove: (trx, caller, { id }, permanent) => deleteDeal(ctx, trx, caller, id, permanent),
-    restore: (trx, caller, { id }) => restoreDeal(ctx, trx, caller, id),
+    remove: (trx, caller, { id }, permanent, opts) => deleteDeal(ctx, trx, caller, id, permanent, opts),
+    restore: (trx, caller, { id }, opts) => restoreDeal(ctx, trx, caller, id, opts),
   });
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeCurrency, parseAmount } from '../../lib/money.js';
@@ -144,12 +145,14 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
  * Applies the sent fields. A stage change records deal.stage_changed (stage only); any other changed fields
  * record one deal.updated with just those; nothing changed records nothing and keeps updatedAt.
  */
-export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody): Promise<Deal> {
+export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions = {}): Promise<Deal> {
   const organizationId = caller.organizationId;
   const { dialect } = ctx.database;
   await lockStages(trx, dialect, organizationId, 'read');
+  await lockForCondition(ctx, trx, 'deals', organizationId, id, opts);
   const current = await findDeal(trx, organizationId, id, { dialect });
   if (!current) throw notFound('Deal');
+  checkCondition(opts, 'deal', toDeal(current));
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];
   const sent = readInput(patch, stages, errors);
@@ -180,10 +183,10 @@ function trashableDeals(organizationId: string): Trashable<StoredDeal, Deal> {
 }
 
 /** DELETE /deals/{id}: to the trash, or for good with `permanent`. */
-export function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Deal> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(caller.organizationId), id);
+export function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Deal> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(caller.organizationId), id, opts);
 }
 
-export function restoreDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Deal> {
-  return restoreItem(ctx, trx, caller, trashableDeals(caller.organizationId), id);
+export function restoreDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Deal> {
+  return restoreItem(ctx, trx, caller, trashableDeals(caller.organizationId), id, opts);
 }

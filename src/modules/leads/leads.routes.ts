@@ -8,6 +8,7 @@ import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { deleteLead, getLead, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 
 const tags = ['Leads'];
 
@@ -27,7 +28,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.post('/leads', {
-    config: { auth: { anyOf: ['leads:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['leads:write'] }, idempotent: true, etag: 'lead' },
     schema: {
       tags,
       summary: 'Create a lead',
@@ -44,17 +45,18 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.get('/leads/:id', {
-    config: { auth: { anyOf: ['leads:read'] } },
+    config: { auth: { anyOf: ['leads:read'] }, etag: 'lead' },
     schema: { tags, summary: 'Get a lead', params: IdParams, response: { 200: LeadEnvelope } },
     handler: async (request) => ok({ lead: await getLead(ctx, requirePrincipal(request).organization.id, request.params.id) }),
   });
 
   app.patch('/leads/:id', {
-    config: { auth: { anyOf: ['leads:write'] } },
+    config: { auth: { anyOf: ['leads:write'] }, etag: 'lead', ifMatch: true },
     schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: LeadEnvelope } },
     handler: async (request) => {
       const caller = callerOf(request);
-      const lead = await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, request.params.id, request.body));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const lead = await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ lead });
     },
   });
@@ -66,8 +68,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     tags,
     noun: 'lead',
     envelope: LeadEnvelope,
-    remove: (trx, caller, { id }, permanent) => deleteLead(ctx, trx, caller, id, permanent),
-    restore: (trx, caller, { id }) => restoreLead(ctx, trx, caller, id),
+    remove: (trx, caller, { id }, permanent, opts) => deleteLead(ctx, trx, caller, id, permanent, opts),
+    restore: (trx, caller, { id }, opts) => restoreLead(ctx, trx, caller, id, opts),
   });
 }
 

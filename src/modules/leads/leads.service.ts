@@ -13,6 +13,7 @@ import { contactFilter } from '../shared/contact-query.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { newLead, type NewLead } from './new-lead.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
@@ -163,12 +164,14 @@ export async function listLeads(ctx: Ctx, organizationId: string, query: ListLea
 }
 
 /** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */
-export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody): Promise<Lead> {
+export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody, opts: WriteOptions = {}): Promise<Lead> {
+  await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findLead(trx, caller.organizationId, id);
   if (!current) throw notFound('Lead');
+  const before = toLead(ctx, current);
+  checkCondition(opts, 'lead', before);
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
-  const before = toLead(ctx, current);
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
   const sealed = contactChanged
@@ -232,10 +235,10 @@ function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, organizationId: s
 }
 
 /** DELETE /leads/{id}: to the trash, or for good with `permanent`. */
-export function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Lead> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id);
+export function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Lead> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id, opts);
 }
 
-export function restoreLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Lead> {
-  return restoreItem(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id);
+export function restoreLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Lead> {
+  return restoreItem(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id, opts);
 }

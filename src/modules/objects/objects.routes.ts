@@ -22,7 +22,7 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.post('/objects', {
-    config: { auth: { anyOf: ['objects:admin'] }, idempotent: true },
+    config: { auth: { anyOf: ['objects:admin'] }, idempotent: true, etag: 'object' },
     schema: {
       tags,
       summary: 'Define a custom object',
@@ -40,13 +40,13 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.get('/objects/:slug', {
-    config: { auth: { anyOf: ['records:read', 'objects:admin'] } },
+    config: { auth: { anyOf: ['records:read', 'objects:admin'] }, etag: 'object' },
     schema: { tags, summary: 'Get a custom object', params: SlugParams, response: { 200: ObjectEnvelope } },
     handler: async (request) => ok({ object: await getObject(ctx, orgOf(request), request.params.slug) }),
   });
 
   app.patch('/objects/:slug', {
-    config: { auth: { anyOf: ['objects:admin'] } },
+    config: { auth: { anyOf: ['objects:admin'] }, etag: 'object' },
     schema: { tags, summary: 'Change a custom object', description: UpdateObjectBody.description, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
     handler: async (request) => {
       const organizationId = orgOf(request);

@@ -8,6 +8,7 @@ import { ok } from '../../http/schemas.js';
 import { ListRecordsQuery, ObjectParams, RecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord } from './records.service.js';
 import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 
 const tags = ['Records'];
 
@@ -28,7 +29,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.post('/objects/:object/records', {
-    config: { auth: { anyOf: ['records:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['records:write'] }, idempotent: true, etag: 'record' },
     schema: {
       tags,
       summary: 'Create a record',
@@ -45,13 +46,13 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.get('/objects/:object/records/:id', {
-    config: { auth: { anyOf: ['records:read'] } },
+    config: { auth: { anyOf: ['records:read'] }, etag: 'record' },
     schema: { tags, summary: 'Get a record', params: RecordParams, response: { 200: RecordEnvelope } },
     handler: async (request) => ok({ record: await getRecord(ctx, requirePrincipal(request).organization.id, request.params.object, request.params.id) }),
   });
 
   app.patch('/objects/:object/records/:id', {
-    config: { auth: { anyOf: ['records:write'] } },
+    config: { auth: { anyOf: ['records:write'] }, etag: 'record', ifMatch: true },
     schema: {
       tags,
       summary: 'Update a record',
@@ -62,7 +63,8 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      const record = await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, request.params.object, request.params.id, request.body as Record<string, unknown>));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const record = await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, request.params.object, request.params.id, request.body as Record<string, unknown>, opts));
       return ok({ record });
     },
   });
@@ -74,7 +76,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
     tags,
     noun: 'record',
     envelope: RecordEnvelope,
-    remove: (trx, caller, p, permanent) => deleteRecord(ctx, trx, caller, p.object, p.id, permanent),
-    restore: (trx, caller, p) => restoreRecord(ctx, trx, caller, p.object, p.id),
+    remove: (trx, caller, p, permanent, opts) => deleteRecord(ctx, trx, caller, p.object, p.id, permanent, opts),
+    restore: (trx, caller, p, opts) => restoreRecord(ctx, trx, caller, p.object, p.id, opts),
   });
 }

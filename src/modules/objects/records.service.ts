@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
 import { paginate } from '../../lib/pagination.js';
@@ -157,13 +158,15 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
  * Applies the sent keys. A stage change records record.stage_changed (stage only); other changed fields one
  * record.updated; nothing changed records nothing and keeps updatedAt. A new due date re-plans the reminder.
  */
-export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput): Promise<RecordView> {
+export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput, opts: WriteOptions = {}): Promise<RecordView> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
+  await lockForCondition(ctx, trx, 'records', caller.organizationId, id, opts);
   const current = await findRecord(trx, object, id);
   if (!current) throw notFound('Record');
+  const before = toRecordView(ctx, object, current);
+  checkCondition(opts, 'record', before);
   const parsed = parseRecordInput(object.definition, patch, 'update');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
-  const before = toRecordView(ctx, object, current);
   const data = applyValues(ctx, object.definition, id, current.data, parsed.values);
   const next: StoredRecord = { ...current, stage: parsed.stage === undefined ? current.stage : parsed.stage, data, ...derived(object.definition, data) };
   const after = toRecordView(ctx, object, next);
@@ -208,10 +211,10 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
 }
 
 /** DELETE /objects/{object}/records/{id}: to the trash, or for good with `permanent`. */
-export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean): Promise<RecordView> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
+export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<RecordView> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id, opts);
 }
 
-export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string): Promise<RecordView> {
-  return restoreItem(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id);
+export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, opts: WriteOptions = {}): Promise<RecordView> {
+  return restoreItem(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id, opts);
 }

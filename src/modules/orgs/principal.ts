@@ -10,6 +10,8 @@ export const SCOPES = [
   'objects:admin',
   'webhooks:read',
   'webhooks:write',
+  // The organization's users (GET /users), to choose and show owners.
+  'users:read',
   // Erasure and subject export (docs/privacy.md): granted only by name, never implied by another scope.
   'privacy:read',
   'privacy:write',

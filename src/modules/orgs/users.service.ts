@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
-import { findUser, listUsers, setUserAdmin, type UserRow } from './users.store.js';
+import { findUser, listUsers, listUsersPage, setUserAdmin, type UserRow } from './users.store.js';
+import { paginate } from '../../lib/pagination.js';
+import type { ListUsersQuery, User } from './users.schemas.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';
 
@@ -37,6 +39,24 @@ export async function getUserSummary(ctx: Ctx, organizationId: string, userId: s
   const user = await findUser(ctx.database.db, organizationId, userId);
   if (!user) throw notFound('User');
   return toSummary(ctx, user);
+}
+
+/** A user as the API shows them (GET /users): the summary without sign-in details. */
+function toUser(ctx: Pick<Ctx, 'cipher'>, u: UserRow): User {
+  const { id, name, email, isAdmin, createdAt } = toSummary(ctx, u);
+  return { id, name, email, role: isAdmin ? 'admin' : 'member', active: true, createdAt };
+}
+
+export async function listApiUsers(ctx: Ctx, organizationId: string, query: ListUsersQuery) {
+  const page = { page: query.page, limit: query.limit };
+  const { users, total } = await listUsersPage(ctx.database.db, organizationId, page);
+  return { users: users.map((u) => toUser(ctx, u)), pagination: paginate(page, total) };
+}
+
+export async function getApiUser(ctx: Ctx, organizationId: string, userId: string): Promise<User> {
+  const user = await findUser(ctx.database.db, organizationId, userId);
+  if (!user) throw notFound('User');
+  return toUser(ctx, user);
 }
 
 /** The rules every new console password follows (at creation, change, reset), reported on `field`. */

@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
+import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 
 /** Users' sign-in e-mails are sealed like any contact detail. */
 export const USER_ENCRYPTED_COLUMNS = contactColumns('users', ['email']);
@@ -69,6 +70,16 @@ export async function findUserByEmailIndex(db: Executor, emailBidx: string): Pro
 export async function listUsers(db: Executor, organizationId: string): Promise<UserRow[]> {
   const rows = await db.selectFrom('users').select(COLUMNS).where('organization_id', '=', organizationId).orderBy('created_at').execute();
   return rows.map(toUser);
+}
+
+/** A page of the organization's users, newest first, with their count. */
+export async function listUsersPage(db: Executor, organizationId: string, page: PageRequest): Promise<{ users: UserRow[]; total: number }> {
+  const q = db.selectFrom('users').where('organization_id', '=', organizationId);
+  const [rows, count] = await Promise.all([
+    q.select(COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { users: rows.map(toUser), total: Number(count.n) };
 }
 
 /** Which of `ids` are users of the organization (for validating references in one query). */

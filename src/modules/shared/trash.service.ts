@@ -7,6 +7,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
 import type { Caller } from './caller.js';
 import { removeRecordDependents } from '../objects/records.purge.js';
+import { checkCondition, lockForCondition, type WriteOptions } from './precondition.js';
 
 /**
  * Delete, restore and permanent delete (contract §7) for every resource: a resource says how to find and
@@ -61,12 +62,20 @@ export function retentionCutoff(ctx: Pick<Ctx, 'clock' | 'config'>): string {
   return new Date(ctx.clock.now().getTime() - ctx.config.trashRetentionDays * 86_400_000).toISOString();
 }
 
+/** The item in `view`, its row locked first when the write is conditional (If-Match). */
+async function findForWrite<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, view: TrashView, opts: WriteOptions): Promise<S | undefined> {
+  await lockForCondition(ctx, trx, TRASH_TABLES[r.object], caller.organizationId, id, opts);
+  return r.find(trx, id, view);
+}
+
 /** Moves a live item to the trash; a trashed or unknown one is 404. Records `<object>.deleted`. */
-export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
-  const current = await r.find(trx, id, 'live');
+export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
+  const current = await findForWrite(ctx, trx, caller, r, id, 'live', opts);
+  if (!current) throw notFound(r.label);
+  checkCondition(opts, r.object, r.present(current));
   const now = ctx.clock.now();
   const deletedAt = now.toISOString();
-  if (!current || !(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, deletedAt))) throw notFound(r.label);
+  if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, deletedAt))) throw notFound(r.label);
   await r.trashed?.(trx, current);
   const changes = { before: { deletedAt: null }, after: { deletedAt } };
   await recordEvent(trx, trashEvent('deleted', r.object, { id, organizationId: caller.organizationId, objectSlug: r.objectSlug }, caller.actor, now, changes));
@@ -77,9 +86,10 @@ export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: 
  * Brings a trashed item back while the retention lasts. A live item, one trashed longer than
  * TRASH_RETENTION_DAYS (about to be purged) or an unknown one is 404. Records `<object>.restored`.
  */
-export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
-  const current = await r.find(trx, id, 'trash');
+export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
+  const current = await findForWrite(ctx, trx, caller, r, id, 'trash', opts);
   if (!current || current.deletedAt! < retentionCutoff(ctx)) throw notFound(r.label);
+  checkCondition(opts, r.object, r.present(current));
   const restored = r.restored ? await r.restored(trx, current) : current;
   if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, null))) throw notFound(r.label);
   const changes = { before: { deletedAt: current.deletedAt }, after: { deletedAt: null } };
@@ -94,11 +104,13 @@ export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, ob
 }
 
 /** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */
-export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string): Promise<Trashed<V>> {
-  const current = await r.find(trx, id, 'any');
-  if (current) await r.purging?.(trx, current);
-  const removed = current && (await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id));
-  if (!current || !removed) throw notFound(r.label);
+export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
+  const current = await findForWrite(ctx, trx, caller, r, id, 'any', opts);
+  if (!current) throw notFound(r.label);
+  checkCondition(opts, r.object, r.present(current));
+  await r.purging?.(trx, current);
+  const removed = await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id);
+  if (!removed) throw notFound(r.label);
   const now = ctx.clock.now();
   await recordPurged(trx, ctx, r.object, [removed], caller.actor, now);
   return { ...r.present(current), deletedAt: current.deletedAt ?? now.toISOString() };

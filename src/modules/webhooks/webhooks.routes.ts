@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 import { runIdempotent } from '../idempotency/idempotency.service.js';
 import {
   CreateWebhookBody,
@@ -64,13 +65,13 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
   });
 
   app.get('/webhooks/:id', {
-    config: read,
+    config: { ...read, etag: 'webhook' },
     schema: { tags, summary: 'Get a webhook endpoint', params: IdParams, response: { 200: WebhookEnvelope } },
     handler: async (request) => ok({ webhook: await getWebhook(ctx, orgOf(request), request.params.id) }),
   });
 
   app.patch('/webhooks/:id', {
-    config: write,
+    config: { ...write, etag: 'webhook', ifMatch: true },
     schema: {
       tags,
       summary: 'Update a webhook endpoint',
@@ -82,7 +83,8 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     handler: async (request) => {
       await checkWebhookInput(ctx, request.body, deps);
       const organizationId = orgOf(request);
-      return ok({ webhook: await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, organizationId, request.params.id, request.body)) });
+      const opts = { ifMatch: ifMatchOf(request) };
+      return ok({ webhook: await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, organizationId, request.params.id, request.body, opts)) });
     },
   });
 

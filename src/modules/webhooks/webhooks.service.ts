@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { paginate } from '../../lib/pagination.js';
 import { buildEvent } from '../events/events.js';
@@ -126,8 +127,10 @@ export async function listWebhooks(ctx: Ctx, organizationId: string, query: List
  * Applies the sent fields. Disabling cancels the queued retries; enabling clears the failure flag, so an
  * endpoint disabled after 3 days of failures (or a 410) gets a clean start.
  */
-export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: string, id: string, patch: UpdateWebhookBody): Promise<Webhook> {
+export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: string, id: string, patch: UpdateWebhookBody, opts: WriteOptions = {}): Promise<Webhook> {
+  await lockForCondition(ctx, trx, 'webhook_endpoints', organizationId, id, opts);
   const current = await requireEndpoint(trx, organizationId, id);
+  checkCondition(opts, 'webhook', toWebhook(current));
   const now = ctx.clock.now().toISOString();
   const next: StoredEndpoint = {
     ...current,

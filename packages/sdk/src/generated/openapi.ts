@@ -423,6 +423,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The people of your organization, newest first: the ids `ownerId` and `assigneeId` take, with names to show.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a user */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1125,7 +1162,11 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
+            data?: {
+                [key: string]: unknown;
+            };
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -1191,6 +1232,28 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        User: {
+            /** @description Whether the user can be given work (an owner). Always true today: users are not deactivated yet. */
+            active: boolean;
+            /**
+             * Format: date-time
+             * @description When the user was added.
+             */
+            createdAt: string;
+            /**
+             * Format: email
+             * @description Work e-mail address (the console sign-in).
+             */
+            email: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            name: string;
+            /**
+             * @description `admin` manages the organization in the console; `member` works in it.
+             * @enum {string}
+             */
+            role: "admin" | "member";
         };
         Webhook: {
             /**
@@ -1520,6 +1583,38 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description `PRECONDITION_FAILED`: If-Match names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource and the ETag header its tag; merge and retry with that tag. */
+        PreconditionFailed: {
+            headers: {
+                ETag: components["headers"]["ETag"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "status": false,
+                 *       "code": "PRECONDITION_FAILED",
+                 *       "message": "The lead has changed since the version named by If-Match; data.lead is the current one",
+                 *       "data": {
+                 *         "lead": {
+                 *           "id": "6751a3f0c2b8e4d1a9f03b21",
+                 *           "name": "Ada Lovelace",
+                 *           "status": "CONTACTED",
+                 *           "updatedAt": "2026-11-21T10:05:00.000Z"
+                 *         }
+                 *       },
+                 *       "requestId": "req-8f14e45fceea167a"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description `RATE_LIMITED`: Too many requests for this key; wait for the number of seconds in Retry-After. */
         RateLimited: {
             headers: {
@@ -1619,6 +1714,11 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /**
+         * @description Strong entity tag of the resource in the body (on 412: of the current resource). Send it back as If-Match on PATCH, DELETE or restore, or as If-None-Match on GET.
+         * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+         */
+        ETag: string;
         /**
          * @description What is left of the quota (IETF draft): `r` requests remaining, reset in `t` seconds.
          * @example "default";r=119;t=60
@@ -1776,6 +1876,7 @@ export interface operations {
             /** @description The created account. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1831,7 +1932,10 @@ export interface operations {
     getAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1843,6 +1947,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1883,6 +1988,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -1898,7 +2017,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1910,6 +2032,7 @@ export interface operations {
             /** @description The deleted account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1955,6 +2078,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -1962,7 +2086,10 @@ export interface operations {
     updateAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -1988,6 +2115,7 @@ export interface operations {
             /** @description The updated account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2033,6 +2161,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2042,7 +2171,10 @@ export interface operations {
     restoreAccount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2054,6 +2186,7 @@ export interface operations {
             /** @description The account. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2099,6 +2232,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2282,6 +2416,7 @@ export interface operations {
             /** @description The created deal. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2338,7 +2473,10 @@ export interface operations {
     getDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2350,6 +2488,7 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2391,6 +2530,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -2406,7 +2559,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2418,6 +2574,7 @@ export interface operations {
             /** @description The deleted deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2464,6 +2621,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2471,7 +2629,10 @@ export interface operations {
     updateDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2499,6 +2660,7 @@ export interface operations {
             /** @description The updated deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2545,6 +2707,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2554,7 +2717,10 @@ export interface operations {
     restoreDeal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2566,6 +2732,7 @@ export interface operations {
             /** @description The deal. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2612,6 +2779,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2827,6 +2995,7 @@ export interface operations {
             /** @description The created lead. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2887,7 +3056,10 @@ export interface operations {
     getLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2899,6 +3071,7 @@ export interface operations {
             /** @description The lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2944,6 +3117,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -2959,7 +3146,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -2971,6 +3161,7 @@ export interface operations {
             /** @description The deleted lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3021,6 +3212,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3028,7 +3220,10 @@ export interface operations {
     updateLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -3062,6 +3257,7 @@ export interface operations {
             /** @description The updated lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3112,6 +3308,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3121,7 +3318,10 @@ export interface operations {
     restoreLead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -3133,6 +3333,7 @@ export interface operations {
             /** @description The lead. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3183,6 +3384,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3458,6 +3660,7 @@ export interface operations {
             /** @description The created object. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3639,6 +3842,7 @@ export interface operations {
             /** @description The created record. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3690,7 +3894,10 @@ export interface operations {
     getRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3704,6 +3911,7 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3739,6 +3947,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -3754,7 +3976,10 @@ export interface operations {
                 /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
                 permanent?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3768,6 +3993,7 @@ export interface operations {
             /** @description The deleted record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3808,6 +4034,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3815,7 +4042,10 @@ export interface operations {
     updateRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3839,6 +4069,7 @@ export interface operations {
             /** @description The updated record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3879,6 +4110,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3888,7 +4120,10 @@ export interface operations {
     restoreRecord: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Record id. */
                 id: string;
@@ -3902,6 +4137,7 @@ export interface operations {
             /** @description The record. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3942,6 +4178,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3949,7 +4186,10 @@ export interface operations {
     getObject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Object slug. */
                 slug: string;
@@ -3961,6 +4201,7 @@ export interface operations {
             /** @description The object. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4012,6 +4253,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -4075,6 +4330,7 @@ export interface operations {
             /** @description The updated object. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4419,6 +4675,153 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "users": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "role": "admin",
+                     *             "active": true,
+                     *             "createdAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: components["schemas"]["Pagination"];
+                            users: components["schemas"]["User"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com",
+                     *           "role": "admin",
+                     *           "active": true,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            user: components["schemas"]["User"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -4593,7 +4996,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -4605,6 +5011,7 @@ export interface operations {
             /** @description The webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4647,6 +5054,20 @@ export interface operations {
                         status: true;
                     };
                 };
+            };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
@@ -4719,7 +5140,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -4747,6 +5171,7 @@ export interface operations {
             /** @description The updated webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4794,6 +5219,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

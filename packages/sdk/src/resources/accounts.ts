@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
@@ -17,6 +18,9 @@ export function accountsResource(core: Core) {
   return {
     create: async (body: AccountCreate, opts?: CreateOptions): Promise<Account> => (await core.create(ACCOUNTS, body, opts)).account,
     get: async (id: string, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'get', { params: { id } }, opts)).account,
+    /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
+    getIfChanged: async (known: Account, opts?: CallOptions): Promise<Account | undefined> =>
+      (await core.call(ACCOUNT, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.account,
     update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
     ...listing((query: AccountQuery, opts?: CallOptions) => core.call(ACCOUNTS, 'get', { query }, opts), (page) => page.accounts),
     ...trashing<Account>(

@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
@@ -20,6 +21,9 @@ export function dealsResource(core: Core) {
   return {
     create: async (body: DealCreate, opts?: CreateOptions): Promise<Deal> => (await core.create(DEALS, body, opts)).deal,
     get: async (id: string, opts?: CallOptions): Promise<Deal> => (await core.call(DEAL, 'get', { params: { id } }, opts)).deal,
+    /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
+    getIfChanged: async (known: Deal, opts?: CallOptions): Promise<Deal | undefined> =>
+      (await core.call(DEAL, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.deal,
     update,
     /** Moves the deal to another of the organization's stages (records deal.stage_changed). */
     moveStage: (id: string, stage: string, opts?: CallOptions): Promise<Deal> => update(id, { stage }, opts),

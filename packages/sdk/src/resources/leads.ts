@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
@@ -17,6 +18,9 @@ export function leadsResource(core: Core) {
   return {
     create: async (body: LeadCreate, opts?: CreateOptions): Promise<Lead> => (await core.create(LEADS, body, opts)).lead,
     get: async (id: string, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'get', { params: { id } }, opts)).lead,
+    /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
+    getIfChanged: async (known: Lead, opts?: CallOptions): Promise<Lead | undefined> =>
+      (await core.call(LEAD, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.lead,
     update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
     ...listing((query: LeadQuery, opts?: CallOptions) => core.call(LEADS, 'get', { query }, opts), (page) => page.leads),
     ...trashing<Lead>(

@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
@@ -21,6 +22,9 @@ export function recordsResource(core: Core) {
     return {
       create: async (values: RecordValues, opts?: CreateOptions): Promise<ObjectRecord> => (await core.create(RECORDS, values, { ...opts, params: params() })).record,
       get: async (id: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'get', { params: params(id) }, opts)).record,
+      /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
+      getIfChanged: async (known: ObjectRecord, opts?: CallOptions): Promise<ObjectRecord | undefined> =>
+        (await core.call(RECORD, 'get', { params: params(known.id), ifNoneMatch: etagOf(known) }, opts))?.record,
       update: async (id: string, patch: RecordValues, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: patch }, opts)).record,
       /** Moves the record to another of its object's stages (records record.stage_changed). */
       moveStage: async (id: string, stage: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: { stage } }, opts)).record,

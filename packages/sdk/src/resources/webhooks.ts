@@ -1,4 +1,5 @@
 import type { Core } from '../core.js';
+import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 
@@ -20,6 +21,9 @@ export function webhooksResource(core: Core) {
   return {
     create: async (body: WebhookCreate, opts?: CreateOptions): Promise<Webhook> => (await core.create(WEBHOOKS, body, opts)).webhook,
     get: async (id: string, opts?: CallOptions): Promise<Webhook> => (await core.call(WEBHOOK, 'get', { params: { id } }, opts)).webhook,
+    /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
+    getIfChanged: async (known: Webhook, opts?: CallOptions): Promise<Webhook | undefined> =>
+      (await core.call(WEBHOOK, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.webhook,
     update: async (id: string, patch: WebhookUpdate, opts?: CallOptions): Promise<Webhook> => (await core.call(WEBHOOK, 'patch', { params: { id }, body: patch }, opts)).webhook,
     delete: async (id: string, opts?: CallOptions) => (await core.call(WEBHOOK, 'delete', { params: { id } }, opts)).webhook,
     /** A new secret, returned once; for 24 h deliveries are signed with both. Retries replay, never rotate twice. */

@@ -1,0 +1,23 @@
+/**
+ * Entity tags (docs/sync.md, "Safe concurrent edits"). Every resource the client returns from a one-resource
+ * call (get, create, update, delete, restore, and the `data` of a 412) carries the server's ETag, kept out of
+ * sight (not enumerable, not serialized): read it with `etagOf` and send it back as `ifMatch`.
+ */
+const ETAG = Symbol.for('crm-sdk.etag');
+
+/** The ETag the server sent with this resource, or undefined (a list item, or a resource built by hand). */
+export function etagOf(resource: object): string | undefined {
+  return (resource as { [ETAG]?: string })[ETAG];
+}
+
+/**
+ * Tags the one resource in a success or error `data` (`{lead: {...}}`) with the answer's ETag. Pages
+ * (`{leads: [...], pagination}`) have no tag and are left alone.
+ */
+export function tagData(data: unknown, etag: string | null): void {
+  if (etag === null || data === null || typeof data !== 'object') return;
+  const values = Object.values(data as Record<string, unknown>);
+  const resource = values[0];
+  if (values.length !== 1 || resource === null || typeof resource !== 'object' || Array.isArray(resource)) return;
+  Object.defineProperty(resource, ETAG, { value: etag, enumerable: false });
+}

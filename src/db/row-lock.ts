@@ -1,0 +1,15 @@
+import type { Dialect } from '../config.js';
+import type { Executor } from './database.js';
+
+export type LockableTable = 'leads' | 'accounts' | 'deals' | 'records' | 'webhook_endpoints';
+
+/**
+ * Locks one row of the organization until the transaction ends, so that what the transaction reads next is
+ * the version its write replaces: a conditional write (If-Match) compares the tag of that version, and a
+ * concurrent writer waits for the commit, then reads the new one. PostgreSQL: `FOR UPDATE`. SQLite: nothing
+ * to do, transactions begin IMMEDIATE and hold the database's one write lock from the start.
+ */
+export async function lockRow(db: Executor, dialect: Dialect, table: LockableTable, organizationId: string, id: string): Promise<void> {
+  if (dialect === 'sqlite') return;
+  await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().execute();
+}

@@ -1,0 +1,85 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
+import { etagMatches, etagOf } from '../lib/etag.js';
+import { errorResponse } from './openapi-responses.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route answers one resource, under this key of `data` (`lead` → `data.lead`): the answer carries its
+     * `ETag`, a GET honours `If-None-Match` (304).
+     */
+    etag?: string;
+    /** The write honours `If-Match` (the service compares it in the write's transaction; 412 on a mismatch). */
+    ifMatch?: boolean;
+  }
+}
+
+const IfNoneMatch = Type.String({
+  description: 'A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored).',
+});
+const IfMatch = Type.String({
+  description:
+    'The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`.',
+});
+
+type Schema = { headers?: { properties?: Record<string, TSchema> }; response?: Record<string, unknown> } & Record<string, unknown>;
+
+/** Adds a header parameter to a route's `headers` schema, keeping what the route declared. */
+function withHeader(schema: Schema, name: string, value: TSchema): void {
+  const declared = schema.headers;
+  schema.headers = Type.Object({ ...(declared?.properties ?? {}), [name]: Type.Optional(value) });
+}
+
+/** What a route with `config.etag` documents: the header it honours, 304 or 412, and the ETag header (openapi-document.ts). */
+function document(route: RouteOptions, isGet: boolean, ifMatch: boolean): void {
+  if (!route.schema || route.schema.hide) return;
+  const schema = route.schema as Schema;
+  schema['x-etag'] = true;
+  const response = (schema.response ??= {});
+  if (isGet) {
+    withHeader(schema, 'if-none-match', IfNoneMatch);
+    response[304] = { type: 'null', description: 'Not modified: the resource still has the tag sent in If-None-Match. No body.' };
+  }
+  if (ifMatch) {
+    withHeader(schema, 'if-match', IfMatch);
+    response[412] = errorResponse('PreconditionFailed');
+  }
+}
+
+/**
+ * The answer of a one-resource route gets the resource's ETag (computed once, from the object the handler
+ * returns, before serialization); a GET whose If-None-Match names it answers 304 without a body.
+ */
+function tagged(handler: RouteHandlerMethod, key: string, isGet: boolean): RouteHandlerMethod {
+  return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const payload: unknown = await handler.call(this, request, reply);
+    const resource = (payload as { data?: Record<string, unknown> } | undefined)?.data?.[key];
+    if (resource === undefined || reply.sent) return payload;
+    const etag = etagOf(resource);
+    reply.header('etag', etag);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (isGet && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag, 'weak')) return reply.code(304).send();
+    return payload;
+  };
+}
+
+/**
+ * Entity tags (contract §8, optimistic concurrency) for every route that declares `config.etag`: one place
+ * rather than code in each handler, and no cost on the routes that don't (lists, the feed).
+ */
+export function registerEntityTags(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { etag?: string; ifMatch?: boolean } | undefined;
+    if (!config?.etag) return;
+    const isGet = route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET'));
+    document(route, isGet, config.ifMatch === true);
+    route.handler = tagged(route.handler, config.etag, isGet);
+  });
+}
+
+/** The request's If-Match, for the service to compare inside the write's transaction. */
+export function ifMatchOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['if-match'];
+  return Array.isArray(header) ? header.join(',') : header;
+}

@@ -1,0 +1,28 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, Id, Timestamp } from '../../http/schemas.js';
+import { PageQuery, Pagination } from '../../lib/pagination.js';
+
+export const USER_ROLES = ['admin', 'member'] as const;
+
+/**
+ * A colleague as integrators see them (contract §9): enough to choose and show an `ownerId`. The e-mail is
+ * the user's work address (stored encrypted, like every contact detail) and is never logged.
+ */
+export const User = Type.Object(
+  {
+    id: Id(),
+    name: Type.String(),
+    email: Type.String({ format: 'email', description: 'Work e-mail address (the console sign-in).' }),
+    role: Type.Unsafe<(typeof USER_ROLES)[number]>({ type: 'string', enum: [...USER_ROLES], description: '`admin` manages the organization in the console; `member` works in it.' }),
+    active: Type.Boolean({ description: 'Whether the user can be given work (an owner). Always true today: users are not deactivated yet.' }),
+    createdAt: Timestamp('When the user was added.'),
+  },
+  { $id: 'User', additionalProperties: false },
+);
+export type User = Static<typeof User>;
+
+export const UserEnvelope = Envelope(Type.Object({ user: Type.Ref(User) }));
+export const UserListEnvelope = Envelope(Type.Object({ users: Type.Array(Type.Ref(User)), pagination: Type.Ref(Pagination) }));
+
+export const ListUsersQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export type ListUsersQuery = Static<typeof ListUsersQuery>;

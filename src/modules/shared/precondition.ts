@@ -1,0 +1,32 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { lockRow, type LockableTable } from '../../db/row-lock.js';
+import { AppError } from '../../errors.js';
+import { etagMatches, etagOf } from '../../lib/etag.js';
+
+/** How a write is asked for: `ifMatch` makes it conditional on the resource's current tag (contract §8). */
+export interface WriteOptions {
+  ifMatch?: string | undefined;
+}
+
+/**
+ * Before a conditional write reads the item: locks its row, so the tag compared is the one of the version the
+ * write replaces (no other write can slip between the check and the write).
+ */
+export async function lockForCondition(ctx: Pick<AppContext, 'database'>, trx: Executor, table: LockableTable, organizationId: string, id: string, opts: WriteOptions): Promise<void> {
+  if (opts.ifMatch !== undefined) await lockRow(trx, ctx.database.dialect, table, organizationId, id);
+}
+
+/**
+ * The If-Match check on the current item as the API shows it (`key`: its name in the envelope). A mismatch
+ * is 412 with the current item in `data` and its tag in ETag, so the client can merge and retry at once.
+ */
+export function checkCondition(opts: WriteOptions, key: string, current: unknown): void {
+  if (opts.ifMatch === undefined) return;
+  const etag = etagOf(current);
+  if (etagMatches(opts.ifMatch, etag, 'strong')) return;
+  throw new AppError('PRECONDITION_FAILED', `The ${key} has changed since the version named by If-Match; data.${key} is the current one`, {
+    data: { [key]: current },
+    headers: { etag },
+  });
+}

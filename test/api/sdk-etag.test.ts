@@ -1,0 +1,57 @@
+import { createClient, CrmApiError, etagOf, type CrmClient } from '@crm/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { listen } from '../helpers/mcp.js';
+
+/** The SDK's ETag helpers against the real server: etagOf, ifMatch on writes, getIfChanged. */
+describe('SDK optimistic concurrency', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let crm: CrmClient;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+    crm = createClient({ baseUrl: await listen(t), apiKey: s.key });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a lost update is refused: the second writer gets 412 with the current lead, tagged, and retries with its tag', async () => {
+    const created = await crm.leads.create({ name: 'Sdk Okapi' });
+    const mine = await crm.leads.get(created.id);
+    const theirs = await crm.leads.get(created.id);
+    expect(etagOf(mine)).toMatch(/^".+"$/);
+    expect(etagOf(created)).toBe(etagOf(mine));
+    expect(JSON.stringify(mine)).not.toContain('crm-sdk');
+
+    const first = await crm.leads.update(mine.id, { company: 'Zoo' }, { ifMatch: etagOf(mine) });
+    const refused = await crm.leads.update(theirs.id, { title: 'Keeper' }, { ifMatch: etagOf(theirs) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CrmApiError);
+    const error = refused as CrmApiError;
+    expect(error).toMatchObject({ status: 412, code: 'PRECONDITION_FAILED' });
+    const current = error.data!.lead as typeof first;
+    expect(current).toEqual(first);
+    expect(etagOf(current)).toBe(etagOf(first));
+    const merged = await crm.leads.update(theirs.id, { title: 'Keeper' }, { ifMatch: etagOf(current) });
+    expect(merged).toMatchObject({ company: 'Zoo', title: 'Keeper' });
+  });
+
+  it('getIfChanged is undefined while the lead is unchanged, the new version after a change', async () => {
+    const lead = await crm.leads.create({ name: 'Sdk Quokka' });
+    expect(await crm.leads.getIfChanged(lead)).toBeUndefined();
+    await crm.leads.update(lead.id, { status: 'CONTACTED' });
+    expect(await crm.leads.getIfChanged(lead)).toMatchObject({ id: lead.id, status: 'CONTACTED' });
+  });
+
+  it('delete and restore honour ifMatch', async () => {
+    const deal = await crm.deals.create({ name: 'Sdk Deal' });
+    const stale = etagOf(deal);
+    await crm.deals.update(deal.id, { stage: 'proposal' });
+    await expect(crm.deals.delete(deal.id, {}, { ifMatch: stale })).rejects.toMatchObject({ status: 412 });
+    const deleted = await crm.deals.delete(deal.id, {}, { ifMatch: etagOf(await crm.deals.get(deal.id)) });
+    expect(await crm.deals.restore(deal.id, { ifMatch: etagOf(deleted) })).toMatchObject({ id: deal.id, deletedAt: null });
+  });
+});

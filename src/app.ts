@@ -24,6 +24,7 @@ import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
+import { webhooksSection, WEBHOOK_EVENT_SCHEMA } from './modules/events/events.openapi.js';
 import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
@@ -99,7 +100,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     });
   }
   registerErrorHandling(app);
-  await registerOpenApi(app, { version: VERSION });
+  await registerOpenApi(app, { version: VERSION, webhookEvents: { schema: WEBHOOK_EVENT_SCHEMA, section: webhooksSection } });
   app.addSchema(Lead);
   app.addSchema(Pagination);
   app.addSchema(Account);

@@ -27,6 +27,7 @@ import { registerUserRoutes } from './modules/orgs/users.routes.js';
 import { User } from './modules/orgs/users.schemas.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
+import { webhooksSection, WEBHOOK_EVENT_SCHEMA } from './modules/events/events.openapi.js';
 import { registerObjectRoutes } from './modules/objects/objects.routes.js';
 import { ObjectRecord } from './modules/objects/records.schemas.js';
 import { registerRecordRoutes } from './modules/objects/records.routes.js';
@@ -103,7 +104,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   }
   registerErrorHandling(app);
   registerEntityTags(app);
-  await registerOpenApi(app, { version: VERSION });
+  await registerOpenApi(app, { version: VERSION, webhookEvents: { schema: WEBHOOK_EVENT_SCHEMA, section: webhooksSection } });
   app.addSchema(Lead);
   app.addSchema(Pagination);
   app.addSchema(Account);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ENCRYPTED_COLUMNS } from '../crypto/encrypted-columns.js';
+import { ENCRYPTED_COLUMNS } from '../modules/shared/encrypted-columns.js';
 import { reencryptColumns } from '../crypto/reencrypt.js';
 import { action } from './run.js';
 

@@ -4,7 +4,7 @@ export type ColumnRow = Readonly<Record<string, unknown>>;
 
 /**
  * One column holding values sealed by the field cipher. Each module declares its own (next to its store),
- * and src/crypto/encrypted-columns.ts lists them all: key rotation (`crm reencrypt`) re-encrypts exactly
+ * and src/modules/shared/encrypted-columns.ts lists them all: key rotation (`crm reencrypt`) re-encrypts exactly
  * what is listed, so a new encrypted column is one more entry there.
  */
 export interface EncryptedColumn {

@@ -1,6 +1,5 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import type { SwaggerTransformObject } from '@fastify/swagger';
-import { webhooksSection, WEBHOOK_EVENT_SCHEMA } from '../modules/events/events.openapi.js';
 import { exampleOf } from './openapi-examples.js';
 import { deriveOperationId } from './openapi-operation-ids.js';
 import { namedErrorOf, namedErrorResponses, RESPONSE_HEADERS, responseHeaders } from './openapi-responses.js';
@@ -67,20 +66,28 @@ function finishOperation(method: string, operation: Operation, doc: Pick<Documen
   }
 }
 
+/** The event bodies the document describes as its `webhooks` section, handed in by the module that owns them. */
+export interface WebhookEvents {
+  schema: Json;
+  section(schemaRef: string): Json;
+}
+
 /**
  * @fastify/swagger's `transformObject`, run once when the document is first built (then cached): shared
  * error responses and headers, response headers on every operation, and the webhook events.
  */
-export const finishDocument: SwaggerTransformObject = (input) => {
-  if (!('openapiObject' in input)) return input.swaggerObject;
-  const doc = input.openapiObject as unknown as Document;
-  const usedErrors = new Set<string>();
-  for (const operations of Object.values(doc.paths)) {
-    for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc, usedErrors);
-  }
-  doc.components.headers = { ...RESPONSE_HEADERS };
-  doc.components.responses = namedErrorResponses(usedErrors);
-  doc.components.schemas.WebhookEvent = WEBHOOK_EVENT_SCHEMA;
-  doc.webhooks = webhooksSection('#/components/schemas/WebhookEvent');
-  return input.openapiObject;
-};
+export const finishDocument =
+  (events: WebhookEvents): SwaggerTransformObject =>
+  (input) => {
+    if (!('openapiObject' in input)) return input.swaggerObject;
+    const doc = input.openapiObject as unknown as Document;
+    const usedErrors = new Set<string>();
+    for (const operations of Object.values(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) finishOperation(method, operation, doc, usedErrors);
+    }
+    doc.components.headers = { ...RESPONSE_HEADERS };
+    doc.components.responses = namedErrorResponses(usedErrors);
+    doc.components.schemas.WebhookEvent = events.schema;
+    doc.webhooks = events.section('#/components/schemas/WebhookEvent');
+    return input.openapiObject;
+  };

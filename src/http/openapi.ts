@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { finishDocument, withOperationId } from './openapi-document.js';
+import { finishDocument, withOperationId, type WebhookEvents } from './openapi-document.js';
 import { addErrorResponses } from './openapi-responses.js';
 import { ErrorEnvelope } from './schemas.js';
 import { docsPageCsp } from './security-headers.js';
 
 export const API_PREFIX = '/api/public/v1';
 
-export async function registerOpenApi(app: FastifyInstance, opts: { version: string }): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, opts: { version: string; webhookEvents: WebhookEvents }): Promise<void> {
   app.addSchema(ErrorEnvelope);
   app.addHook('onRoute', addErrorResponses);
   await app.register(swagger, {
@@ -48,7 +48,7 @@ export async function registerOpenApi(app: FastifyInstance, opts: { version: str
       ],
     },
     transform: withOperationId(API_PREFIX),
-    transformObject: finishDocument,
+    transformObject: finishDocument(opts.webhookEvents),
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, {

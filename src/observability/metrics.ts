@@ -2,9 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../http/rate-limit.js';
 import type { OutboxProbe, Undispatched } from '../modules/events/outbox-lag.js';
-
-/** Outcomes of one webhook delivery attempt, as the dispatcher reports them. */
-export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
+import type { DeliveryOutcome } from '../modules/webhooks/dispatcher.outcome.js';
 
 /**
  * The process's Prometheus metrics. One registry per AppContext (not prom-client's global one), so several

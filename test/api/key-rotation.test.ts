@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENCRYPTED_COLUMNS } from '../../src/crypto/encrypted-columns.js';
+import { ENCRYPTED_COLUMNS } from '../../src/modules/shared/encrypted-columns.js';
 import { keyIdOf } from '../../src/crypto/field-cipher.js';
 import { reencryptColumns } from '../../src/crypto/reencrypt.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';

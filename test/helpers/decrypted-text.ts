@@ -1,9 +1,9 @@
-import { ENCRYPTED_COLUMNS } from '../../src/crypto/encrypted-columns.js';
+import { ENCRYPTED_COLUMNS } from '../../src/modules/shared/encrypted-columns.js';
 import type { TestApp } from './test-app.js';
 
 /**
  * Every value still sealed in the database, decrypted with the current key ring: what the ciphertexts left
- * would give anyone holding the keys. Each column is read as key rotation reads it (crypto/encrypted-columns.ts).
+ * would give anyone holding the keys. Each column is read as key rotation reads it (modules/shared/encrypted-columns.ts).
  */
 export async function decryptedText(t: TestApp): Promise<string> {
   const db = t.ctx.database.db;

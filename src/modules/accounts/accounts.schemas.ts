@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
+import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
 

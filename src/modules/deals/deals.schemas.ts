@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
+import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 
 const AMOUNT_RULES =
   'Exact decimal, ≥ 0, at most 15 integer digits and 4 decimals; returned as a decimal string, never a float. ' +

@@ -3,11 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
-import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { deleteLead, getLead, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
-import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 
 const tags = ['Leads'];

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
+import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requirePrincipal } from '../../http/auth.js';
-import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { errorResponse } from '../../http/openapi-responses.js';
 import { CreateObjectBody, ListObjectsQuery, ObjectEnvelope, ObjectListEnvelope, SlugParams, UpdateObjectBody } from './objects.schemas.js';

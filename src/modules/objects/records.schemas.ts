@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
+import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 
 /*
  * Record bodies are checked against the object's definition by the service, not here, so that one 400 lists

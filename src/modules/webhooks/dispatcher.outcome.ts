@@ -23,6 +23,9 @@ export type DeliveryDecision =
   | { status: 'PENDING'; dueAt: string; error: string | null }
   | { status: 'FAILED'; dueAt: null; error: string };
 
+/** Outcomes of one webhook delivery attempt, as the dispatcher reports them to the metrics. */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed';
+
 /** healthy: a 2xx; failing: any other result; gone: a 410, which disables the endpoint at once. */
 export type EndpointSignal = 'healthy' | 'failing' | 'gone';
 

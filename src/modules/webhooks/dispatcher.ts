@@ -24,11 +24,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent } from 'undici';
 import type { AppContext } from '../../context.js';
-import type { DeliveryOutcome } from '../../observability/metrics.js';
 import { runAttempt, type AttemptDeps } from './dispatcher.attempt.js';
 import { EndpointLanes, type AttemptEnd } from './dispatcher.lanes.js';
 import { resolveOptions, type DispatcherLogger, type DispatcherOptions, type ResolvedOptions } from './dispatcher.options.js';
-import type { DeliveryDecision } from './dispatcher.outcome.js';
+import type { DeliveryDecision, DeliveryOutcome } from './dispatcher.outcome.js';
 import { endpointsWithDueDeliveries, type Job, type Lease } from './dispatcher.store.js';
 import { catchUpBatch, claimDue, fanOutBatch, type Sending } from './dispatcher.work.js';
 import { OutcomeWriter } from './dispatcher.writer.js';

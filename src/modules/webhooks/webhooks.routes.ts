@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
-import { createdReply, IdempotencyHeaders } from '../../http/idempotent-route.js';
+import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { runIdempotent } from '../idempotency/idempotency.service.js';

@@ -1,15 +1,15 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
-import type { Executor } from '../db/database.js';
-import { inTransaction } from '../db/transaction.js';
-import type { Scope } from '../modules/orgs/principal.js';
-import type { Caller } from '../modules/shared/caller.js';
-import type { WriteOptions } from '../modules/shared/precondition.js';
-import { callerOf } from './auth.js';
-import { ifMatchOf } from './entity-tags.js';
-import { Nullable, ok, Timestamp } from './schemas.js';
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { Scope } from '../orgs/principal.js';
+import type { Caller } from './caller.js';
+import type { WriteOptions } from './precondition.js';
+import { callerOf } from '../../http/auth.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
+import { Nullable, ok, Timestamp } from '../../http/schemas.js';
 
 /** What a resource hands over to get its DELETE and restore routes: paths, schemas and the service calls. */
 export interface TrashRouteSpec<P> {

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../context.js';
-import type { DB } from '../db/schema.js';
-import { runIdempotent } from '../modules/idempotency/idempotency.service.js';
-import { requirePrincipal } from './auth.js';
+import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import { runIdempotent } from './idempotency.service.js';
+import { requirePrincipal } from '../../http/auth.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,0 +1,82 @@
+import { CrmApiError } from '@crm/sdk';
+
+/** The objects mirrored here, by the name events give them (`data.object`), with the SDK resource of each. */
+const KINDS = { lead: 'leads', account: 'accounts', deal: 'deals' };
+
+/** How many applied event ids to remember: a re-read after a crash repeats at most one page of the feed. */
+const REMEMBERED_EVENTS = 5_000;
+
+/**
+ * Keeps a copy of an organization's leads, accounts and deals in step with the CRM, as docs/sync.md describes:
+ * note where the change feed ends, load every list with cursor pages, then follow the feed from that point,
+ * acting on each event once (dedupe by id) by fetching the item's current state (a 404 means it is gone:
+ * deleted, purged or erased). Changes made while the lists load appear in the feed too, so none falls between.
+ *
+ * `state` is the plain object to persist (JSON): `{ cursor, items: { leads, accounts, deals }, applied }`;
+ * `save(state)` is called after each applied page, so a restart re-reads at most one page.
+ */
+export function createMirror({ client, state = emptyState(), save = async () => {} }) {
+  const applied = new Set(state.applied);
+
+  /** The cursor at the feed's current end: where following starts once the lists are loaded. */
+  async function feedEnd() {
+    let cursor;
+    for (;;) {
+      const page = await client.events.list({ limit: 1000, ...(cursor && { after: cursor }) });
+      cursor = page.nextCursor;
+      if (page.events.length === 0) return cursor;
+    }
+  }
+
+  /** The item's current state into the copy, or its removal when it is gone (deleted, purged, erased). */
+  async function refresh(resource, id) {
+    try {
+      state.items[resource][id] = await client[resource].get(id);
+    } catch (err) {
+      if (!(err instanceof CrmApiError && err.status === 404)) throw err;
+      delete state.items[resource][id];
+    }
+  }
+
+  /** A page of events: each item they name is fetched once, however many of its events the page holds. */
+  async function applyPage(events) {
+    const fresh = events.filter((e) => KINDS[e.data.object] && !applied.has(e.id));
+    const items = new Map(fresh.map((e) => [`${e.data.object}:${e.data.id}`, e.data]));
+    for (const { object, id } of items.values()) await refresh(KINDS[object], id);
+    for (const e of fresh) applied.add(e.id);
+    for (const id of applied) {
+      if (applied.size <= REMEMBERED_EVENTS) break;
+      applied.delete(id);
+    }
+    return fresh.length;
+  }
+
+  return {
+    state,
+    /** First run: the feed's end, then every live item of every list (cursor pages: no repeats, no skips). */
+    async load() {
+      state.cursor = await feedEnd();
+      for (const resource of Object.values(KINDS)) {
+        state.items[resource] = {};
+        for await (const item of client[resource].iterate({ limit: 100 })) state.items[resource][item.id] = item;
+      }
+      await save(state);
+    },
+    /** Applies every event after the stored cursor, a page at a time; resolves with how many it applied. */
+    async follow() {
+      let count = 0;
+      for (;;) {
+        const page = await client.events.list({ after: state.cursor, limit: 1000 });
+        count += await applyPage(page.events);
+        state.cursor = page.nextCursor;
+        state.applied = [...applied];
+        await save(state);
+        if (page.events.length === 0) return count;
+      }
+    },
+  };
+}
+
+export function emptyState() {
+  return { cursor: null, items: { leads: {}, accounts: {}, deals: {} }, applied: [] };
+}

@@ -14,6 +14,8 @@ const REMEMBERED_EVENTS = 5_000;
  *
  * `state` is the plain object to persist (JSON): `{ cursor, items: { leads, accounts, deals }, applied }`;
  * `save(state)` is called after each applied page, so a restart re-reads at most one page.
+ *
+ * @param {{ client: import('@crm/sdk').CrmClient, state?: ReturnType<typeof emptyState>, save?: (state: ReturnType<typeof emptyState>) => Promise<void> }} options
  */
 export function createMirror({ client, state = emptyState(), save = async () => {} }) {
   const applied = new Set(state.applied);
@@ -77,6 +79,7 @@ export function createMirror({ client, state = emptyState(), save = async () => 
   };
 }
 
+/** @returns {{ cursor: string | null, items: Record<'leads' | 'accounts' | 'deals', Record<string, unknown>>, applied: string[] }} */
 export function emptyState() {
   return { cursor: null, items: { leads: {}, accounts: {}, deals: {} }, applied: [] };
 }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, fieldError, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+import { addConsoleUser, fieldError, get, openConsole, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -11,9 +11,7 @@ let admin: ConsoleSession;
 const clock = new ManualClock('2026-03-02T09:00:00.000Z');
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
-  a = await seedOrg(t.ctx, { timezone: 'Europe/Paris' });
-  admin = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { admin: true, name: 'Ada Admin' }));
+  ({ t, a, s: admin } = await openConsole({ admin: true, name: 'Ada Admin' }, { app: { clock }, timezone: 'Europe/Paris' }));
 });
 afterAll(() => t.close());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, fieldError, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+import { addConsoleUser, fieldError, get, openConsole, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -11,9 +11,7 @@ let s: ConsoleSession;
 let accountId: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  a = await seedOrg(t.ctx);
-  s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Dana Deals' }));
+  ({ t, a, s } = await openConsole({ name: 'Dana Deals' }));
   accountId = (await call(t.app, 'POST', '/accounts', { auth: a.auth, body: { name: 'Babbage & Co' } })).body.data.account.id;
 });
 afterAll(() => t.close());

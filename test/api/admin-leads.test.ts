@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, fieldError, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+import { addConsoleUser, fieldError, get, openConsole, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
 let t: TestApp;
 let a: Seeded;
 let s: ConsoleSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  a = await seedOrg(t.ctx);
-  s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Clara Console' }));
+  ({ t, a, s } = await openConsole({ name: 'Clara Console' }));
 });
 afterAll(() => t.close());
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/test-app.js';
+import type { Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, fieldError, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+import { addConsoleUser, fieldError, get, openConsole, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
 /** Configuration › Privacy: an administrator erases a person after confirming, sees the receipt and the past erasures. */
 let t: TestApp;
@@ -11,9 +11,7 @@ let admin: ConsoleSession;
 let member: ConsoleSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  a = await seedOrg(t.ctx);
-  admin = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { admin: true, name: 'Ada Admin' }));
+  ({ t, a, s: admin } = await openConsole({ admin: true, name: 'Ada Admin' }));
   member = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Max Member' }));
 });
 afterAll(() => t.close());

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
+import type { TestApp } from '../helpers/test-app.js';
+import type { Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, get, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
+import { get, openConsole, submit, type ConsoleSession } from '../helpers/admin.js';
 
 /** The console's Delete button, Trash pages and Restore, for every trashable resource. */
 let t: TestApp;
@@ -10,9 +10,7 @@ let a: Seeded;
 let s: ConsoleSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  a = await seedOrg(t.ctx);
-  s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Tess Trash' }));
+  ({ t, a, s } = await openConsole({ name: 'Tess Trash' }));
   await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'gizmos', name: 'Gizmos', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
 });
 afterAll(() => t.close());

@@ -156,14 +156,17 @@ describe('SDK client against the API', () => {
     await expect(client.me.get()).rejects.toBeInstanceOf(CrmConnectionError);
   });
 
-  // privacy.erase / export / listErasures (docs/privacy.md)
+  // privacy.erase / export / erasures (docs/privacy.md)
   it('privacy: exports, erases and lists erasures', async () => {
     const lead = await crm.leads.create({ name: 'Sdk Subject', email: 'sdk.subject@example.com' });
     const file = await crm.privacy.export({ email: 'sdk.subject@example.com' });
     expect(file.leads.map((l) => l.id)).toEqual([lead.id]);
     const erasure = await crm.privacy.erase({ email: 'sdk.subject@example.com', reason: 'sdk test' });
     expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 1, accounts: 0, records: 0 } });
-    expect((await crm.privacy.listErasures()).erasures.map((e) => e.id)).toEqual([erasure.id]);
+    expect((await crm.privacy.erasures.list()).erasures.map((e) => e.id)).toEqual([erasure.id]);
+    const iterated = [];
+    for await (const past of crm.privacy.erasures.iterate()) iterated.push(past.id);
+    expect(iterated).toEqual([erasure.id]);
     expect((await crm.privacy.export({ email: 'sdk.subject@example.com' })).leads).toEqual([]);
   });
 

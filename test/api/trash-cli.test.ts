@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { crm, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
+import { crmJson, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
 
 /** `crm trash purge [--org O]`: the expired-trash purge run by hand, against the same database. */
 let t: TestApp;
@@ -20,11 +20,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function run(args: string[]) {
-  const p = crm([...args, '--json'], env);
-  const { code } = await p.exited;
-  return { code, out: p.output(), json: () => JSON.parse(p.output().trim().split('\n').at(-1)!) };
-}
+const run = (args: string[]) => crmJson(args, env);
 
 async function trashedLead(org: Seeded): Promise<string> {
   const id = (await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Old Trash' } })).body.data.lead.id as string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg } from '../helpers/seed.js';
-import { crm, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
+import { crmJson, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
 import { listWebhooks } from '../../src/modules/webhooks/webhooks.service.js';
 
 let t: TestApp;
@@ -16,11 +16,7 @@ afterAll(async () => {
   await t.close();
 });
 
-async function run(args: string[]) {
-  const p = crm([...args, '--json'], env);
-  const { code } = await p.exited;
-  return { code, out: p.output() };
-}
+const run = (args: string[]) => crmJson(args, env);
 
 describe('crm webhook', () => {
   it('create → {id, secret}; list; delete', async () => {

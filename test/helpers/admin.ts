@@ -4,6 +4,8 @@ import type { AppContext } from '../../src/context.js';
 import { hashPassword } from '../../src/crypto/password.js';
 import { createUser } from '../../src/modules/orgs/orgs.service.js';
 import { setUserPassword } from '../../src/modules/orgs/users.store.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
+import { seedOrg, type Seeded } from './seed.js';
 
 /** A signed-in console browser, reduced to what a test needs: its cookie and the page's CSRF token. */
 export interface ConsoleSession {
@@ -34,6 +36,14 @@ export async function addConsoleUser(ctx: AppContext, orgId: string, opts: { adm
   const { id } = await createUser(ctx, { organizationId: orgId, email, name: opts.name ?? `Console user ${counter}`, admin: opts.admin ?? false });
   await setUserPassword(ctx.database.db, orgId, id, await (passwordHash ??= hashPassword(PASSWORD)), ctx.clock.now().toISOString());
   return { id, email, password: PASSWORD };
+}
+
+/** The set-up of a console test file: an app, an organization with an API key, and one console user signed in. */
+export async function openConsole(user: { name: string; admin?: boolean }, opts: { app?: TestAppOptions; timezone?: string } = {}): Promise<{ t: TestApp; a: Seeded; s: ConsoleSession }> {
+  const t = await buildTestApp(opts.app);
+  const a = await seedOrg(t.ctx, opts.timezone ? { timezone: opts.timezone } : {});
+  const s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, user));
+  return { t, a, s };
 }
 
 export function csrfOf(body: string): string {

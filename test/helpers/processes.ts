@@ -35,6 +35,13 @@ export function killSpawned(): void {
   children.clear();
 }
 
+/** `crm <args> --json` in its own process, awaited: its exit status, everything it printed, and its last line parsed. */
+export async function crmJson(args: string[], env: Record<string, string>) {
+  const p = crm([...args, '--json'], env);
+  const { code } = await p.exited;
+  return { code, out: p.output(), json: () => JSON.parse(p.output().trim().split('\n').at(-1)!) };
+}
+
 /** `crm <args>` (the run's build, see build-global-setup.ts) in its own process. */
 export function crm(args: string[], env: Record<string, string>): Spawned {
   const proc = spawn(process.execPath, [BUILT_CLI, ...args], {

@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { AppError, notFound } from '../errors.js';
+import { inTransaction } from '../db/transaction.js';
+import { AppError, notFound, validationFailed } from '../errors.js';
+import { validateValue } from '../http/validation.js';
 import { findOrganization } from '../modules/orgs/orgs.store.js';
-import { getDealStages, setDealStages } from '../modules/deals/stages.service.js';
-import type { DealStage } from '../modules/deals/stages.schemas.js';
-import { action } from './run.js';
+import { getDealStages } from '../modules/deals/stages.service.js';
+import { PutDealStagesBody, type DealStage } from '../modules/deals/stages.schemas.js';
+import { putDealStages } from '../modules/deals/stage-moves.service.js';
+import { action, CLI_ACTOR } from './run.js';
 
 const describe = (stages: DealStage[]) => stages.map((s, i) => `${i + 1}. ${s.key}  ${s.label}  (${s.kind})`).join('\n');
 
@@ -20,11 +23,16 @@ export function registerDealCommands(program: Command): void {
   const stages = program.command('stages').description('Deal stages of an organization');
   stages
     .command('set')
-    .description('Replace the deal stages of an organization from a JSON file (refused while a removed stage still has deals)')
+    .description('Replace the deal stages of an organization from a JSON file, as PUT /deal-stages: a removed stage that deals are in needs a moveTo entry')
     .requiredOption('--org <id>', 'organization id')
-    .requiredOption('--file <path>', 'stages.json: {"stages": [{"key": "qualification", "label": "Qualification", "kind": "open"}, …]} in pipeline order')
+    .requiredOption('--file <path>', 'stages.json: {"stages": [{"key": "qualification", "label": "Qualification", "kind": "open"}, …], "moveTo"?: {"<removed>": "<kept>"}} in pipeline order')
     .action(action(async (ctx, out, opts: { org: string; file: string }) => {
-      const saved = await setDealStages(ctx, opts.org, readJson(opts.file));
+      const body = readJson(opts.file);
+      const errors = validateValue(PutDealStagesBody, body, 'stages');
+      if (errors.length) throw validationFailed(errors);
+      if (!(await findOrganization(ctx.database.db, opts.org))) throw notFound('Organization');
+      const caller = { organizationId: opts.org, actor: CLI_ACTOR };
+      const saved = await inTransaction(ctx, (trx) => putDealStages(ctx, trx, caller, body as PutDealStagesBody));
       out.print({ stages: saved }, `Saved ${saved.length} deal stage(s):\n${describe(saved)}`);
     }));
   stages

@@ -2,13 +2,9 @@ import type { Command } from 'commander';
 import { validationFailed } from '../errors.js';
 import { validateValue } from '../http/validation.js';
 import { requireOrganization } from '../modules/orgs/orgs.service.js';
-import type { Actor } from '../modules/orgs/principal.js';
 import { ErasureBody } from '../modules/privacy/privacy.schemas.js';
 import { eraseSubject } from '../modules/privacy/privacy.service.js';
-import { action } from './run.js';
-
-/** Who an erasure from the command line is recorded as (in its receipt and its *.erased events). */
-const CLI_ACTOR: Actor = { type: 'SYSTEM', id: 'cli', channel: 'API' };
+import { action, CLI_ACTOR } from './run.js';
 
 export function registerPrivacyCommands(program: Command): void {
   program

@@ -4,6 +4,10 @@ import type { Command } from 'commander';
 import { loadConfig, loadDatabaseConfig, type Config } from '../config.js';
 import { closeContext, createContext, type AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import type { Actor } from '../modules/orgs/principal.js';
+
+/** Who a change made from the command line is recorded as (an erasure's receipt, events: *.erased, deal.stage_changed). */
+export const CLI_ACTOR: Actor = { type: 'SYSTEM', id: 'cli', channel: 'API' };
 
 export interface Output {
   json: boolean;

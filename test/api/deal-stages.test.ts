@@ -160,6 +160,19 @@ describe('crm stages set (process)', () => {
       expect(JSON.parse(ok.stdout)).toEqual({ stages: PIPELINE });
       expect((await call(t.app, 'GET', '/deal-stages', { auth: o.auth })).body.data.stages).toEqual(PIPELINE);
 
+      const deal = (await call(t.app, 'POST', '/deals', { auth: o.auth, body: { name: 'In demo', stage: 'demo' } })).body.data.deal;
+      const withoutDemo = PIPELINE.filter((st) => st.key !== 'demo');
+      writeFileSync(file, JSON.stringify({ stages: withoutDemo }));
+      const inUse = await run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
+      expect(inUse.code).toBe(1);
+      expect(JSON.parse(inUse.stdout)).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'moveTo.demo', code: 'in_use' }] });
+      writeFileSync(file, JSON.stringify({ stages: withoutDemo, moveTo: { demo: 'discovery' } }));
+      const moved = await run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
+      expect(moved.code, moved.stderr).toBe(0);
+      expect((await call(t.app, 'GET', `/deals/${deal.id}`, { auth: o.auth })).body.data.deal.stage).toBe('discovery');
+      const events = await listEvents(t.ctx.database.db, o.orgId, { objectId: deal.id });
+      expect(events.at(-1)).toMatchObject({ type: 'deal.stage_changed', data: { actor: { type: 'SYSTEM', id: 'cli', channel: 'API' } } });
+
       writeFileSync(file, JSON.stringify({ stages: [{ key: 'won', label: 'Won', kind: 'won' }] }));
       const bad = await run(['stages', 'set', '--org', o.orgId, '--file', file, '--json']);
       expect(bad.code).toBe(1);

@@ -1,6 +1,7 @@
 import { Core, type ClientOptions } from './core.js';
 import { accountsResource } from './resources/accounts.js';
 import { dealsResource } from './resources/deals.js';
+import { dealStagesResource } from './resources/deal-stages.js';
 import { eventsResource } from './resources/events.js';
 import { leadsResource } from './resources/leads.js';
 import { meResource } from './resources/me.js';
@@ -22,6 +23,8 @@ export function createClient(options: ClientOptions) {
     leads: leadsResource(core),
     accounts: accountsResource(core),
     deals: dealsResource(core),
+    /** The deal pipeline: `get()`, and `put(stages, { moveTo })` to replace it. */
+    dealStages: dealStagesResource(core),
     objects: objectsResource(core),
     /** The records of one custom object, by slug. */
     records: recordsResource(core),

@@ -7,6 +7,7 @@ export type { Lead, LeadCreate, LeadPage, LeadQuery, LeadUpdate } from './resour
 export type { Account, AccountCreate, AccountPage, AccountQuery, AccountUpdate } from './resources/accounts.js';
 export type { Deal, DealCreate, DealPage, DealQuery, DealStage, DealUpdate } from './resources/deals.js';
 export type { Me } from './resources/me.js';
+export type { DealStageMoves } from './resources/deal-stages.js';
 export type { User, UserPage, UserQuery } from './resources/users.js';
 export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQuery, CustomObjectUpdate } from './resources/objects.js';
 export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './resources/records.js';

@@ -9,7 +9,8 @@ import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateD
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from './deals.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
-import { DealStagesEnvelope } from './stages.schemas.js';
+import { DealStagesEnvelope, PutDealStagesBody } from './stages.schemas.js';
+import { putDealStages } from './stage-moves.service.js';
 import { getDealStages } from './stages.service.js';
 
 const tags = ['Deals'];
@@ -22,10 +23,28 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List the deal stages',
-      description: "The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set by an operator with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.",
+      description: "The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set with PUT /deal-stages, in the console or with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.",
       response: { 200: DealStagesEnvelope },
     },
     handler: async (request) => ok({ stages: await getDealStages(ctx.database.db, requirePrincipal(request).organization.id) }),
+  });
+
+  app.put('/deal-stages', {
+    config: { auth: { anyOf: ['objects:admin'] } },
+    schema: {
+      tags,
+      summary: 'Replace the deal stages',
+      description:
+        'The whole list, in pipeline order (the first is a new deal\'s default): unique keys, at least one `open` stage, at most 50. ' +
+        'A stage the list drops may still hold deals only if `moveTo` names the kept stage they move to: they move in the same transaction, each recording deal.stage_changed. ' +
+        'Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.',
+      body: PutDealStagesBody,
+      response: { 200: DealStagesEnvelope },
+    },
+    handler: async (request) => {
+      const caller = callerOf(request);
+      return ok({ stages: await inTransaction(ctx, (trx) => putDealStages(ctx, trx, caller, request.body)) });
+    },
   });
 
   app.get('/deals', {

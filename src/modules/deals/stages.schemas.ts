@@ -21,6 +21,25 @@ export const DealStagesDocument = Type.Object(
 );
 export type DealStagesDocument = Static<typeof DealStagesDocument>;
 
+const stageKey = (description: string) => Type.String({ pattern: STAGE_KEY_PATTERN, description });
+
+/** PUT /deal-stages: the new list, and where the deals of each removed stage go. */
+export const PutDealStagesBody = Type.Object(
+  {
+    stages: DealStagesDocument.properties.stages,
+    moveTo: Type.Optional(
+      Type.Record(stageKey('A stage the new list removes.'), stageKey('A stage of the new list.'), {
+        description: 'For each removed stage that deals are in: the kept stage they move to (each move records deal.stage_changed).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ stages: [{ key: 'discovery', label: 'Discovery', kind: 'open' }, { key: 'won', label: 'Won', kind: 'won' }, { key: 'lost', label: 'Lost', kind: 'lost' }], moveTo: { qualification: 'discovery', proposal: 'discovery', negotiation: 'discovery' } }],
+  },
+);
+export type PutDealStagesBody = Static<typeof PutDealStagesBody>;
+
 export const DealStagesEnvelope = Envelope(
   Type.Object({
     stages: Type.Array(Type.Ref(DealStage), {

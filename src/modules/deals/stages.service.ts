@@ -26,7 +26,8 @@ export function unknownStage(field: string, stages: readonly DealStage[]): Field
   return { field, code: 'invalid_value', message: `must be one of this organization's stages: ${stages.map((s) => s.key).join(', ')}` };
 }
 
-function checkDocument(input: unknown): DealStage[] {
+/** A stages document (`{stages}`, in pipeline order) checked whole: shape, unique keys, an open stage. */
+export function checkStagesDocument(input: unknown): DealStage[] {
   const shapeErrors = validateValue(DealStagesDocument, input, 'stages');
   if (shapeErrors.length) throw validationFailed(shapeErrors);
   const { stages } = input as DealStagesDocument;
@@ -43,26 +44,41 @@ function checkDocument(input: unknown): DealStage[] {
   return stages.map((s) => ({ key: s.key, label: s.label.trim(), kind: s.kind }));
 }
 
+export const dealCount = (n: number) => `${n} deal${n === 1 ? '' : 's'}`;
+
 /**
- * Replaces an organization's deal stages (order matters: the first is a new deal's default). Refuses, with
- * CONFLICT naming each stage and its deal count, to drop a stage that deals are still in.
+ * Inside the caller's transaction: locks the stage list against deal writes and answers, of the stages the new
+ * list drops, those live deals are still in (with their counts).
+ */
+export async function removedStagesInUse(ctx: Pick<AppContext, 'database'>, trx: Executor, organizationId: string, stages: readonly DealStage[]): Promise<[string, number][]> {
+  await lockStages(trx, ctx.database.dialect, organizationId, 'change');
+  const kept = new Set(stages.map((s) => s.key));
+  const removed = (await getDealStages(trx, organizationId)).map((s) => s.key).filter((key) => !kept.has(key));
+  return [...(await countDealsByStage(trx, organizationId, removed))].filter(([, n]) => n > 0);
+}
+
+/** The stage list replaced in the caller's transaction (order matters: the first is a new deal's default). */
+export async function saveDealStages(ctx: Pick<AppContext, 'clock'>, trx: Executor, organizationId: string, stages: DealStage[]): Promise<void> {
+  await saveStages(trx, organizationId, stages, ctx.clock.now().toISOString());
+}
+
+/**
+ * The console's and `crm stages set`'s replacement of an organization's deal stages. They have no way to say
+ * where deals go, so dropping a stage that deals are still in is a CONFLICT naming each stage and its count
+ * (PUT /deal-stages moves them instead: stage-moves.service.ts).
  */
 export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown): Promise<DealStage[]> {
-  const stages = checkDocument(input);
-  const { db, dialect } = ctx.database;
+  const stages = checkStagesDocument(input);
+  const { db } = ctx.database;
   if (!(await findOrganization(db, organizationId))) throw notFound('Organization');
   return db.transaction().execute(async (trx) => {
-    await lockStages(trx, dialect, organizationId, 'change');
-    const kept = new Set(stages.map((s) => s.key));
-    const removed = (await getDealStages(trx, organizationId)).map((s) => s.key).filter((key) => !kept.has(key));
-    const inUse = [...(await countDealsByStage(trx, organizationId, removed))].filter(([, n]) => n > 0);
+    const inUse = await removedStagesInUse(ctx, trx, organizationId, stages);
     if (inUse.length) {
-      const deals = (n: number) => `${n} deal${n === 1 ? '' : 's'}`;
-      const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${deals(n)}` }));
-      const list = inUse.map(([key, n]) => `${key} (${deals(n)})`).join(', ');
+      const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${dealCount(n)}` }));
+      const list = inUse.map(([key, n]) => `${key} (${dealCount(n)})`).join(', ');
       throw new AppError('CONFLICT', `Can't remove stages still used by deals: ${list}. Move those deals to another stage first.`, { errors });
     }
-    await saveStages(trx, organizationId, stages, ctx.clock.now().toISOString());
+    await saveDealStages(ctx, trx, organizationId, stages);
     return stages;
   });
 }

@@ -79,10 +79,14 @@ export interface paths {
         };
         /**
          * List the deal stages
-         * @description The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set by an operator with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.
+         * @description The organization's stages in pipeline order, each `{key, label, kind}` with kind open, won or lost. Set with PUT /deal-stages, in the console or with `crm stages set`; until then the default qualification, proposal, negotiation, won, lost.
          */
         get: operations["listDealStages"];
-        put?: never;
+        /**
+         * Replace the deal stages
+         * @description The whole list, in pipeline order (the first is a new deal's default): unique keys, at least one `open` stage, at most 50. A stage the list drops may still hold deals only if `moveTo` names the kept stage they move to: they move in the same transaction, each recording deal.stage_changed. Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.
+         */
+        put: operations["replaceDealStage"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2287,6 +2291,109 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    replaceDealStage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stages": [
+                 *         {
+                 *           "key": "discovery",
+                 *           "label": "Discovery",
+                 *           "kind": "open"
+                 *         },
+                 *         {
+                 *           "key": "won",
+                 *           "label": "Won",
+                 *           "kind": "won"
+                 *         },
+                 *         {
+                 *           "key": "lost",
+                 *           "label": "Lost",
+                 *           "kind": "lost"
+                 *         }
+                 *       ],
+                 *       "moveTo": {
+                 *         "qualification": "discovery",
+                 *         "proposal": "discovery",
+                 *         "negotiation": "discovery"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description For each removed stage that deals are in: the kept stage they move to (each move records deal.stage_changed). */
+                    moveTo?: {
+                        [key: string]: string;
+                    };
+                    stages: {
+                        /** @description Stable identifier used in `deal.stage`: lower-case letters, digits and _, starting with a letter, at most 50 characters. */
+                        key: string;
+                        /**
+                         * @description `open` while the deal is in progress; `won` or `lost` once it is closed.
+                         * @enum {string}
+                         */
+                        kind: "open" | "won" | "lost";
+                        /** @description Display name. */
+                        label: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The replaced stages. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "stages": [
+                     *           {
+                     *             "key": "string",
+                     *             "label": "string",
+                     *             "kind": "open"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description The organization's deal stages in pipeline order; the first is the default stage of a new deal. */
+                            stages: components["schemas"]["DealStage"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

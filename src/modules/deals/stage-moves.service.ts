@@ -1,0 +1,46 @@
+import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/database.js';
+import { validationFailed, type FieldError } from '../../errors.js';
+import type { Caller } from '../shared/caller.js';
+import { updateDeal } from './deals.service.js';
+import { liveDealIdsInStage } from './deals.store.js';
+import type { DealStage, PutDealStagesBody } from './stages.schemas.js';
+import { checkStagesDocument, dealCount, getDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
+
+type Ctx = Pick<AppContext, 'database' | 'clock'>;
+
+/** What is wrong with `moveTo` for this change: each entry must move a removed stage into a kept one. */
+function moveErrors(current: readonly DealStage[], stages: readonly DealStage[], moveTo: Record<string, string>, inUse: readonly [string, number][]): FieldError[] {
+  const kept = new Set(stages.map((s) => s.key));
+  const removed = new Set(current.map((s) => s.key).filter((key) => !kept.has(key)));
+  const errors: FieldError[] = [];
+  for (const [from, to] of Object.entries(moveTo)) {
+    if (!removed.has(from)) errors.push({ field: `moveTo.${from}`, code: 'invalid_value', message: `${from} is not a stage this change removes` });
+    else if (!kept.has(to)) errors.push({ field: `moveTo.${from}`, code: 'invalid_value', message: `must be one of the new stages: ${[...kept].join(', ')}` });
+  }
+  for (const [key, n] of inUse) {
+    if (!Object.hasOwn(moveTo, key)) {
+      errors.push({ field: `moveTo.${key}`, code: 'in_use', message: `stage ${key} is still used by ${dealCount(n)}: name the stage they move to in moveTo.${key}` });
+    }
+  }
+  return errors;
+}
+
+/**
+ * PUT /deal-stages, in the caller's transaction: replaces the list (the console's rules: shape, unique keys,
+ * an open stage, at most 50) and moves the live deals of each removed stage to the stage `moveTo` names, each
+ * with its deal.stage_changed. Removing a stage deals are in without a `moveTo` entry is a 400 naming it.
+ */
+export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, body: PutDealStagesBody): Promise<DealStage[]> {
+  const stages = checkStagesDocument({ stages: body.stages });
+  const moveTo = body.moveTo ?? {};
+  const organizationId = caller.organizationId;
+  const inUse = await removedStagesInUse(ctx, trx, organizationId, stages);
+  const errors = moveErrors(await getDealStages(trx, organizationId), stages, moveTo, inUse);
+  if (errors.length) throw validationFailed(errors);
+  await saveDealStages(ctx, trx, organizationId, stages);
+  for (const [from] of inUse) {
+    for (const id of await liveDealIdsInStage(trx, organizationId, from)) await updateDeal(ctx, trx, caller, id, { stage: moveTo[from]! });
+  }
+  return stages;
+}

@@ -20,6 +20,7 @@ import { deletePendingReminder, deleteReminder, organizationTimezone } from './r
 import { recordContactIndexes } from './record-contacts.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { own } from '../../lib/own.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 /** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
@@ -44,7 +45,7 @@ export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, or
 export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
   const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
   for (const field of object.definition.fields) {
-    const stored = r.data[field.key];
+    const stored = own(r.data, field.key);
     if (stored === undefined) view[field.key] = null;
     else if (isContactField(field)) view[field.key] = ctx.cipher.decrypt(String(stored), aad(r.id, field.key));
     else view[field.key] = presentFieldValue(field, stored);
@@ -70,11 +71,11 @@ function applyValues(ctx: Pick<Ctx, 'cipher'>, definition: Definition, recordId:
 /** The columns derived from the data: the search text and the due date (neither is ever a contact field). */
 function derived(definition: Definition, data: Record<string, StoredValue>) {
   const texts = definition.fields.filter(isSearchableField).flatMap((f) => {
-    const v = data[f.key];
+    const v = own(data, f.key);
     return typeof v === 'string' ? [v] : [];
   });
   const due = dueField(definition);
-  const dueValue = due ? data[due.key] : undefined;
+  const dueValue = due ? own(data, due.key) : undefined;
   return { searchText: buildSearchText(texts), dueDate: typeof dueValue === 'string' ? dueValue : null };
 }
 
@@ -175,7 +176,7 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, ctx.database.dialect, object, current, next);
-  if (contactKeys(object).some((key) => key in otherChanges.after)) {
+  if (contactKeys(object).some((key) => Object.hasOwn(otherChanges.after, key))) {
     await replaceRecordContacts(trx, caller.organizationId, id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, after));
   }
   if (next.dueDate !== current.dueDate) {

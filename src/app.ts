@@ -21,6 +21,8 @@ import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
+import { Note } from './modules/notes/notes.schemas.js';
+import { registerNoteRoutes } from './modules/notes/notes.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
@@ -111,6 +113,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(WebhookDelivery);
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
+  app.addSchema(Note);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -132,6 +135,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerWebhookRoutes(api, ctx);
       registerFeedRoutes(api, ctx);
       registerPrivacyRoutes(api, ctx);
+      registerNoteRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -6,6 +6,7 @@ import { RECORD_ENCRYPTED_COLUMNS } from '../modules/objects/records.encryption.
 import { LEAD_ENCRYPTED_COLUMNS } from '../modules/leads/leads.store.js';
 import { WEBHOOK_ENCRYPTED_COLUMNS } from '../modules/webhooks/webhook-secrets.js';
 import { USER_ENCRYPTED_COLUMNS } from '../modules/orgs/users.store.js';
+import { NOTE_ENCRYPTED_COLUMNS } from '../modules/notes/notes.store.js';
 
 /** Every column sealed by the field cipher, as each module declares it: one line per module. */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
@@ -16,4 +17,5 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   ...RECORD_ENCRYPTED_COLUMNS,
   ...IDEMPOTENCY_ENCRYPTED_COLUMNS,
   ...WEBHOOK_ENCRYPTED_COLUMNS,
+  ...NOTE_ENCRYPTED_COLUMNS,
 ];

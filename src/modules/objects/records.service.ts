@@ -113,7 +113,7 @@ export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   const now = ctx.clock.now();
   const [stored] = await insertRecords(trx, ctx.database.dialect, object, [buildNewRecord(ctx, object, input, now)]);
   if (stored!.dueDate !== null) {
-    await planReminder(trx, { recordId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+    await planReminder(trx, { kind: 'record', itemId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = toRecordView(ctx, object, stored!);
   const contacts = recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, view);
@@ -180,7 +180,7 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
     await replaceRecordContacts(trx, caller.organizationId, id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, after));
   }
   if (next.dueDate !== current.dueDate) {
-    await planReminder(trx, { recordId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+    await planReminder(trx, { kind: 'record', itemId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = { ...after, updatedAt: next.updatedAt };
   if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
@@ -202,7 +202,7 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
     async restored(db, r) {
       if (r.dueDate === null) return r;
       const timezone = await organizationTimezone(db, ctx.database.dialect, caller.organizationId);
-      await planReminder(db, { recordId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
+      await planReminder(db, { kind: 'record', itemId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
       return r;
     },
   };

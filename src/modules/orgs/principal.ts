@@ -8,6 +8,10 @@ export const SCOPES = [
   'records:read',
   'records:write',
   'objects:admin',
+  'notes:read',
+  'notes:write',
+  'tasks:read',
+  'tasks:write',
   'webhooks:read',
   'webhooks:write',
   // Erasure and subject export (docs/privacy.md): granted only by name, never implied by another scope.

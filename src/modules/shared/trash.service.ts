@@ -13,8 +13,8 @@ import { removeRecordDependents } from '../objects/records.purge.js';
  * present one of its items; the rules (404s, retention, events) are written once, here.
  */
 
-export type TrashObject = 'lead' | 'account' | 'deal' | 'record';
-export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records' };
+export type TrashObject = 'lead' | 'account' | 'deal' | 'record' | 'note' | 'task';
+export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records', note: 'notes', task: 'tasks' };
 
 type Ctx = Pick<AppContext, 'clock' | 'config' | 'database'>;
 export type Trashed<V> = V & { deletedAt: string | null };

@@ -23,6 +23,8 @@ import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { Note } from './modules/notes/notes.schemas.js';
 import { registerNoteRoutes } from './modules/notes/notes.routes.js';
+import { Task } from './modules/tasks/tasks.schemas.js';
+import { registerTaskRoutes } from './modules/tasks/tasks.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
@@ -114,6 +116,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
   app.addSchema(Note);
+  app.addSchema(Task);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -136,6 +139,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerFeedRoutes(api, ctx);
       registerPrivacyRoutes(api, ctx);
       registerNoteRoutes(api, ctx);
+      registerTaskRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

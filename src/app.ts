@@ -25,6 +25,7 @@ import { Note } from './modules/notes/notes.schemas.js';
 import { registerNoteRoutes } from './modules/notes/notes.routes.js';
 import { Task } from './modules/tasks/tasks.schemas.js';
 import { registerTaskRoutes } from './modules/tasks/tasks.routes.js';
+import { registerTimelineRoutes } from './modules/timeline/timeline.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { CustomObject } from './modules/objects/objects.schemas.js';
 import { OPENAPI_DOCUMENT_CONFIG, openApiDocumentHandler } from './modules/objects/objects.openapi.js';
@@ -140,6 +141,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerPrivacyRoutes(api, ctx);
       registerNoteRoutes(api, ctx);
       registerTaskRoutes(api, ctx);
+      registerTimelineRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -42,19 +42,23 @@ function present(ctx: Ctx, r: SourceRow): TimelineEntry {
 }
 
 /**
- * GET …/{id}/timeline: the live item's events (those still retained), notes and tasks, newest first. Each
+ * The live item's events (those still retained) and, among `sources`, its notes and tasks, newest first. Each
  * source reads at most one page past the cursor from its index, so a page costs the same at any depth.
  */
-export async function readTimeline(ctx: Ctx, principal: Principal, target: ItemTarget, query: TimelineQuery) {
+export async function itemTimeline(ctx: Ctx, organizationId: string, target: ItemTarget, sources: readonly EntryType[], query: TimelineQuery) {
   const after = query.after === undefined ? null : decode(query.after);
   const limit = query.limit ?? 25;
   const db = ctx.database.db;
-  const organizationId = principal.organization.id;
   if (!(await isLiveItem(db, organizationId, target))) throw notFound(target.object[0]!.toUpperCase() + target.object.slice(1));
-  const pages = await Promise.all(timelineSources(principal).map((type) => sourcePage(db, type, organizationId, target.id, after, limit + 1)));
+  const pages = await Promise.all(sources.map((type) => sourcePage(db, type, organizationId, target.id, after, limit + 1)));
   const merged = pages.flat().sort(newerFirst);
   const shown = merged.slice(0, limit);
   const last = shown.at(-1);
   const nextCursor = merged.length > limit && last ? encode({ at: last.at, rank: RANK_OF[last.type], seq: last.seq }) : null;
   return { timeline: shown.map((r) => present(ctx, r)), pagination: { limit, nextCursor } };
+}
+
+/** GET …/{id}/timeline: the item's timeline with the sources the key may read. */
+export function readTimeline(ctx: Ctx, principal: Principal, target: ItemTarget, query: TimelineQuery) {
+  return itemTimeline(ctx, principal.organization.id, target, timelineSources(principal), query);
 }

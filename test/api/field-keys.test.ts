@@ -9,6 +9,7 @@ import { importCsv } from '../../src/modules/import/csv-import.js';
 import { recordImportAdapter } from '../../src/modules/objects/records.import.js';
 import { insertObject } from '../../src/modules/objects/objects.store.js';
 import { newId } from '../../src/lib/ids.js';
+import type { Field } from '../../src/modules/objects/definition.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -71,6 +72,12 @@ describe('camelCase field keys', () => {
   });
 });
 
+/** An object as stored before prototype names were refused (written past the API's checks). */
+async function insertLegacyObject(slug: string, fields: Field[]) {
+  const now = new Date().toISOString();
+  await insertObject(t.ctx.database.db, { id: newId(), organizationId: a.orgId, slug, name: slug, definition: { fields, stages: [] }, createdAt: now, updatedAt: now });
+}
+
 describe('names every JavaScript object has', () => {
   it('constructor, toString, valueOf and hasOwnProperty are refused as keys, each with a clear message', async () => {
     const res = await call(t.app, 'POST', '/objects', {
@@ -83,16 +90,7 @@ describe('names every JavaScript object has', () => {
   });
 
   it('an object defined before the rule with a required field "constructor" keeps it, and the field is enforced', async () => {
-    const now = new Date().toISOString();
-    await insertObject(t.ctx.database.db, {
-      id: newId(),
-      organizationId: a.orgId,
-      slug: 'legacy',
-      name: 'Legacy',
-      definition: { fields: [{ key: 'constructor', label: 'Builder', type: 'text', required: true }], stages: [] },
-      createdAt: now,
-      updatedAt: now,
-    });
+    await insertLegacyObject('legacy', [{ key: 'constructor', label: 'Builder', type: 'text', required: true }]);
     const errors = expectError(await call(t.app, 'POST', '/objects/legacy/records', { auth: a.auth, body: {} }), 400, 'VALIDATION_FAILED');
     expect(errors).toEqual([{ field: 'constructor', code: 'required', message: 'is required' }]);
     const created = await call(t.app, 'POST', '/objects/legacy/records', { auth: a.auth, body: { constructor: 'Bob' } });
@@ -107,16 +105,7 @@ describe('names every JavaScript object has', () => {
   });
 
   it('an optional prototype-named field left unset reads as null, not as a function', async () => {
-    const now = new Date().toISOString();
-    await insertObject(t.ctx.database.db, {
-      id: newId(),
-      organizationId: a.orgId,
-      slug: 'legacy2',
-      name: 'Legacy 2',
-      definition: { fields: [{ key: 'title', label: 'Title', type: 'text', required: false }, { key: 'constructor', label: 'Builder', type: 'text', required: false }], stages: [] },
-      createdAt: now,
-      updatedAt: now,
-    });
+    await insertLegacyObject('legacy2', [{ key: 'title', label: 'Title', type: 'text', required: false }, { key: 'constructor', label: 'Builder', type: 'text', required: false }]);
     const created = await call(t.app, 'POST', '/objects/legacy2/records', { auth: a.auth, body: { title: 'x' } });
     expect(created.status).toBe(201);
     expect(created.body.data.record.constructor).toBeNull();

@@ -89,6 +89,20 @@ describe('GET, PATCH, DELETE /notes', () => {
     expect(types).toEqual(['note.created', 'note.created', 'note.updated', 'note.deleted', 'note.restored', 'note.purged']);
   });
 
+  it('the change feed shows note.* to notes:read and task.* to tasks:read, each without the other resources', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Fed' } })).body.data.lead.id;
+    await addNote(a, { target: { object: 'lead', id: lead }, body: 'fed' });
+    await call(t.app, 'POST', '/tasks', { auth: a.auth, body: { title: 'fed' } });
+    const typesFor = async (scopes: Parameters<typeof addKey>[2]) => {
+      const key = await addKey(t.ctx, a.orgId, scopes);
+      return new Set((await call(t.app, 'GET', '/events?limit=1000', { auth: key.auth })).body.data.events.map((e: { type: string }) => e.type.split('.')[0]));
+    };
+    expect(await typesFor(['notes:read'])).toEqual(new Set(['note']));
+    expect(await typesFor(['tasks:read'])).toEqual(new Set(['task']));
+    const leadsOnly = await addKey(t.ctx, a.orgId, ['leads:read']);
+    expectError(await call(t.app, 'GET', '/events?types=note.created', { auth: leadsOnly.auth }), 403, 'INSUFFICIENT_SCOPE');
+  });
+
   it('is confined to the organization and to the notes scopes', async () => {
     const note = (await addNote(a, { target: { object: 'lead', id: leadId }, body: 'mine' })).body.data.note;
     expectError(await call(t.app, 'GET', `/notes/${note.id}`, { auth: b.auth }), 404, 'NOT_FOUND');

@@ -22,6 +22,11 @@ import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
+import { Note } from './modules/notes/notes.schemas.js';
+import { registerNoteRoutes } from './modules/notes/notes.routes.js';
+import { Task } from './modules/tasks/tasks.schemas.js';
+import { registerTaskRoutes } from './modules/tasks/tasks.routes.js';
+import { registerTimelineRoutes } from './modules/timeline/timeline.routes.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { registerUserRoutes } from './modules/orgs/users.routes.js';
 import { User } from './modules/orgs/users.schemas.js';
@@ -117,6 +122,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
   app.addSchema(User);
+  app.addSchema(Note);
+  app.addSchema(Task);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
@@ -139,6 +146,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       registerWebhookRoutes(api, ctx);
       registerFeedRoutes(api, ctx);
       registerPrivacyRoutes(api, ctx);
+      registerNoteRoutes(api, ctx);
+      registerTaskRoutes(api, ctx);
+      registerTimelineRoutes(api, ctx);
     },
     { prefix: API_PREFIX },
   );

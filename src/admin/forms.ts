@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, validationFailed, type FieldError } from '../errors.js';
 import { validateValue } from '../http/validation.js';
+import { own } from '../lib/own.js';
 
 /** A urlencoded form as @fastify/formbody parses it: repeated names (checkboxes) become arrays. */
 export type FormBody = Record<string, string | string[] | undefined>;
@@ -11,12 +12,12 @@ export function formBody(request: FastifyRequest): FormBody {
 
 /** The field's value as text ('' when absent; the first value when repeated). */
 export function text(body: FormBody, name: string): string {
-  const v = body[name];
+  const v = own(body, name);
   return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : '';
 }
 
 export function list(body: FormBody, name: string): string[] {
-  const v = body[name];
+  const v = own(body, name);
   return typeof v === 'string' ? [v] : Array.isArray(v) ? v : [];
 }
 

@@ -1,7 +1,7 @@
 import type { Dialect } from '../config.js';
 import type { Executor } from './database.js';
 
-export type LockableTable = 'leads' | 'accounts' | 'deals' | 'records' | 'webhook_endpoints';
+export type LockableTable = 'leads' | 'accounts' | 'deals' | 'records' | 'notes' | 'tasks' | 'webhook_endpoints';
 
 /**
  * Locks one row of the organization until the transaction ends, so that what the transaction reads next is

@@ -189,6 +189,48 @@ export interface RecordRemindersTable {
   fired_at: string | null;
 }
 
+export interface NotesTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  /** lead, account, deal or record: the kind as events name it. */
+  target_object: string;
+  target_id: string;
+  /** Records only: their object's slug. */
+  target_slug: string | null;
+  /** The markdown body, encrypted (AES-256-GCM, bound to the note). */
+  body_enc: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: TrashedAt;
+}
+
+export interface TasksTable {
+  seq: Generated<number>;
+  id: string;
+  organization_id: string;
+  target_object: string | null;
+  target_id: string | null;
+  target_slug: string | null;
+  title: string;
+  /** A calendar day 'YYYY-MM-DD'. */
+  due_date: string | null;
+  assignee_id: string | null;
+  status: string;
+  completed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: TrashedAt;
+}
+
+export interface TaskRemindersTable {
+  task_id: string;
+  organization_id: string;
+  due_date: string;
+  fire_at: string;
+  fired_at: string | null;
+}
+
 export interface AdminSessionsTable {
   id: string;
   token_hash: string;
@@ -320,6 +362,9 @@ export interface DB {
   custom_objects: CustomObjectsTable;
   records: RecordsTable;
   record_reminders: RecordRemindersTable;
+  notes: NotesTable;
+  tasks: TasksTable;
+  task_reminders: TaskRemindersTable;
   admin_sessions: AdminSessionsTable;
   admin_sign_in_throttle: AdminSignInThrottleTable;
   admin_setup_tokens: AdminSetupTokensTable;

@@ -9,7 +9,7 @@ import type { Executor } from './database.js';
 
 /** Which rows a read sees: live ones (everything but the trash), the trash, or both (purge, erasure). */
 export type TrashView = 'live' | 'trash' | 'any';
-export type TrashTable = 'leads' | 'accounts' | 'deals' | 'records';
+export type TrashTable = 'leads' | 'accounts' | 'deals' | 'records' | 'notes' | 'tasks';
 
 /**
  * The one trash predicate, on `table` (a table name or alias). `live` is the form the partial indexes of

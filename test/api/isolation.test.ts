@@ -81,6 +81,17 @@ const FIXTURES: Record<string, Fixture> = {
     create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/deals', { auth: org.auth, body: { name: 'Isolated Deal', stage: 'qualification' } }), 'deal') }),
     bodies: { PATCH: { stage: 'proposal' } },
   },
+  '/notes/:id': {
+    create: async (t, org) => {
+      const lead = await created(await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Noted Lead' } }), 'lead');
+      return { id: await created(await call(t.app, 'POST', '/notes', { auth: org.auth, body: { target: { object: 'lead', id: lead }, body: 'Isolated note' } }), 'note') };
+    },
+    bodies: { PATCH: { body: 'Changed' } },
+  },
+  '/tasks/:id': {
+    create: async (t, org) => ({ id: await created(await call(t.app, 'POST', '/tasks', { auth: org.auth, body: { title: 'Isolated task' } }), 'task') }),
+    bodies: { PATCH: { status: 'done' } },
+  },
 };
 
 async function createObject(t: TestApp, org: Seeded, slug: string): Promise<string> {

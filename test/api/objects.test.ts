@@ -100,13 +100,14 @@ describe('POST /objects', () => {
       slug: slug(),
       name: 'Rules',
       fields: [
-        { key: 'createdAt', label: 'C', type: 'text' },
         { key: 'a', label: 'A', type: 'select', options: [] },
         { key: 'b', label: 'B', type: 'select', options: ['x', 'x'] },
       ],
     });
     const errors = expectError(res, 400, 'VALIDATION_FAILED');
-    expect(errors.map((e) => e.field).sort()).toEqual(['fields.0.key', 'fields.1.options', 'fields.2.options']);
+    expect(errors.map((e) => e.field).sort()).toEqual(['fields.0.options', 'fields.1.options']);
+    const reserved = expectError(await createObject(a, { slug: slug(), name: 'Rules', fields: [{ key: 'createdAt', label: 'C', type: 'text' }] }), 400, 'VALIDATION_FAILED');
+    expect(reserved.map((e) => [e.field, e.code])).toEqual([['fields.0.key', 'reserved']]);
   });
 
   it('keeps slugs unique per organization (409), not across organizations', async () => {

@@ -10,6 +10,9 @@ import { recordsResource } from './resources/records.js';
 import { webhooksResource } from './resources/webhooks.js';
 import { privacyResource } from './resources/privacy.js';
 import { usersResource } from './resources/users.js';
+import { notesResource } from './resources/notes.js';
+import { tasksResource } from './resources/tasks.js';
+import { timelineResource } from './resources/timeline.js';
 
 export type { ClientOptions } from './core.js';
 
@@ -32,6 +35,10 @@ export function createClient(options: ClientOptions) {
     /** The change feed: what changed since a cursor (docs/sync.md). */
     events: eventsResource(core),
     privacy: privacyResource(core),
+    notes: notesResource(core),
+    tasks: tasksResource(core),
+    /** An item's events, notes and tasks, newest first, with cursor iteration. */
+    timeline: timelineResource(core),
   };
 }
 

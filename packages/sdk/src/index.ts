@@ -14,5 +14,8 @@ export type { ObjectRecord, RecordPage, RecordQuery, RecordValues } from './reso
 export type { Erasure, ErasurePage, ErasureQuery, ErasureRequest, SubjectFile, SubjectQuery } from './resources/privacy.js';
 export type { DeliveryPage, DeliveryQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookPage, WebhookQuery, WebhookUpdate } from './resources/webhooks.js';
 export type { EventFeedOptions, EventFeedPage, EventFeedQuery } from './resources/events.js';
+export type { Note, NoteCreate, NotePage, NoteQuery } from './resources/notes.js';
+export type { Task, TaskCreate, TaskPage, TaskQuery, TaskUpdate } from './resources/tasks.js';
+export type { TimelineEntry, TimelineItem, TimelineOptions, TimelinePage } from './resources/timeline.js';
 export type { CallOptions, CreateOptions, ErrorCode, FieldError, Pagination } from './types.js';
 export type { components, paths } from './generated/openapi.js';

@@ -10,9 +10,8 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import { listRecentEvents } from './activity.store.js';
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
-import { listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople } from './detail.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
 
@@ -99,7 +98,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         listPeople(ctx.database.db, org),
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
-        listRecentEvents(ctx.database.db, org, { objectId: account.id, limit: 20 }),
+        consoleTimeline(ctx, org, { object: 'account', id: account.id }),
       ]);
       return deps.render(request, reply, {
         title: account.name,

@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
 import type { Account } from '../../modules/accounts/accounts.schemas.js';
 import type { Deal } from '../../modules/deals/deals.schemas.js';
-import type { CrmEvent } from '../../modules/events/events.js';
 import { button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textField } from '../components.js';
 import { dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
+import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
@@ -83,7 +83,7 @@ export function accountsPager(q: string, pagination: Pagination): SafeHtml | '' 
 
 export function accountDetail(
   a: Account,
-  opts: { owner: string | undefined; deals: { deals: Deal[]; total: number }; stageLabels: ReadonlyMap<string, string>; history: CrmEvent[]; timeZone: string },
+  opts: { owner: string | undefined; deals: { deals: Deal[]; total: number }; stageLabels: ReadonlyMap<string, string>; history: TimelineEntry[]; timeZone: string },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;
   const website = a.website ? html`<a href="${a.website}" rel="noopener noreferrer">${a.website}</a>` : null;

@@ -12,11 +12,10 @@ import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPa
 import { safeNext } from '../guard.js';
 import { href, html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
-import { listRecentEvents } from './activity.store.js';
 import { countByStage, newestInStage, type BoardFilter } from './board.store.js';
 import { BOARD_CARDS, dealBoard, type BoardColumn } from './deals-board.views.js';
 import { BOARD_PATH, DEAL_LABELS, dealDetail, dealFilterForm, dealForm, dealFormValues, DEALS_PATH, dealsPager, dealsTable, emptyDealForm, viewSwitch, type DealFilters, type DealFormValues } from './deals.views.js';
-import { listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
@@ -81,7 +80,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     listPeople(db, org),
     namesByIds(db, 'accounts', org, [deal.accountId]),
     namesByIds(db, 'leads', org, [deal.leadId]),
-    listRecentEvents(db, org, { objectId: deal.id, limit: 20 }),
+    consoleTimeline(deps.ctx, org, { object: 'deal', id: deal.id }),
   ]);
   return deps.render(request, reply, {
     title: deal.name,

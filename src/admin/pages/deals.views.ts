@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
 import type { Deal } from '../../modules/deals/deals.schemas.js';
 import type { DealStage } from '../../modules/deals/stages.schemas.js';
-import type { CrmEvent } from '../../modules/events/events.js';
 import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textField, type Option } from '../components.js';
 import { dayOnly, dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
+import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
 
 export const DEALS_PATH = '/admin/data/deals';
@@ -152,7 +152,7 @@ export function moveForm(request: FastifyRequest, deal: Pick<Deal, 'id' | 'name'
 export function dealDetail(
   request: FastifyRequest,
   d: Deal,
-  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: CrmEvent[]; timeZone: string; moveError?: string },
+  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: TimelineEntry[]; timeZone: string; moveError?: string },
 ): SafeHtml {
   const L = DEAL_LABELS;
   const stage = opts.stages.find((s) => s.key === d.stage);

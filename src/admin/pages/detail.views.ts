@@ -1,7 +1,11 @@
+import type { AppContext } from '../../context.js';
 import type { CrmEvent } from '../../modules/events/events.js';
 import type { Executor } from '../../db/database.js';
+import type { ItemTarget } from '../../modules/shared/item-target.js';
+import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
+import { itemTimeline } from '../../modules/timeline/timeline.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
-import { timeTag } from '../format.js';
+import { dayOnly, timeTag } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 
 /** One term of a record's detail list; an empty value shows a dash. */
@@ -11,10 +15,25 @@ export function detailRow(label: string, value: SafeHtml | string | number | nul
 
 const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
 
-/** A record's history from the event log (newest first): what changed, through which channel, when. */
-export function historyPanel(history: readonly CrmEvent[], timeZone: string): SafeHtml {
+/** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
+export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher'>, organizationId: string, target: ItemTarget): Promise<TimelineEntry[]> {
+  return (await itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 })).timeline;
+}
+
+function entryLine(e: TimelineEntry, timeZone: string): SafeHtml {
+  if (e.event) {
+    const event = e.event as unknown as CrmEvent;
+    return html`<span class="activity-what">${event.data.description}</span> <span class="muted">${CHANNELS[event.data.actor.channel]} · ${timeTag(e.at, timeZone)}</span>`;
+  }
+  if (e.note) return html`<span class="activity-what">Note</span> <span class="muted">${timeTag(e.at, timeZone)}</span><div class="note-body">${e.note.body}</div>`;
+  const task = e.task!;
+  return html`<span class="activity-what">Task: ${task.title}</span> <span class="muted">${task.status === 'done' ? 'done' : 'open'}${task.dueDate ? html` · due ${dayOnly(task.dueDate)}` : ''} · ${timeTag(e.at, timeZone)}</span>`;
+}
+
+/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks. */
+export function historyPanel(history: readonly TimelineEntry[], timeZone: string): SafeHtml {
   return html`<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
-${history.length ? html`<ul class="activity">${history.map((e) => html`<li><span class="activity-what">${e.data.description}</span> <span class="muted">${CHANNELS[e.data.actor.channel]} · ${timeTag(e.createdAt, timeZone)}</span></li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+${history.length ? html`<ul class="activity">${history.map((e) => html`<li>${entryLine(e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
 </section>`;
 }
 

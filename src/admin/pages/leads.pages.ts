@@ -8,8 +8,7 @@ import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js'
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import { listRecentEvents } from './activity.store.js';
-import { listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople } from './detail.views.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
@@ -99,7 +98,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const lead = await getLead(ctx, org, request.params.id);
       const [users, history, duplicate] = await Promise.all([
         owners(deps, org),
-        listRecentEvents(ctx.database.db, org, { objectId: lead.id, limit: 20 }),
+        consoleTimeline(ctx, org, { object: 'lead', id: lead.id }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
       ]);
       return deps.render(request, reply, {

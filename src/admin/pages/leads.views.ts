@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
-import type { CrmEvent } from '../../modules/events/events.js';
 import { LEAD_STATUSES, type Lead } from '../../modules/leads/leads.schemas.js';
 import { LEAD_SOURCES } from '../../modules/orgs/rules.schemas.js';
 import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField } from '../components.js';
 import { dayTag, humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
+import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel } from './detail.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
@@ -94,7 +94,7 @@ export function leadsPager(q: string, pagination: Pagination): SafeHtml | '' {
   return pager(LEADS_PATH, { q: q || undefined }, pagination);
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: CrmEvent[], timeZone: string): SafeHtml {
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string): SafeHtml {
   const row = detailRow;
   return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
 <dl class="details">

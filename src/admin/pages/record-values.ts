@@ -1,6 +1,7 @@
 import { zonedDateTimeToUtc } from '../../lib/dates.js';
 import type { Field } from '../../modules/objects/definition.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
+import { own } from '../../lib/own.js';
 
 /*
  * A record's values as form text and back. Inputs are text (the browser's date and datetime-local pickers
@@ -45,7 +46,7 @@ export function formValue(field: Field, value: unknown, timeZone: string): strin
 }
 
 export function formValues(fields: readonly Field[], record: RecordView, timeZone: string): Record<string, string> {
-  return Object.fromEntries(fields.map((f) => [f.key, formValue(f, record[f.key], timeZone)]));
+  return Object.fromEntries(fields.map((f) => [f.key, formValue(f, own(record, f.key), timeZone)]));
 }
 
 const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -72,8 +73,8 @@ export function apiValue(field: Field, raw: string, timeZone: string): unknown {
 export function recordBody(fields: readonly Field[], submitted: Record<string, string>, opts: { timeZone: string; before?: Record<string, string> }): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of fields) {
-    const raw = submitted[field.key] ?? '';
-    if (opts.before && opts.before[field.key] === raw) continue;
+    const raw = own(submitted, field.key) ?? '';
+    if (opts.before && own(opts.before, field.key) === raw) continue;
     if (raw.trim() === '') {
       if (opts.before) body[field.key] = null;
       continue;

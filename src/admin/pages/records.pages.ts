@@ -12,9 +12,9 @@ import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js'
 import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import { listRecentEvents } from './activity.store.js';
 import { objectNames } from './names.store.js';
 import { RECORDS_PATH } from './objects.views.js';
+import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody } from './record-values.js';
 import { recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
@@ -119,7 +119,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewer.organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      const history = await listRecentEvents(ctx.database.db, org.id, { objectId: record.id, limit: 20 });
+      const history = await consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug });
       return deps.render(request, reply, {
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],

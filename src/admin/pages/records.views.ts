@@ -3,13 +3,14 @@ import type { Pagination } from '../../lib/pagination.js';
 import type { Field } from '../../modules/objects/definition.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
-import type { CrmEvent } from '../../modules/events/events.js';
 import { badge, button, checkbox, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
 import { dayOnly, dayTag, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
+import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel } from './detail.views.js';
 import { definitionPath, RECORDS_PATH } from './objects.views.js';
+import { own } from '../../lib/own.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -23,7 +24,7 @@ export function titleField(o: CustomObject): Field | undefined {
 
 export function recordTitle(o: CustomObject, r: RecordView): string {
   const field = titleField(o);
-  const value = field ? r[field.key] : null;
+  const value = field ? own(r, field.key) : null;
   return value === null || value === undefined || value === '' ? `${o.name} ${r.id.slice(-6)}` : String(value);
 }
 
@@ -65,7 +66,7 @@ export function recordForm(
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
-  ${o.fields.map((field) => input(field, opts.values[field.key] ?? '', f[field.key], opts.timeZone))}
+  ${o.fields.map((field) => input(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone))}
   ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
   <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>
 </form>`;
@@ -126,7 +127,7 @@ export function recordsTable(o: CustomObject, records: readonly RecordView[], op
     const dueDay = due && typeof r[due.key] === 'string' ? String(r[due.key]).slice(0, 10) : undefined;
     return html`<tr>
   <td><a href="${recordsPath(o.slug)}/${r.id}">${recordTitle(o, r)}</a></td>
-  ${shown.map((f) => html`<td>${displayValue(f, r[f.key], opts.timeZone) ?? ''}</td>`)}
+  ${shown.map((f) => html`<td>${displayValue(f, own(r, f.key), opts.timeZone) ?? ''}</td>`)}
   ${o.stages.length ? html`<td>${r.stage ? badge(stageLabels.get(r.stage) ?? r.stage) : ''}</td>` : ''}
   ${due ? html`<td>${dueDay ? html`${dayOnly(dueDay)}${dueDay < opts.today ? html` ${badge('Overdue', 'warn')}` : ''}` : ''}</td>` : ''}
   <td>${dayTag(r.createdAt, opts.timeZone)}</td>
@@ -140,11 +141,11 @@ export function recordsPager(o: CustomObject, filters: RecordFilters, pagination
   return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined }, pagination);
 }
 
-export function recordDetail(o: CustomObject, r: RecordView, opts: { history: CrmEvent[]; timeZone: string; isAdmin: boolean }): SafeHtml {
+export function recordDetail(o: CustomObject, r: RecordView, opts: { history: TimelineEntry[]; timeZone: string; isAdmin: boolean }): SafeHtml {
   const stage = o.stages.find((s) => s.key === r.stage);
   return html`<p class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}</p>
 <dl class="details">
-  ${o.fields.map((f) => detailRow(f.label, displayValue(f, r[f.key], opts.timeZone)))}
+  ${o.fields.map((f) => detailRow(f.label, displayValue(f, own(r, f.key), opts.timeZone)))}
   ${o.stages.length ? detailRow('Stage', stage?.label ?? r.stage) : ''}
   ${detailRow('Created', timeTag(r.createdAt, opts.timeZone))}
   ${detailRow('Updated', timeTag(r.updatedAt, opts.timeZone))}

@@ -28,6 +28,18 @@ export const EVENT_TYPES = [
   'lead.erased',
   'account.erased',
   'record.erased',
+  'note.created',
+  'note.updated',
+  'note.deleted',
+  'note.restored',
+  'note.purged',
+  'task.created',
+  'task.updated',
+  'task.completed',
+  'task.due',
+  'task.deleted',
+  'task.restored',
+  'task.purged',
   'webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

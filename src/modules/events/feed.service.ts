@@ -6,7 +6,7 @@ import { prunedThrough, pruneEventPrefix, readFeed } from './feed.store.js';
 import { comparePositions, type OutboxPosition } from './outbox-order.js';
 
 /** Which read scope shows an event, by the object it is about. */
-const SCOPE_OF_OBJECT: Record<string, Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
+const SCOPE_OF_OBJECT: Record<string, Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read', note: 'notes:read', task: 'tasks:read' };
 
 /** The feed carries changes to data; `webhook.test` checks an endpoint and changes nothing, so it stays out. */
 export const FEED_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== 'webhook.test');

@@ -30,11 +30,18 @@ export function normalizeField(f: FieldDefinition): Field {
 export const dueField = (d: Definition): Field | undefined => d.fields.find((f) => f.role === 'due');
 
 /**
- * The rules of a definition that JSON Schema can't express: unique and non-reserved keys, options exactly
- * on select fields, `role: due` only on a date field and at most once, unique stage keys. Every problem is
+ * Names every JavaScript object already has (`constructor`, `toString`, `__proto__`, …): as a field key, such a
+ * name reads as present on any object (`key in values`, `values[key]`), so a required field would never be
+ * enforced and an unset one would read as a function.
+ */
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/**
+ * The rules of a definition that JSON Schema can't express: unique and non-reserved keys (a prototype name
+ * stays allowed only on a field already defined with it, in `existingKeys`), options exactly on select fields, `role: due` only on a date field and at most once, unique stage keys. Every problem is
  * reported, with the path of the offending entry (e.g. `fields.2.key`).
  */
-export function definitionErrors(d: Definition): FieldError[] {
+export function definitionErrors(d: Definition, existingKeys: ReadonlySet<string> = new Set()): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   let dueAt: number | undefined;
@@ -42,6 +49,8 @@ export function definitionErrors(d: Definition): FieldError[] {
     const at = `fields.${i}`;
     if ((RESERVED_KEYS as readonly string[]).includes(f.key)) {
       errors.push({ field: `${at}.key`, code: 'reserved', message: `"${f.key}" is reserved (${RESERVED_KEYS.join(', ')} are record properties)` });
+    } else if (PROTOTYPE_KEYS.has(f.key) && !existingKeys.has(f.key)) {
+      errors.push({ field: `${at}.key`, code: 'reserved', message: `"${f.key}" is a name every JavaScript object has; choose another key (e.g. ${f.key}Value)` });
     } else if (seen.has(f.key)) {
       errors.push({ field: `${at}.key`, code: 'duplicate', message: `"${f.key}" is used by another field` });
     }

@@ -8,7 +8,9 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 /** Keys every record has; a field can't take one of them (the record shape is flat). */
 export const RESERVED_KEYS = ['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'deletedAt'] as const;
 
-export const FIELD_KEY_PATTERN = '^[a-z][a-z0-9_]{0,49}$';
+/** camelCase (`visitDate`, the API's own style) or snake_case (`due_on`); names on Object.prototype are refused apart (definition.ts). */
+export const FIELD_KEY_PATTERN = '^[a-z][a-zA-Z0-9_]{0,49}$';
+export const STAGE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,49}$';
 export const SLUG_PATTERN = '^[a-z][a-z0-9_-]{0,49}$';
 export const MAX_FIELDS = 100;
 export const MAX_STAGES = 50;
@@ -18,7 +20,11 @@ const label = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', descri
 
 export const FieldDefinition = Type.Object(
   {
-    key: Type.String({ pattern: FIELD_KEY_PATTERN, description: 'The record property name: lower-case letters, digits and _, starting with a letter; not id or stage.' }),
+    key: Type.String({
+      pattern: FIELD_KEY_PATTERN,
+      description:
+        'The record property name, camelCase (`visitDate`) or snake_case (`due_on`): a lower-case letter, then letters, digits and _. Not a reserved key (id, objectSlug, stage, createdAt, updatedAt, deletedAt) nor a name every JavaScript object has (constructor, toString, valueOf, hasOwnProperty, …).',
+    }),
     label,
     type: StringEnum(FIELD_TYPES, { description: 'Value type; `date` is date-only (YYYY-MM-DD).' }),
     required: Type.Optional(Type.Boolean({ default: false, description: 'A record must always have a value (default false).' })),
@@ -38,7 +44,7 @@ export type FieldDefinition = Static<typeof FieldDefinition>;
 
 export const StageDefinition = Type.Object(
   {
-    key: Type.String({ pattern: FIELD_KEY_PATTERN, description: 'Stable key stored on records.' }),
+    key: Type.String({ pattern: STAGE_KEY_PATTERN, description: 'Stable key stored on records: lower-case letters, digits and _, starting with a letter.' }),
     label,
   },
   { additionalProperties: false },

@@ -14,9 +14,10 @@ export function toCustomObject(o: StoredObject): CustomObject {
   return { slug: o.slug, name: o.name, fields: o.definition.fields, stages: o.definition.stages, createdAt: o.createdAt, updatedAt: o.updatedAt };
 }
 
-function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: CreateObjectBody['stages'] = []): Definition {
+/** `existing`: the definition being changed; its field keys stay valid even where today's rules would refuse them. */
+function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: CreateObjectBody['stages'] = [], existing?: Definition): Definition {
   const definition = { fields: fields.map(normalizeField), stages: stages.map((s) => ({ key: s.key, label: s.label.trim() })) };
-  const errors = definitionErrors(definition);
+  const errors = definitionErrors(definition, new Set(existing?.fields.map((f) => f.key)));
   if (errors.length) throw validationFailed(errors);
   return definition;
 }
@@ -96,7 +97,7 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
 export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody): Promise<CustomObject> {
   const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
   if (!object) throw notFound('Object');
-  const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages);
+  const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages, object.definition);
   const errors = await changeErrors(ctx, trx, object, next);
   if (errors.length) throw validationFailed(errors);
   const updated: StoredObject = { ...object, name: patch.name?.trim() ?? object.name, definition: next };

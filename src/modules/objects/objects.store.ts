@@ -100,7 +100,7 @@ export async function updateObject(db: Executor, o: StoredObject): Promise<void>
     .execute();
 }
 
-/** The stored value of field `key` in a record's data JSON, as SQL (keys match ^[a-z][a-z0-9_]*$). */
+/** The stored value of field `key` in a record's data JSON, as SQL (keys match FIELD_KEY_PATTERN: letters, digits and _, safe in a JSON path). */
 function fieldValue(dialect: Dialect, key: string) {
   return dialect === 'postgres' ? sql<string | null>`(records.data::jsonb ->> ${key})` : sql<string | null>`json_extract(records.data, ${`$.${key}`})`;
 }

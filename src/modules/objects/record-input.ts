@@ -54,7 +54,7 @@ export function parseRecordInput(definition: Definition, input: Record<string, u
   }
   if (mode === 'create') {
     for (const field of definition.fields) {
-      if (field.required && !(field.key in input)) errors.push({ field: field.key, code: 'required', message: 'is required' });
+      if (field.required && !Object.hasOwn(input, field.key)) errors.push({ field: field.key, code: 'required', message: 'is required' });
     }
     if (stage === undefined && definition.stages.length > 0) stage = definition.stages[0]!.key;
   }

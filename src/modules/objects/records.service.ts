@@ -21,6 +21,7 @@ import { deletePendingReminder, deleteReminder, organizationTimezone } from './r
 import { recordContactIndexes } from './record-contacts.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { own } from '../../lib/own.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 /** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
@@ -45,7 +46,7 @@ export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, or
 export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
   const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
   for (const field of object.definition.fields) {
-    const stored = r.data[field.key];
+    const stored = own(r.data, field.key);
     if (stored === undefined) view[field.key] = null;
     else if (isContactField(field)) view[field.key] = ctx.cipher.decrypt(String(stored), aad(r.id, field.key));
     else view[field.key] = presentFieldValue(field, stored);
@@ -71,11 +72,11 @@ function applyValues(ctx: Pick<Ctx, 'cipher'>, definition: Definition, recordId:
 /** The columns derived from the data: the search text and the due date (neither is ever a contact field). */
 function derived(definition: Definition, data: Record<string, StoredValue>) {
   const texts = definition.fields.filter(isSearchableField).flatMap((f) => {
-    const v = data[f.key];
+    const v = own(data, f.key);
     return typeof v === 'string' ? [v] : [];
   });
   const due = dueField(definition);
-  const dueValue = due ? data[due.key] : undefined;
+  const dueValue = due ? own(data, due.key) : undefined;
   return { searchText: buildSearchText(texts), dueDate: typeof dueValue === 'string' ? dueValue : null };
 }
 
@@ -113,7 +114,7 @@ export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   const now = ctx.clock.now();
   const [stored] = await insertRecords(trx, ctx.database.dialect, object, [buildNewRecord(ctx, object, input, now)]);
   if (stored!.dueDate !== null) {
-    await planReminder(trx, { recordId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+    await planReminder(trx, { kind: 'record', itemId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = toRecordView(ctx, object, stored!);
   const contacts = recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, view);
@@ -178,11 +179,11 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, ctx.database.dialect, object, current, next);
-  if (contactKeys(object).some((key) => key in otherChanges.after)) {
+  if (contactKeys(object).some((key) => Object.hasOwn(otherChanges.after, key))) {
     await replaceRecordContacts(trx, caller.organizationId, id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, after));
   }
   if (next.dueDate !== current.dueDate) {
-    await planReminder(trx, { recordId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
+    await planReminder(trx, { kind: 'record', itemId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = { ...after, updatedAt: next.updatedAt };
   if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
@@ -204,7 +205,7 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
     async restored(db, r) {
       if (r.dueDate === null) return r;
       const timezone = await organizationTimezone(db, ctx.database.dialect, caller.organizationId);
-      await planReminder(db, { recordId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
+      await planReminder(db, { kind: 'record', itemId: r.id, organizationId: caller.organizationId, dueDate: r.dueDate, timezone, now: ctx.clock.now() });
       return r;
     },
   };

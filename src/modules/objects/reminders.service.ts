@@ -6,9 +6,9 @@ import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
 import { startPeriodic, type Periodic } from '../../lib/periodic.js';
-import { deleteReminder, dueReminders, findReminder, markFired, objectSlugsOf, pendingDueDates, replanDueDate, savePendingReminder } from './reminders.store.js';
+import { deleteReminder, dueReminders, findReminder, markFired, objectSlugsOf, pendingDueDates, REMINDER_KINDS, replanDueDate, savePendingReminder, type Reminder, type ReminderKind } from './reminders.store.js';
 
-/** record.due goes out at this local time of the organization, on the due day (contract §4). */
+/** record.due and task.due go out at this local time of the organization, on the due day (contract §4). */
 export const REMINDER_HOUR = 9;
 export const SCHEDULER_ACTOR: Actor = { type: 'SYSTEM', id: 'scheduler', channel: 'API' };
 const BATCH = 100;
@@ -24,20 +24,20 @@ export function plannedFireAt(dueDate: string, timezone: string, now: Date): str
 }
 
 /**
- * Keeps a record's reminder in step with its due date, in the caller's transaction. An unchanged due date
- * keeps its plan, fired or not (never twice); a new one gets a fresh, unfired plan, so a due date moved to
+ * Keeps a record's or task's reminder in step with its due date, in the caller's transaction. An unchanged due
+ * date keeps its plan, fired or not (never twice); a new one gets a fresh, unfired plan, so a due date moved to
  * another day after its reminder fired fires again on the new day.
  */
 export async function planReminder(
   db: Executor,
-  r: { recordId: string; organizationId: string; dueDate: string | null; timezone: string; now: Date },
+  r: { kind: ReminderKind; itemId: string; organizationId: string; dueDate: string | null; timezone: string; now: Date },
 ): Promise<void> {
-  if (r.dueDate === null) return deleteReminder(db, r.recordId);
-  const existing = await findReminder(db, r.recordId);
+  if (r.dueDate === null) return deleteReminder(db, r.itemId, r.kind);
+  const existing = await findReminder(db, r.itemId, r.kind);
   if (existing?.dueDate === r.dueDate) return;
   const fireAt = plannedFireAt(r.dueDate, r.timezone, r.now);
-  if (fireAt === null) return deleteReminder(db, r.recordId);
-  await savePendingReminder(db, { recordId: r.recordId, organizationId: r.organizationId, dueDate: r.dueDate, fireAt });
+  if (fireAt === null) return deleteReminder(db, r.itemId, r.kind);
+  await savePendingReminder(db, { kind: r.kind, itemId: r.itemId, organizationId: r.organizationId, dueDate: r.dueDate, fireAt });
 }
 
 /**
@@ -45,16 +45,34 @@ export async function planReminder(
  * is dropped when that day is already over there). Fired reminders stay fired. One statement per due date.
  */
 export async function replanOrganizationReminders(db: Executor, organizationId: string, timezone: string, now: Date): Promise<void> {
-  for (const dueDate of await pendingDueDates(db, organizationId)) {
-    await replanDueDate(db, organizationId, dueDate, plannedFireAt(dueDate, timezone, now));
+  for (const kind of REMINDER_KINDS) {
+    for (const dueDate of await pendingDueDates(db, kind, organizationId)) {
+      await replanDueDate(db, kind, organizationId, dueDate, plannedFireAt(dueDate, timezone, now));
+    }
   }
 }
 
 type SchedulerCtx = Pick<AppContext, 'database' | 'clock' | 'outbox'>;
 
+/** The event of a reminder that fires: record.due (with the record's object slug) or task.due. */
+function dueEvent(reminder: Reminder, slugs: Map<string, string>, now: Date) {
+  const objectSlug = reminder.kind === 'record' ? slugs.get(reminder.itemId) : undefined;
+  return buildEvent({
+    type: reminder.kind === 'record' ? 'record.due' : 'task.due',
+    organizationId: reminder.organizationId,
+    object: reminder.kind,
+    objectId: reminder.itemId,
+    ...(objectSlug !== undefined ? { objectSlug } : {}),
+    description: `${reminder.kind === 'record' ? 'Record' : 'Task'} due on ${reminder.dueDate}`,
+    changes: { before: {}, after: {} },
+    actor: SCHEDULER_ACTOR,
+    now,
+  });
+}
+
 /**
  * One scheduler tick: fires every reminder whose time has come. Each is claimed (compare-and-set, rows
- * locked with SKIP LOCKED on PostgreSQL) in the same transaction that records its record.due event, so
+ * locked with SKIP LOCKED on PostgreSQL) in the same transaction that records its record.due or task.due event, so
  * across restarts and any number of instances each planned reminder fires exactly once. A reminder missed
  * while no scheduler ran fires late rather than never. Returns how many fired.
  */
@@ -64,25 +82,11 @@ export async function runDueReminders(ctx: SchedulerCtx): Promise<number> {
     const { claimed, emitted } = await inTransaction(ctx, async (trx) => {
       const now = ctx.clock.now();
       const due = await dueReminders(trx, ctx.database.dialect, now.toISOString(), BATCH);
-      const slugs = await objectSlugsOf(trx, due.map((r) => r.recordId));
+      const slugs = await objectSlugsOf(trx, due.filter((r) => r.kind === 'record').map((r) => r.itemId));
       let count = 0;
       for (const reminder of due) {
         if (!(await markFired(trx, reminder, now.toISOString()))) continue;
-        const objectSlug = slugs.get(reminder.recordId);
-        await recordEvent(
-          trx,
-          buildEvent({
-            type: 'record.due',
-            organizationId: reminder.organizationId,
-            object: 'record',
-            objectId: reminder.recordId,
-            ...(objectSlug !== undefined ? { objectSlug } : {}),
-            description: `Record due on ${reminder.dueDate}`,
-            changes: { before: {}, after: {} },
-            actor: SCHEDULER_ACTOR,
-            now,
-          }),
-        );
+        await recordEvent(trx, dueEvent(reminder, slugs, now));
         count += 1;
       }
       return { claimed: due.length, emitted: count };

@@ -8,6 +8,10 @@ export const SCOPES = [
   'records:read',
   'records:write',
   'objects:admin',
+  'notes:read',
+  'notes:write',
+  'tasks:read',
+  'tasks:write',
   'webhooks:read',
   'webhooks:write',
   // The organization's users (GET /users), to choose and show owners.

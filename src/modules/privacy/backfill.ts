@@ -5,6 +5,7 @@ import { recordContactIndexes } from '../objects/record-contacts.js';
 import { addRecordContacts } from '../objects/record-contacts.store.js';
 import { recordValueAad } from '../objects/records.encryption.js';
 import { advanceBackfill, pendingBackfill, recordsToBackfill } from './backfill.store.js';
+import { own } from '../../lib/own.js';
 
 const BATCH = 500;
 
@@ -22,7 +23,7 @@ export async function indexEarlierRecords(ctx: Pick<AppContext, 'database' | 'ci
         const definition = JSON.parse(row.definition) as Definition;
         const data = JSON.parse(row.data) as Record<string, unknown>;
         const clear = Object.fromEntries(
-          definition.fields.filter((f) => isContactField(f) && typeof data[f.key] === 'string').map((f) => [f.key, ctx.cipher.decrypt(String(data[f.key]), recordValueAad(row.id, f.key))]),
+          definition.fields.filter((f) => isContactField(f) && typeof own(data, f.key) === 'string').map((f) => [f.key, ctx.cipher.decrypt(String(own(data, f.key)), recordValueAad(row.id, f.key))]),
         );
         const bidxs = recordContactIndexes(ctx.blindIndex, row.organizationId, definition, clear);
         await addRecordContacts(trx, row.organizationId, bidxs.map((bidx) => ({ recordId: row.id, bidx })));

@@ -4,6 +4,8 @@ import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { Account } from '../accounts/accounts.schemas.js';
 import { Lead } from '../leads/leads.schemas.js';
 import { ObjectRecord } from '../objects/records.schemas.js';
+import { Note } from '../notes/notes.schemas.js';
+import { Task } from '../tasks/tasks.schemas.js';
 
 const email = Type.String({ format: 'email', maxLength: 254, description: 'The e-mail, matched exactly as lead e-mails are (trimmed, lower-cased) through the blind index.' });
 const phoneNumber = Type.String({ format: 'phone', maxLength: 40, description: 'The phone in international format; matched on its E.164 form through the blind index.' });
@@ -54,6 +56,8 @@ export const SubjectEnvelope = Envelope(
     leads: Type.Array(Type.Ref(Lead), { description: 'Leads holding the value, decrypted, trashed ones included.' }),
     accounts: Type.Array(Type.Ref(Account), { description: 'Accounts holding the value.' }),
     records: Type.Array(Type.Ref(ObjectRecord), { description: 'Custom-object records with an email or phone field holding the value.' }),
-    events: Type.Array(EventRef, { description: 'The events that name these items, oldest first: ids, types and times only.' }),
+    notes: Type.Array(Type.Ref(Note), { description: 'The notes on these items (trashed ones included), decrypted.' }),
+    tasks: Type.Array(Type.Ref(Task), { description: 'The tasks on these items (trashed ones included).' }),
+    events: Type.Array(EventRef, { description: 'The events that name these items and their notes and tasks, oldest first: ids, types and times only.' }),
   }),
 );

@@ -13,6 +13,8 @@ import { resourceIdOf } from '../idempotency/idempotency.service.js';
 import { responseAad } from '../idempotency/idempotency.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';
 import type { Caller } from '../shared/caller.js';
+import { attachedTo } from '../shared/attached.store.js';
+import { purgeAttached } from '../shared/trash.service.js';
 import { indexEarlierRecords } from './backfill.js';
 import { deleteDerived, deleteHolders, deleteResponses, findHolders, insertErasure, listErasures as listStored, unlabelledResponses, type ErasureRow, type Holders } from './privacy.store.js';
 import type { Erasure, ErasureBody, SubjectQuery } from './privacy.schemas.js';
@@ -71,8 +73,9 @@ const toErasure = (r: ErasureRow): Erasure => ({
 
 /**
  * Erases, in one transaction, every lead, account and record of the organization holding the e-mail or phone
- * (trashed or not) with everything derived from them that could name the person: the events describing them
- * and their webhook deliveries, stored idempotent responses, reminders, search and contact-index entries.
+ * (trashed or not) with everything derived from them that could name the person: the notes and tasks on them,
+ * the events describing all of these and their webhook deliveries, stored idempotent responses, reminders,
+ * search and contact-index entries.
  * The receipt keeps the blind indexes and the counts. Then every thread's decryption cache is dropped and,
  * on SQLite, the WAL is emptied into the (secure_delete) database file.
  */
@@ -83,12 +86,15 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
   const row = await inTransaction(ctx, async (trx) => {
     const holders = await findHolders(trx, caller.organizationId, bidxList(subject));
     const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
-    await deleteDerived(trx, caller.organizationId, ids);
+    // Notes and tasks on the erased items are personal data too: their events, stored responses and reminders go first.
+    const attached = await attachedTo(trx, caller.organizationId, ids);
+    await deleteDerived(trx, caller.organizationId, [...ids, ...attached.notes, ...attached.tasks]);
     await deleteResponses(trx, caller.organizationId, await unlabelledResponsesNaming(ctx, trx, caller.organizationId, new Set(ids)));
     await unindex(ctx, trx, holders);
     await deleteHolders(trx, caller.organizationId, holders);
     const now = ctx.clock.now();
     await recordEvents(trx, erasedEvents(caller, holders, now));
+    await purgeAttached(trx, caller.organizationId, ids, caller.actor, now);
     const erasure: ErasureRow = {
       id: newId(now),
       organization_id: caller.organizationId,

@@ -77,7 +77,7 @@ export async function eventsNaming(db: Executor, organizationId: string, ids: re
 /**
  * Removes, for good, the events naming `ids` and their webhook deliveries with every attempt (an attempt's
  * response excerpt may echo the body), the stored idempotent responses describing them, and their reminder
- * and contact-index rows. Deletion order follows the foreign keys.
+ * (record or task) and contact-index rows. Deletion order follows the foreign keys.
  */
 export async function deleteDerived(db: Executor, organizationId: string, ids: readonly string[]): Promise<void> {
   for (const part of chunks(ids)) {
@@ -88,6 +88,7 @@ export async function deleteDerived(db: Executor, organizationId: string, ids: r
     await db.deleteFrom('events').where('organization_id', '=', organizationId).where('object_id', 'in', part).execute();
     await db.deleteFrom('idempotency_keys').where('organization_id', '=', organizationId).where('resource_id', 'in', part).execute();
     await db.deleteFrom('record_reminders').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
+    await db.deleteFrom('task_reminders').where('organization_id', '=', organizationId).where('task_id', 'in', part).execute();
     await db.deleteFrom('record_contacts').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
   }
 }

@@ -7,6 +7,12 @@ import { toRecordView, type RecordView } from '../objects/records.service.js';
 import type { StoredObject } from '../objects/objects.store.js';
 import type { StoredRecord } from '../objects/records.store.js';
 import { indexEarlierRecords } from './backfill.js';
+import type { Note } from '../notes/notes.schemas.js';
+import { toNote } from '../notes/notes.service.js';
+import { notesOn } from '../notes/notes.store.js';
+import type { Task } from '../tasks/tasks.schemas.js';
+import { toTask } from '../tasks/tasks.service.js';
+import { tasksOn } from '../tasks/tasks.store.js';
 import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
 import { bidxList, subjectIndexes } from './privacy.service.js';
 import type { SubjectQuery } from './privacy.schemas.js';
@@ -39,28 +45,37 @@ export interface SubjectFile {
   leads: Lead[];
   accounts: Account[];
   records: RecordView[];
+  /** The notes and tasks on those items (trashed ones too), decrypted. */
+  notes: Note[];
+  tasks: Task[];
   events: EventRef[];
 }
 
 /**
  * The access-request file (GDPR Art. 15/20): every lead, account and record of the organization holding the
- * e-mail or phone, trashed or not, decrypted, and the events naming them (ids, types, times; not bodies).
+ * e-mail or phone, trashed or not, decrypted, the notes and tasks on them, and the events naming them (ids,
+ * types, times; not bodies).
  */
 export async function exportSubject(ctx: Ctx, organizationId: string, q: SubjectQuery): Promise<SubjectFile> {
   const bidxs = bidxList(subjectIndexes(ctx, organizationId, q));
   await indexEarlierRecords(ctx);
   const db = ctx.database.db;
   const holders = await findHolders(db, organizationId, bidxs);
-  const [leads, accounts, records] = await Promise.all([
+  const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
+  const [leads, accounts, records, notes, tasks] = await Promise.all([
     leadRows(db, organizationId, holders.leads),
     accountRows(db, organizationId, holders.accounts),
     recordRows(db, organizationId, holders.records.map((r) => r.id)),
+    notesOn(db, organizationId, ids),
+    tasksOn(db, organizationId, ids),
   ]);
   return {
     // The same columns as the Lead and Account schemas, plus any added since (see presentRow).
     leads: leads.map((r) => presentRow(ctx, 'leads', r) as Lead),
     accounts: accounts.map((r) => presentRow(ctx, 'accounts', r) as Account),
     records: await presentRecords(ctx, records),
-    events: await eventsNaming(db, organizationId, [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)]),
+    notes: notes.map((n) => toNote(ctx, n)),
+    tasks: tasks.map(toTask),
+    events: await eventsNaming(db, organizationId, [...ids, ...notes.map((n) => n.id), ...tasks.map((t) => t.id)]),
   };
 }

@@ -6,6 +6,7 @@ import { RECORD_ENCRYPTED_COLUMNS } from '../objects/records.encryption.js';
 import { LEAD_ENCRYPTED_COLUMNS } from '../leads/leads.store.js';
 import { WEBHOOK_ENCRYPTED_COLUMNS } from '../webhooks/webhook-secrets.js';
 import { USER_ENCRYPTED_COLUMNS } from '../orgs/users.store.js';
+import { NOTE_ENCRYPTED_COLUMNS } from '../notes/notes.store.js';
 
 /** Every column sealed by the field cipher, as each module declares it: one line per module. */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
@@ -16,4 +17,5 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   ...RECORD_ENCRYPTED_COLUMNS,
   ...IDEMPOTENCY_ENCRYPTED_COLUMNS,
   ...WEBHOOK_ENCRYPTED_COLUMNS,
+  ...NOTE_ENCRYPTED_COLUMNS,
 ];

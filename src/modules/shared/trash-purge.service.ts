@@ -24,7 +24,7 @@ export async function purgeExpiredTrash(ctx: Ctx, organizationId?: string): Prom
       const count = await inTransaction(ctx, async (trx) => {
         const now = ctx.clock.now();
         const cutoff = retentionCutoff(ctx);
-        if (object === 'record') await deleteRemindersOfExpiredTrash(trx, cutoff, organizationId);
+        if (object === 'record' || object === 'task') await deleteRemindersOfExpiredTrash(trx, object, cutoff, organizationId);
         const rows = await deleteExpired(trx, ctx.database.dialect, TRASH_TABLES[object], cutoff, BATCH, organizationId);
         await recordPurged(trx, ctx, object, rows, SCHEDULER_ACTOR, now);
         return rows.length;

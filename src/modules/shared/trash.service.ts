@@ -8,14 +8,15 @@ import type { Actor } from '../orgs/principal.js';
 import type { Caller } from './caller.js';
 import { removeRecordDependents } from '../objects/records.purge.js';
 import { checkCondition, lockForCondition, type WriteOptions } from './precondition.js';
+import { attachedTo, deleteAttached } from './attached.store.js';
 
 /**
  * Delete, restore and permanent delete (contract §7) for every resource: a resource says how to find and
  * present one of its items; the rules (404s, retention, events) are written once, here.
  */
 
-export type TrashObject = 'lead' | 'account' | 'deal' | 'record';
-export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records' };
+export type TrashObject = 'lead' | 'account' | 'deal' | 'record' | 'note' | 'task';
+export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records', note: 'notes', task: 'tasks' };
 
 type Ctx = Pick<AppContext, 'clock' | 'config' | 'database'>;
 export type Trashed<V> = V & { deletedAt: string | null };
@@ -97,10 +98,25 @@ export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx
   return r.present({ ...restored, deletedAt: null });
 }
 
+/**
+ * The notes and tasks on items removed for good (purged, or erased) go with them, each recorded as
+ * `note.purged` / `task.purged` (ids only), so a subscriber mirroring them drops them too.
+ */
+export async function purgeAttached(trx: Executor, organizationId: string, itemIds: readonly string[], actor: Actor, now: Date): Promise<void> {
+  const attached = await attachedTo(trx, organizationId, itemIds);
+  await deleteAttached(trx, organizationId, attached);
+  for (const id of attached.notes) await recordEvent(trx, trashEvent('purged', 'note', { id, organizationId }, actor, now));
+  for (const id of attached.tasks) await recordEvent(trx, trashEvent('purged', 'task', { id, organizationId }, actor, now));
+}
+
 /** Removes rows for good with what hangs on them, and records `<object>.purged` for each (ids only). */
 export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, object: TrashObject, rows: readonly PurgedRow[], actor: Actor, now: Date): Promise<void> {
   const slugs = object === 'record' && rows.length > 0 ? await removeRecordDependents(trx, ctx.database.dialect, rows) : new Map<string, string>();
   for (const row of rows) await recordEvent(trx, trashEvent('purged', object, { ...row, objectSlug: slugs.get(row.id) }, actor, now));
+  if (object === 'note' || object === 'task') return;
+  for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
+    await purgeAttached(trx, organizationId, rows.filter((r) => r.organizationId === organizationId).map((r) => r.id), actor, now);
+  }
 }
 
 /** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */

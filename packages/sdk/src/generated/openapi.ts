@@ -70,6 +70,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/accounts/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's timeline
+         * @description The account's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs accounts:read; a trashed account is 404.
+         */
+        get: operations["timelineAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/deal-stages": {
         parameters: {
             query?: never;
@@ -166,6 +186,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/deals/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A deal's timeline
+         * @description The deal's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs deals:read; a trashed deal is 404.
+         */
+        get: operations["timelineDeal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/events": {
         parameters: {
             query?: never;
@@ -252,6 +292,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/leads/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lead's timeline
+         * @description The lead's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs leads:read; a trashed lead is 404.
+         */
+        get: operations["timelineLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/me": {
         parameters: {
             query?: never;
@@ -263,6 +323,75 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notes
+         * @description Newest first; `targetId` lists the notes on one item.
+         */
+        get: operations["listNotes"];
+        put?: never;
+        /**
+         * Add a note
+         * @description Adds a markdown note to a live lead, account, deal or record of the organization (else 400 naming `target.id`); records note.created. Send Idempotency-Key to make retries safe.
+         */
+        post: operations["createNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/notes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a note */
+        get: operations["getNote"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a note
+         * @description Moves the note to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `note.deleted`. A note already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteNote"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a note
+         * @description Replaces the body; records note.updated.
+         */
+        patch: operations["updateNote"];
+        trace?: never;
+    };
+    "/api/public/v1/notes/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted note
+         * @description Brings a note back from the trash (`deletedAt` null); records `note.restored`. 404 for a live note, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -362,6 +491,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/objects/{object}/records/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A record's timeline
+         * @description The record's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs records:read; a trashed record is 404.
+         */
+        get: operations["timelineRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/objects/{slug}": {
         parameters: {
             query?: never;
@@ -421,6 +570,75 @@ export interface paths {
         get: operations["getPrivacySubject"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks
+         * @description Newest first. Filters: `status`, `assigneeId`, `targetId` (the tasks on one item), `dueBefore`/`dueAfter` (exclusive days), `overdue=true` (open tasks due before the organization's local today).
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /**
+         * Create a task
+         * @description A to-do, optionally on a live lead, account, deal or record of the organization (else 400 naming `target.id`) and for a user (`assigneeId`); an open task with a `dueDate` gets a task.due reminder at 09:00 in the organization's time zone on that day. Records task.created. Send Idempotency-Key to make retries safe.
+         */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a task */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a task
+         * @description Moves the task to the trash: answered with `deletedAt` set, then absent from reads, lists, searches and duplicate checks until restored; records `task.deleted`. A task already in the trash is 404. With `permanent=true` it is removed for good at once. The trash is purged after TRASH_RETENTION_DAYS.
+         */
+        delete: operations["deleteTask"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a task
+         * @description Only the fields sent change. Sending `status: done` to an open task records task.completed; other changes task.updated.
+         */
+        patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/api/public/v1/tasks/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted task
+         * @description Brings a task back from the trash (`deletedAt` null); records `task.restored`. 404 for a live task, an unknown id, or one deleted longer ago than TRASH_RETENTION_DAYS.
+         */
+        post: operations["restoreTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -895,6 +1113,91 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** note.created event */
+        post: operations["noteCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** note.deleted event */
+        post: operations["noteDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** note.purged event */
+        post: operations["notePurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** note.restored event */
+        post: operations["noteRestoredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** note.updated event */
+        post: operations["noteUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "record.created": {
         parameters: {
             query?: never;
@@ -1025,6 +1328,125 @@ export interface webhooks {
         put?: never;
         /** record.updated event */
         post: operations["recordUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.completed event */
+        post: operations["taskCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.created event */
+        post: operations["taskCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.deleted event */
+        post: operations["taskDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.due event */
+        post: operations["taskDueEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.purged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.purged event */
+        post: operations["taskPurgedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.restored event */
+        post: operations["taskRestoredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** task.updated event */
+        post: operations["taskUpdatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1209,6 +1631,35 @@ export interface components {
              */
             updatedAt: string;
         };
+        Note: {
+            /** @description Markdown text. */
+            body: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of creation.
+             */
+            createdAt: string;
+            deletedAt: string | null;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description The lead, account, deal or record this belongs to. */
+            target: {
+                /** @description The item's id. */
+                id: string;
+                /**
+                 * @description The kind of item, as events name it in `data.object`.
+                 * @enum {string}
+                 */
+                object: "lead" | "account" | "deal" | "record";
+                /** @description The slug of the record's object: required when `object` is `record`, refused otherwise. */
+                objectSlug?: string;
+            };
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
+        };
         Pagination: {
             hasMore: boolean;
             limit: number;
@@ -1236,6 +1687,38 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        Task: {
+            assigneeId: string | null;
+            completedAt: string | null;
+            /**
+             * Format: date-time
+             * @description UTC instant of creation.
+             */
+            createdAt: string;
+            deletedAt: string | null;
+            dueDate: string | null;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @enum {string} */
+            status: "open" | "done";
+            target: {
+                /** @description The item's id. */
+                id: string;
+                /**
+                 * @description The kind of item, as events name it in `data.object`.
+                 * @enum {string}
+                 */
+                object: "lead" | "account" | "deal" | "record";
+                /** @description The slug of the record's object: required when `object` is `record`, refused otherwise. */
+                objectSlug?: string;
+            } | null;
+            title: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change.
+             */
+            updatedAt: string;
         };
         User: {
             /** @description Whether the user can be given work (an owner). Always true today: users are not deactivated yet. */
@@ -1359,7 +1842,7 @@ export interface components {
             /** @description Organization id. */
             organization: string;
             /** @enum {string} */
-            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test";
         };
     };
     responses: {
@@ -2241,6 +2724,140 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    timelineAccount: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.nextCursor` of the previous page. */
+                after?: string;
+                /** @description Entries per page (max 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of timeline. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "timeline": [
+                     *           {
+                     *             "type": "event",
+                     *             "at": "2026-11-21T10:00:00.000Z",
+                     *             "event": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "type": "lead.created",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "organization": "string",
+                     *               "data": {
+                     *                 "object": "string",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "description": "string",
+                     *                 "changes": {
+                     *                   "before": {},
+                     *                   "after": {}
+                     *                 },
+                     *                 "actor": {
+                     *                   "type": "API_KEY",
+                     *                   "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                   "channel": "API"
+                     *                 },
+                     *                 "objectSlug": "string"
+                     *               }
+                     *             },
+                     *             "note": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "body": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "task": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "title": "string",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "dueDate": "2026-11-21T10:00:00.000Z",
+                     *               "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "status": "open",
+                     *               "completedAt": "2026-11-21T10:00:00.000Z",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 1,
+                     *           "nextCursor": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: {
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                            /** @description Newest first. */
+                            timeline: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened: the event's createdAt, or when the note or task was created.
+                                 */
+                                at: string;
+                                event?: components["schemas"]["WebhookEvent"];
+                                note?: components["schemas"]["Note"];
+                                task?: components["schemas"]["Task"];
+                                /**
+                                 * @description Which of `event`, `note` or `task` this entry carries.
+                                 * @enum {string}
+                                 */
+                                type: "event" | "note" | "task";
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listDealStages: {
         parameters: {
             query?: never;
@@ -2891,6 +3508,140 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    timelineDeal: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.nextCursor` of the previous page. */
+                after?: string;
+                /** @description Entries per page (max 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of timeline. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "timeline": [
+                     *           {
+                     *             "type": "event",
+                     *             "at": "2026-11-21T10:00:00.000Z",
+                     *             "event": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "type": "lead.created",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "organization": "string",
+                     *               "data": {
+                     *                 "object": "string",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "description": "string",
+                     *                 "changes": {
+                     *                   "before": {},
+                     *                   "after": {}
+                     *                 },
+                     *                 "actor": {
+                     *                   "type": "API_KEY",
+                     *                   "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                   "channel": "API"
+                     *                 },
+                     *                 "objectSlug": "string"
+                     *               }
+                     *             },
+                     *             "note": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "body": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "task": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "title": "string",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "dueDate": "2026-11-21T10:00:00.000Z",
+                     *               "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "status": "open",
+                     *               "completedAt": "2026-11-21T10:00:00.000Z",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 1,
+                     *           "nextCursor": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: {
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                            /** @description Newest first. */
+                            timeline: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened: the event's createdAt, or when the note or task was created.
+                                 */
+                                at: string;
+                                event?: components["schemas"]["WebhookEvent"];
+                                note?: components["schemas"]["Note"];
+                                task?: components["schemas"]["Task"];
+                                /**
+                                 * @description Which of `event`, `note` or `task` this entry carries.
+                                 * @enum {string}
+                                 */
+                                type: "event" | "note" | "task";
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -2898,7 +3649,7 @@ export interface operations {
                 after?: string;
                 /** @description Events per page (max 1000). */
                 limit?: number;
-                /** @description Comma-separated event types (default: every type the key can read): lead.created, lead.updated, account.created, account.updated, deal.created, deal.updated, deal.stage_changed, record.created, record.updated, record.stage_changed, record.due, lead.deleted, lead.restored, lead.purged, account.deleted, account.restored, account.purged, deal.deleted, deal.restored, deal.purged, record.deleted, record.restored, record.purged, lead.erased, account.erased, record.erased. */
+                /** @description Comma-separated event types (default: every type the key can read): lead.created, lead.updated, account.created, account.updated, deal.created, deal.updated, deal.stage_changed, record.created, record.updated, record.stage_changed, record.due, lead.deleted, lead.restored, lead.purged, account.deleted, account.restored, account.purged, deal.deleted, deal.restored, deal.purged, record.deleted, record.restored, record.purged, lead.erased, account.erased, record.erased, note.created, note.updated, note.deleted, note.restored, note.purged, task.created, task.updated, task.completed, task.due, task.deleted, task.restored, task.purged. */
                 types?: string;
             };
             header?: never;
@@ -3496,6 +4247,140 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    timelineLead: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.nextCursor` of the previous page. */
+                after?: string;
+                /** @description Entries per page (max 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of timeline. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "timeline": [
+                     *           {
+                     *             "type": "event",
+                     *             "at": "2026-11-21T10:00:00.000Z",
+                     *             "event": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "type": "lead.created",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "organization": "string",
+                     *               "data": {
+                     *                 "object": "string",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "description": "string",
+                     *                 "changes": {
+                     *                   "before": {},
+                     *                   "after": {}
+                     *                 },
+                     *                 "actor": {
+                     *                   "type": "API_KEY",
+                     *                   "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                   "channel": "API"
+                     *                 },
+                     *                 "objectSlug": "string"
+                     *               }
+                     *             },
+                     *             "note": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "body": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "task": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "title": "string",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "dueDate": "2026-11-21T10:00:00.000Z",
+                     *               "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "status": "open",
+                     *               "completedAt": "2026-11-21T10:00:00.000Z",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 1,
+                     *           "nextCursor": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: {
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                            /** @description Newest first. */
+                            timeline: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened: the event's createdAt, or when the note or task was created.
+                                 */
+                                at: string;
+                                event?: components["schemas"]["WebhookEvent"];
+                                note?: components["schemas"]["Note"];
+                                task?: components["schemas"]["Task"];
+                                /**
+                                 * @description Which of `event`, `note` or `task` this entry carries.
+                                 * @enum {string}
+                                 */
+                                type: "event" | "note" | "task";
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -3583,6 +4468,455 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listNotes: {
+        parameters: {
+            query?: {
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Only the notes on this item. */
+                targetId?: string;
+                /** @description Only the notes on items of this kind. */
+                targetObject?: "lead" | "account" | "deal" | "record";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notes. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "notes": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "target": {
+                     *               "object": "lead",
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string"
+                     *             },
+                     *             "body": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            notes: components["schemas"]["Note"][];
+                            pagination: components["schemas"]["Pagination"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target": {
+                 *         "object": "lead",
+                 *         "id": "6740a1b2c3d4e5f6a7b8c9d0"
+                 *       },
+                 *       "body": "Called: wants a demo **next week**."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Markdown text, at most 102400 bytes of UTF-8 (100 kB). Personal data: encrypted at rest, "[encrypted]" in events, removed by an erasure of the item it is on. */
+                    body: string;
+                    /** @description The lead, account, deal or record this belongs to. */
+                    target: {
+                        /** @description The item's id. */
+                        id: string;
+                        /**
+                         * @description The kind of item, as events name it in `data.object`.
+                         * @enum {string}
+                         */
+                        object: "lead" | "account" | "deal" | "record";
+                        /** @description The slug of the record's object: required when `object` is `record`, refused otherwise. */
+                        objectSlug?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The created note. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "note": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "body": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            note: components["schemas"]["Note"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "note": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "body": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            note: components["schemas"]["Note"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteNote: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted note. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "note": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "body": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            note: components["schemas"]["Note"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A note keeps its target; only its body changes. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Markdown text, at most 102400 bytes of UTF-8 (100 kB). Personal data: encrypted at rest, "[encrypted]" in events, removed by an erasure of the item it is on. */
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated note. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "note": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "body": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            note: components["schemas"]["Note"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "note": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "body": "string",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            note: components["schemas"]["Note"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3727,7 +5061,7 @@ export interface operations {
                 "application/json": {
                     /** @description The fields, in display order. */
                     fields?: {
-                        /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                        /** @description The record property name, camelCase (`visitDate`) or snake_case (`due_on`): a lower-case letter, then letters, digits and _. Not a reserved key (id, objectSlug, stage, createdAt, updatedAt, deletedAt) nor a name every JavaScript object has (constructor, toString, valueOf, hasOwnProperty, …). */
                         key: string;
                         /** @description Display label. */
                         label: string;
@@ -3755,7 +5089,7 @@ export interface operations {
                     slug: string;
                     /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
                     stages?: {
-                        /** @description Stable key stored on records. */
+                        /** @description Stable key stored on records: lower-case letters, digits and _, starting with a letter. */
                         key: string;
                         /** @description Display label. */
                         label: string;
@@ -4290,6 +5624,142 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    timelineRecord: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.nextCursor` of the previous page. */
+                after?: string;
+                /** @description Entries per page (max 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Record id. */
+                id: string;
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of timeline. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "timeline": [
+                     *           {
+                     *             "type": "event",
+                     *             "at": "2026-11-21T10:00:00.000Z",
+                     *             "event": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "type": "lead.created",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "organization": "string",
+                     *               "data": {
+                     *                 "object": "string",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "description": "string",
+                     *                 "changes": {
+                     *                   "before": {},
+                     *                   "after": {}
+                     *                 },
+                     *                 "actor": {
+                     *                   "type": "API_KEY",
+                     *                   "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                   "channel": "API"
+                     *                 },
+                     *                 "objectSlug": "string"
+                     *               }
+                     *             },
+                     *             "note": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "body": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "task": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "title": "string",
+                     *               "target": {
+                     *                 "object": "lead",
+                     *                 "id": "6650f0c8f1e2d3c4b5a69788",
+                     *                 "objectSlug": "string"
+                     *               },
+                     *               "dueDate": "2026-11-21T10:00:00.000Z",
+                     *               "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "status": "open",
+                     *               "completedAt": "2026-11-21T10:00:00.000Z",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 1,
+                     *           "nextCursor": "string"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: {
+                                limit: number;
+                                nextCursor: string | null;
+                            };
+                            /** @description Newest first. */
+                            timeline: {
+                                /**
+                                 * Format: date-time
+                                 * @description When it happened: the event's createdAt, or when the note or task was created.
+                                 */
+                                at: string;
+                                event?: components["schemas"]["WebhookEvent"];
+                                note?: components["schemas"]["Note"];
+                                task?: components["schemas"]["Task"];
+                                /**
+                                 * @description Which of `event`, `note` or `task` this entry carries.
+                                 * @enum {string}
+                                 */
+                                type: "event" | "note" | "task";
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getObject: {
         parameters: {
             query?: never;
@@ -4399,7 +5869,7 @@ export interface operations {
                 "application/json": {
                     /** @description The fields, in display order. */
                     fields?: {
-                        /** @description The record property name: lower-case letters, digits and _, starting with a letter; not id or stage. */
+                        /** @description The record property name, camelCase (`visitDate`) or snake_case (`due_on`): a lower-case letter, then letters, digits and _. Not a reserved key (id, objectSlug, stage, createdAt, updatedAt, deletedAt) nor a name every JavaScript object has (constructor, toString, valueOf, hasOwnProperty, …). */
                         key: string;
                         /** @description Display label. */
                         label: string;
@@ -4425,7 +5895,7 @@ export interface operations {
                     name?: string;
                     /** @description The ordered stages; new records start in the first one. Empty: records have no stage. */
                     stages?: {
-                        /** @description Stable key stored on records. */
+                        /** @description Stable key stored on records: lower-case letters, digits and _, starting with a letter. */
                         key: string;
                         /** @description Display label. */
                         label: string;
@@ -4735,6 +6205,38 @@ export interface operations {
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
+                     *         "notes": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "target": {
+                     *               "object": "lead",
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string"
+                     *             },
+                     *             "body": "string",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "tasks": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "title": "string",
+                     *             "target": {
+                     *               "object": "lead",
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string"
+                     *             },
+                     *             "dueDate": "2026-11-21T10:00:00.000Z",
+                     *             "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "status": "open",
+                     *             "completedAt": "2026-11-21T10:00:00.000Z",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "events": [
                      *           {
                      *             "id": "6650f0c8f1e2d3c4b5a69788",
@@ -4753,7 +6255,7 @@ export interface operations {
                         data: {
                             /** @description Accounts holding the value. */
                             accounts: components["schemas"]["Account"][];
-                            /** @description The events that name these items, oldest first: ids, types and times only. */
+                            /** @description The events that name these items and their notes and tasks, oldest first: ids, types and times only. */
                             events: {
                                 /**
                                  * Format: date-time
@@ -4767,8 +6269,12 @@ export interface operations {
                             }[];
                             /** @description Leads holding the value, decrypted, trashed ones included. */
                             leads: components["schemas"]["Lead"][];
+                            /** @description The notes on these items (trashed ones included), decrypted. */
+                            notes: components["schemas"]["Note"][];
                             /** @description Custom-object records with an email or phone field holding the value. */
                             records: components["schemas"]["Record"][];
+                            /** @description The tasks on these items (trashed ones included). */
+                            tasks: components["schemas"]["Task"][];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4778,6 +6284,512 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Only the tasks of this user. */
+                assigneeId?: string;
+                /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
+                deleted?: boolean;
+                /** @description Only tasks due after this day (YYYY-MM-DD, exclusive). */
+                dueAfter?: string;
+                /** @description Only tasks due before this day (YYYY-MM-DD, exclusive). */
+                dueBefore?: string;
+                /** @description Page size (max 100). */
+                limit?: number;
+                /** @description true: only open tasks whose due date is before the organization's local today. */
+                overdue?: boolean;
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Only open or only done tasks. */
+                status?: "open" | "done";
+                /** @description Only the tasks on this item. */
+                targetId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "tasks": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "title": "string",
+                     *             "target": {
+                     *               "object": "lead",
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string"
+                     *             },
+                     *             "dueDate": "2026-11-21T10:00:00.000Z",
+                     *             "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "status": "open",
+                     *             "completedAt": "2026-11-21T10:00:00.000Z",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "page": 1,
+                     *           "limit": 1,
+                     *           "total": 1,
+                     *           "totalPages": 1,
+                     *           "hasMore": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            pagination: components["schemas"]["Pagination"];
+                            tasks: components["schemas"]["Task"][];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Send the proposal",
+                 *       "target": {
+                 *         "object": "deal",
+                 *         "id": "6740a1b2c3d4e5f6a7b8c9d0"
+                 *       },
+                 *       "dueDate": "2026-12-01"
+                 *     }
+                 */
+                "application/json": {
+                    assigneeId?: string | null;
+                    dueDate?: string | null;
+                    /**
+                     * @description `open` (the default) or `done`; moving to done records task.completed.
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                    target?: {
+                        /** @description The item's id. */
+                        id: string;
+                        /**
+                         * @description The kind of item, as events name it in `data.object`.
+                         * @enum {string}
+                         */
+                        object: "lead" | "account" | "deal" | "record";
+                        /** @description The slug of the record's object: required when `object` is `record`, refused otherwise. */
+                        objectSlug?: string;
+                    } | null;
+                    /** @description What is to be done. */
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The created task. */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "task": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "title": "string",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "dueDate": "2026-11-21T10:00:00.000Z",
+                     *           "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "open",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "task": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "title": "string",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "dueDate": "2026-11-21T10:00:00.000Z",
+                     *           "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "open",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteTask: {
+        parameters: {
+            query?: {
+                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                permanent?: boolean;
+            };
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted task. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "task": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "title": "string",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "dueDate": "2026-11-21T10:00:00.000Z",
+                     *           "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "open",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears target, dueDate or assigneeId. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    assigneeId?: string | null;
+                    dueDate?: string | null;
+                    /**
+                     * @description `open` (the default) or `done`; moving to done records task.completed.
+                     * @enum {string}
+                     */
+                    status?: "open" | "done";
+                    target?: {
+                        /** @description The item's id. */
+                        id: string;
+                        /**
+                         * @description The kind of item, as events name it in `data.object`.
+                         * @enum {string}
+                         */
+                        object: "lead" | "account" | "deal" | "record";
+                        /** @description The slug of the record's object: required when `object` is `record`, refused otherwise. */
+                        objectSlug?: string;
+                    } | null;
+                    /** @description What is to be done. */
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated task. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "task": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "title": "string",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "dueDate": "2026-11-21T10:00:00.000Z",
+                     *           "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "open",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    restoreTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Resource id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "task": {
+                     *           "id": "6650f0c8f1e2d3c4b5a69788",
+                     *           "title": "string",
+                     *           "target": {
+                     *             "object": "lead",
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "objectSlug": "string"
+                     *           },
+                     *           "dueDate": "2026-11-21T10:00:00.000Z",
+                     *           "assigneeId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "status": "open",
+                     *           "completedAt": "2026-11-21T10:00:00.000Z",
+                     *           "createdAt": "2026-11-21T10:00:00.000Z",
+                     *           "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            task: components["schemas"]["Task"];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5033,7 +7045,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
+                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -5265,7 +7277,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "webhook.test" | "*")[];
+                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -7245,6 +9257,446 @@ export interface operations {
             };
         };
     };
+    noteCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example note.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "note.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "note",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Note created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "note.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example note.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "note.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "note",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Note deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "note.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    notePurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example note.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "note.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "note",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Note purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "note.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example note.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "note.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "note",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Note restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "note.restored";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example note.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "note.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "note",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Note updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "note.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     recordCreatedEvent: {
         parameters: {
             query?: never;
@@ -7929,6 +10381,622 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "record.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.completed
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.completed",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task completed",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.completed";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.created",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task created",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.deleted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.deleted",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task deleted",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskDueEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.due
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.due",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task due",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.due";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskPurgedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.purged
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.purged",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task purged",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.purged";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskRestoredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.restored
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.restored",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task restored",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.restored";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example task.updated
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "task.updated",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "task",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Task updated",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "task.updated";
                 };
             };
         };

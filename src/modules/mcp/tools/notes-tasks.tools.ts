@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { inTransaction } from '../../../db/transaction.js';
+import { AppError } from '../../../errors.js';
+import { StringEnum } from '../../../http/schemas.js';
+import { CreateNoteBody } from '../../notes/notes.schemas.js';
+import { createNote } from '../../notes/notes.service.js';
+import type { Scope } from '../../orgs/principal.js';
+import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
+import { TARGET_OBJECTS } from '../../shared/item-target.js';
+import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
+import { createTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
+import { TimelineQuery } from '../../timeline/timeline.schemas.js';
+import { readTimeline } from '../../timeline/timeline.service.js';
+import { defineTool, GetInput, IdArg } from '../mcp.tool.js';
+
+const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
+
+const TARGET_HELP = '`target`: `{object: "lead" | "account" | "deal" | "record", id}`, plus `objectSlug` for a record; the item must exist and not be deleted.';
+
+export const noteTaskTools = [
+  defineTool({
+    name: 'add_note',
+    title: 'Add a note',
+    description: `Write a markdown note (a call summary, a meeting outcome) on a lead, account, deal or record. ${TARGET_HELP}`,
+    scopes: ['notes:write'],
+    readOnly: false,
+    input: CreateNoteBody,
+    run: async ({ ctx, caller }, input) => ({ note: await inTransaction(ctx, (trx) => createNote(ctx, trx, caller, input)) }),
+  }),
+  defineTool({
+    name: 'create_task',
+    title: 'Create a task',
+    description: `Create a to-do, optionally on an item (${TARGET_HELP}) and for a user (\`assigneeId\`). \`dueDate\` is a day, YYYY-MM-DD: the task is overdue after that day in the organization's time zone, and a reminder goes out at 09:00 on it.`,
+    scopes: ['tasks:write'],
+    readOnly: false,
+    input: CreateTaskBody,
+    run: async ({ ctx, caller }, input) => ({ task: await inTransaction(ctx, (trx) => createTask(ctx, trx, caller, input)) }),
+  }),
+  defineTool({
+    name: 'complete_task',
+    title: 'Complete a task',
+    description: 'Mark a task done (records task.completed). Completing a task that is already done changes nothing.',
+    scopes: ['tasks:write'],
+    readOnly: false,
+    input: GetInput('Task'),
+    run: async ({ ctx, caller }, { id }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, { status: 'done' })) }),
+  }),
+  defineTool({
+    name: 'search_tasks',
+    title: 'Search tasks',
+    description:
+      "Tasks, newest first: filter by `status` (open, done), `assigneeId`, `targetId` (the tasks on one item), `dueBefore`/`dueAfter` (YYYY-MM-DD, exclusive), `overdue: true` (open tasks due before the organization's local today). Paged with `page` and `limit`.",
+    scopes: ['tasks:read'],
+    readOnly: true,
+    input: ListTasksQuery,
+    run: ({ ctx, principal }, input) => listTasks(ctx, principal.organization, input),
+  }),
+  defineTool({
+    name: 'get_timeline',
+    title: "Get an item's timeline",
+    description:
+      "The history of a lead, account, deal or record, newest first: its events (created, updated, stage changes…), its notes and its tasks (when the key may read notes and tasks). Pass `pagination.nextCursor` back as `after` for older entries. Needs the item's read scope.",
+    scopes: Object.values(READ_SCOPE),
+    readOnly: true,
+    input: Type.Object(
+      {
+        object: StringEnum(TARGET_OBJECTS, { description: 'The kind of item.' }),
+        id: IdArg('Item'),
+        objectSlug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, description: "The record's object slug (records only)." })),
+        ...TimelineQuery.properties,
+      },
+      { additionalProperties: false },
+    ),
+    run: async ({ ctx, principal }, { object, id, objectSlug, after, limit }) => {
+      const scope = READ_SCOPE[object];
+      if (!principal.key.scopes.includes(scope)) throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the scope ${scope}`);
+      return readTimeline(ctx, principal, { object, id, ...(objectSlug !== undefined ? { objectSlug } : {}) }, { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) });
+    },
+  }),
+];

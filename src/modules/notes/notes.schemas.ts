@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, Id, Timestamp } from '../../http/schemas.js';
+import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { ItemTarget, TARGET_OBJECTS } from '../shared/item-target.js';
+import { StringEnum } from '../../http/schemas.js';
+
+/** A note's body: markdown, at most this many bytes of UTF-8 (100 kB). */
+export const MAX_NOTE_BYTES = 102_400;
+
+const body = Type.String({ minLength: 1, maxLength: MAX_NOTE_BYTES, pattern: '\\S', description: `Markdown text, at most ${MAX_NOTE_BYTES} bytes of UTF-8 (100 kB). Personal data: encrypted at rest, "[encrypted]" in events, removed by an erasure of the item it is on.` });
+
+export const CreateNoteBody = Type.Object(
+  { target: ItemTarget, body },
+  { additionalProperties: false, examples: [{ target: { object: 'lead', id: '6740a1b2c3d4e5f6a7b8c9d0' }, body: 'Called: wants a demo **next week**.' }] },
+);
+export type CreateNoteBody = Static<typeof CreateNoteBody>;
+
+export const UpdateNoteBody = Type.Object({ body }, { additionalProperties: false, description: 'A note keeps its target; only its body changes.' });
+export type UpdateNoteBody = Static<typeof UpdateNoteBody>;
+
+export const Note = Type.Object(
+  {
+    id: Id(),
+    target: ItemTarget,
+    body: Type.String({ description: 'Markdown text.' }),
+    createdAt: Timestamp('UTC instant of creation.'),
+    updatedAt: Timestamp('UTC instant of the last change.'),
+    deletedAt: DeletedAt,
+  },
+  { $id: 'Note' },
+);
+export type Note = Static<typeof Note>;
+
+export const ListNotesQuery = Type.Object(
+  {
+    targetId: Type.Optional(Id('Only the notes on this item.')),
+    targetObject: Type.Optional(StringEnum(TARGET_OBJECTS, { description: 'Only the notes on items of this kind.' })),
+    ...PageQuery,
+    ...TrashQuery,
+  },
+  { additionalProperties: false },
+);
+export type ListNotesQuery = Static<typeof ListNotesQuery>;
+
+export const NoteEnvelope = Envelope(Type.Object({ note: Type.Ref(Note) }));
+export const NoteListEnvelope = Envelope(Type.Object({ notes: Type.Array(Type.Ref(Note)), pagination: Type.Ref(Pagination) }));

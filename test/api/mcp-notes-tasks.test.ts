@@ -1,0 +1,58 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
+
+/** add_note, create_task, complete_task, search_tasks and get_timeline over Streamable HTTP. */
+describe('MCP notes, tasks and timeline tools', () => {
+  let t: TestApp;
+  let origin: string;
+  let s: Seeded;
+  let client: Client;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    origin = await listen(t);
+    s = await seedOrg(t.ctx);
+    client = await connect(httpTransport(origin, s.key));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await t?.close();
+  });
+
+  it('an agent notes a call, plans a follow-up, completes it and reads the lead\'s timeline', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Ada' } })).body.data.lead.id;
+    const { note } = await callOk(client, 'add_note', { target: { object: 'lead', id: lead }, body: 'Called, wants a demo' });
+    expect(note).toMatchObject({ target: { object: 'lead', id: lead }, body: 'Called, wants a demo' });
+    const { task } = await callOk(client, 'create_task', { title: 'Book the demo', dueDate: '2026-12-01', target: { object: 'lead', id: lead } });
+    expect(task).toMatchObject({ status: 'open', dueDate: '2026-12-01T00:00:00.000Z' });
+    expect((await callOk(client, 'search_tasks', { status: 'open' })).tasks.map((x: { id: string }) => x.id)).toEqual([task.id]);
+    expect((await callOk(client, 'complete_task', { id: task.id })).task).toMatchObject({ status: 'done', completedAt: expect.any(String) });
+    const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: task.id });
+    expect(events.map((e) => [e.type, e.data.actor.channel])).toEqual([['task.created', 'MCP'], ['task.completed', 'MCP']]);
+    const timeline = await callOk(client, 'get_timeline', { object: 'lead', id: lead, limit: 2 });
+    expect(timeline.timeline.map((e: { type: string }) => e.type)).toHaveLength(2);
+    expect(timeline.pagination.nextCursor).toEqual(expect.any(String));
+    const rest = await callOk(client, 'get_timeline', { object: 'lead', id: lead, after: timeline.pagination.nextCursor });
+    expect([...timeline.timeline, ...rest.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['event', 'note', 'task']);
+  });
+
+  it('refuses bad input with the REST messages, and a timeline without the item\'s read scope', async () => {
+    const { errors } = await callError(client, 'add_note', { target: { object: 'record', id: 'abcdefabcdefabcdefabcdef' }, body: 'x' }, 'VALIDATION_FAILED');
+    expect(errors).toEqual([{ field: 'target.objectSlug', code: 'required', message: 'is required for a record' }]);
+    await callError(client, 'complete_task', { id: 'abcdefabcdefabcdefabcdef' }, 'NOT_FOUND');
+    const dealsOnly = await addKey(t.ctx, s.orgId, ['deals:read']);
+    const limited = await connect(httpTransport(origin, dealsOnly.key));
+    try {
+      const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Bob' } })).body.data.lead.id;
+      const { text } = await callError(limited, 'get_timeline', { object: 'lead', id: lead }, 'INSUFFICIENT_SCOPE');
+      expect(text).toContain('leads:read');
+    } finally {
+      await limited.close();
+    }
+  });
+});

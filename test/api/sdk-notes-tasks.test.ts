@@ -1,0 +1,51 @@
+import { createClient, type CrmClient } from '@crm/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { listen } from '../helpers/mcp.js';
+import { call } from '../helpers/http.js';
+
+/** client.notes, client.tasks and client.timeline against the running app. */
+describe('SDK notes, tasks and timeline', () => {
+  let t: TestApp;
+  let s: Seeded;
+  let crm: CrmClient;
+
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+    crm = createClient({ baseUrl: await listen(t), apiKey: s.key });
+    await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'visits', name: 'Visits', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('notes and tasks on a deal, then its whole timeline by cursor iteration', async () => {
+    const deal = await crm.deals.create({ name: 'Renewal' });
+    const note = await crm.notes.create({ target: { object: 'deal', id: deal.id }, body: 'Budget approved' });
+    expect((await crm.notes.update(note.id, 'Budget approved by finance')).body).toBe('Budget approved by finance');
+    const task = await crm.tasks.create({ title: 'Send the contract', target: { object: 'deal', id: deal.id }, dueDate: '2026-12-01' });
+    expect((await crm.tasks.complete(task.id)).status).toBe('done');
+    for (let i = 0; i < 3; i++) await crm.notes.create({ target: { object: 'deal', id: deal.id }, body: `follow-up ${i}` });
+    const ids: string[] = [];
+    for await (const n of crm.notes.iterate({ targetId: deal.id, limit: 2 })) ids.push(n.id);
+    expect(ids).toHaveLength(4);
+    const entries = [];
+    for await (const e of crm.timeline.iterate({ object: 'deal', id: deal.id }, { limit: 2 })) entries.push(e);
+    expect(entries.map((e) => e.type).sort()).toEqual(['event', 'note', 'note', 'note', 'note', 'task']);
+    expect(entries.find((e) => e.type === 'task')?.task).toMatchObject({ id: task.id, status: 'done' });
+    expect((await crm.tasks.list({ status: 'done' })).tasks.map((x) => x.id)).toEqual([task.id]);
+  });
+
+  it('reads a record\'s timeline by its object\'s slug, and trashes and restores a task', async () => {
+    const record = await crm.records('visits').create({ title: 'Flat' });
+    await crm.notes.create({ target: { object: 'record', objectSlug: 'visits', id: record.id }, body: 'Keys at the desk' });
+    const page = await crm.timeline.list({ object: 'record', objectSlug: 'visits', id: record.id });
+    expect(page.timeline.map((e) => e.type)).toEqual(['note', 'event']);
+    expect(page.pagination.nextCursor).toBeNull();
+    const task = await crm.tasks.create({ title: 'Gone soon' });
+    expect((await crm.tasks.delete(task.id)).deletedAt).not.toBeNull();
+    expect((await crm.tasks.restore(task.id)).deletedAt).toBeNull();
+  });
+});

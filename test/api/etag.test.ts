@@ -148,6 +148,22 @@ describe.each(RESOURCES.filter((r) => r.trash))('$key in the trash', (r) => {
   });
 });
 
+describe('custom objects', () => {
+  it('PATCH /objects/{slug} honours If-Match; GET honours If-None-Match', async () => {
+    const created = await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'tagged', name: 'Tagged', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+    const read = await call(t.app, 'GET', '/objects/tagged', { auth: s.auth });
+    expect(tagOf(read)).toBe(tagOf(created));
+    expect((await call(t.app, 'GET', '/objects/tagged', { auth: s.auth, headers: { 'if-none-match': tagOf(read) } })).status).toBe(304);
+    const patchObject = (name: string, ifMatch: string) => call(t.app, 'PATCH', '/objects/tagged', { auth: s.auth, body: { name }, headers: { 'if-match': ifMatch } });
+    const first = await patchObject('First', tagOf(read));
+    expect(first.status).toBe(200);
+    const second = await patchObject('Second', tagOf(read));
+    expectError(second, 412, 'PRECONDITION_FAILED');
+    expect(second.body.data.object).toEqual(first.body.data.object);
+    expect((await patchObject('Third', '*')).body.data.object.name).toBe('Third');
+  });
+});
+
 describe('the OpenAPI document', () => {
   it('documents ETag, If-None-Match with 304 on reads, If-Match with 412 on conditional writes', async () => {
     const doc = (await call(t.app, 'GET', '/api/public/v1/openapi.json')).body;
@@ -156,7 +172,7 @@ describe('the OpenAPI document', () => {
     expect(names(op('/leads/{id}', 'get'))).toContain('if-none-match');
     expect(op('/leads/{id}', 'get').responses['304'].headers.ETag).toBeDefined();
     expect(op('/leads/{id}', 'get').responses['200'].headers.ETag).toBeDefined();
-    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch']] as const) {
+    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch'], ['/objects/{slug}', 'patch']] as const) {
       expect(names(op(path, method)), `${method} ${path}`).toContain('if-match');
       expect(op(path, method).responses['412'].$ref).toBe('#/components/responses/PreconditionFailed');
     }

@@ -6,6 +6,7 @@ import { requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { errorResponse } from '../../http/openapi-responses.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 import { CreateObjectBody, ListObjectsQuery, ObjectEnvelope, ObjectListEnvelope, SlugParams, UpdateObjectBody } from './objects.schemas.js';
 import { createObject, getObject, listObjects, updateObject } from './objects.service.js';
 
@@ -46,11 +47,12 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
   });
 
   app.patch('/objects/:slug', {
-    config: { auth: { anyOf: ['objects:admin'] }, etag: 'object' },
+    config: { auth: { anyOf: ['objects:admin'] }, etag: 'object', ifMatch: true },
     schema: { tags, summary: 'Change a custom object', description: UpdateObjectBody.description, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
     handler: async (request) => {
       const organizationId = orgOf(request);
-      const object = await inTransaction(ctx, (trx) => updateObject(ctx, trx, organizationId, request.params.slug, request.body));
+      const opts = { ifMatch: ifMatchOf(request) };
+      const object = await inTransaction(ctx, (trx) => updateObject(ctx, trx, organizationId, request.params.slug, request.body, opts));
       return ok({ object });
     },
   });

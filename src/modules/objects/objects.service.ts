@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
+import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { paginate } from '../../lib/pagination.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
@@ -94,9 +95,11 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
 }
 
 /** Renames, and replaces the field and stage lists (each, when sent, is the complete new list). */
-export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody): Promise<CustomObject> {
+export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
+  // Read FOR UPDATE already: the tag compared is the one of the version this write replaces.
   const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
   if (!object) throw notFound('Object');
+  checkCondition(opts, 'object', toCustomObject(object));
   const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages, object.definition);
   const errors = await changeErrors(ctx, trx, object, next);
   if (errors.length) throw validationFailed(errors);

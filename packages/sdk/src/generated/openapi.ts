@@ -5856,7 +5856,10 @@ export interface operations {
     updateObject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Object slug. */
                 slug: string;
@@ -5964,6 +5967,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

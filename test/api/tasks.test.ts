@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { runDueReminders } from '../../src/modules/objects/reminders.service.js';
 import { findReminder } from '../../src/modules/objects/reminders.store.js';
+import { updateOrganizationSettings } from '../../src/modules/orgs/settings.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
@@ -120,6 +121,17 @@ describe('task.due', () => {
     clock.set('2026-04-03T07:00:00.000Z');
     await runDueReminders(t.ctx);
     expect(await eventsOf(o, trashed)).toEqual(['task.created', 'task.deleted', 'task.restored', 'task.due']);
+  });
+});
+
+describe('task.due after a time-zone change', () => {
+  it('moves to 09:00 of the same day in the new zone', async () => {
+    const o = await seedOrg(t.ctx, { timezone: 'Europe/Paris' });
+    clock.set('2026-08-01T08:00:00.000Z');
+    const id = (await createTask(o, { title: 'Moved', dueDate: '2026-08-03' })).body.data.task.id;
+    expect((await findReminder(t.ctx.database.db, id, 'task'))?.fireAt).toBe('2026-08-03T07:00:00.000Z');
+    await updateOrganizationSettings(t.ctx, o.orgId, { timezone: 'America/Los_Angeles' });
+    expect((await findReminder(t.ctx.database.db, id, 'task'))?.fireAt).toBe('2026-08-03T16:00:00.000Z');
   });
 });
 

@@ -1,3 +1,4 @@
+import { BatchItemError } from './modules/shared/batch.schemas.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
@@ -111,6 +112,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(WebhookDelivery);
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
+  app.addSchema(BatchItemError);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,

@@ -8,6 +8,11 @@ import { IdParams, ok } from '../../http/schemas.js';
 import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from './deals.service.js';
 import { registerTrashRoutes } from '../../http/trash-routes.js';
+import { Type } from '@sinclair/typebox';
+import { registerBatchRoutes } from '../shared/batch.routes.js';
+import { holderByExternalId } from '../shared/batch.service.js';
+import { Deal } from './deals.schemas.js';
+import { findLiveDeal } from './deals.service.js';
 import { DealStagesEnvelope } from './stages.schemas.js';
 import { getDealStages } from './stages.service.js';
 
@@ -75,6 +80,25 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const caller = callerOf(request);
       const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body));
       return ok({ deal });
+    },
+  });
+
+  registerBatchRoutes(app, ctx, {
+    path: '/deals',
+    scope: 'deals:write',
+    tags,
+    resourceSchema: Type.Ref(Deal),
+    upsertBy: ['externalId'],
+    examples: { create: { name: 'Analytical Engines — 40 seats', amount: '48000.00', currency: 'EUR', externalId: 'opp-77' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', stage: 'proposal' } },
+    resource: {
+      noun: 'deal',
+      label: 'Deal',
+      createSchema: CreateDealBody,
+      updateSchema: UpdateDealBody,
+      find: (db, caller, _params, id) => findLiveDeal(db, caller.organizationId, id),
+      create: (trx, caller, _params, input) => createDeal(ctx, trx, caller, input as CreateDealBody),
+      update: (trx, caller, _params, id, patch) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody),
+      holderOf: holderByExternalId('deals'),
     },
   });
 

@@ -20,7 +20,7 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 export type { Caller };
 
 const TABLE = 'leads';
-const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf'] as const;
+const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
 function toLead(ctx: Ctx, s: StoredLead): Lead {
@@ -44,27 +44,34 @@ function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: 
     ownerId: s.ownerId,
     accountId: s.accountId,
     duplicateOf: s.duplicateOf,
+    externalId: s.externalId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
   };
 }
 
-/**
- * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
- * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
- */
-async function checkReferences(db: Executor, organizationId: string, refs: readonly { ownerId?: string | null; accountId?: string | null }[], rows = false): Promise<void> {
+type LeadReferences = { ownerId?: string | null; accountId?: string | null };
+
+/** Per lead, its owner and account that are not a user and a live account of the organization (two queries in all). */
+export async function referenceErrors(db: Executor, organizationId: string, refs: readonly LeadReferences[]): Promise<FieldError[][]> {
   const wanted = (key: 'ownerId' | 'accountId') => [...new Set(refs.map((r) => r[key]).filter((id): id is string => Boolean(id)))];
   const [owners, accounts] = await Promise.all([
     existingUserIds(db, organizationId, wanted('ownerId')),
     existingAccountIds(db, organizationId, wanted('accountId')),
   ]);
-  const field = (i: number, name: string) => (rows ? `${i}.${name}` : name);
-  const errors: FieldError[] = refs.flatMap((r, i) => [
-    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: field(i, 'ownerId'), code: 'not_found', message: 'is not a user of this organization' }] : []),
-    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: field(i, 'accountId'), code: 'not_found', message: 'is not an account of this organization' }] : []),
+  return refs.map((r) => [
+    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] : []),
+    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: 'accountId', code: 'not_found', message: 'is not an account of this organization' }] : []),
   ]);
+}
+
+/**
+ * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
+ * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
+ */
+async function checkReferences(db: Executor, organizationId: string, refs: readonly LeadReferences[], rows = false): Promise<void> {
+  const errors = (await referenceErrors(db, organizationId, refs)).flatMap((row, i) => row.map((e) => (rows ? { ...e, field: `${i}.${e.field}` } : e)));
   if (errors.length) throw validationFailed(errors);
 }
 
@@ -150,6 +157,12 @@ export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input:
   return lead!;
 }
 
+/** A live lead of the organization as the API shows it, read in the caller's transaction. */
+export async function findLiveLead(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Lead | undefined> {
+  const stored = await findLead(db, organizationId, id);
+  return stored && toLead(ctx, stored);
+}
+
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
   const stored = await findLead(ctx.database.db, organizationId, id);
   if (!stored) throw notFound('Lead');
@@ -158,7 +171,7 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
   const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query));
+  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query), query.externalId);
   return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
 }
 
@@ -186,6 +199,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
     notes: merged.notes,
     ownerId: merged.ownerId,
     accountId: merged.accountId,
+    externalId: merged.externalId,
     duplicateOf: contactChanged ? await findOldestDuplicate(trx, caller.organizationId, sealed, current.seq) : current.duplicateOf,
   };
   const after = toLead(ctx, next);

@@ -47,6 +47,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
   const read = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'read') : nullable(valueSchema(f, 'read'))]));
   const write = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'))]));
   const stage = stageSchema(o);
+  const externalId = nullable({ type: 'string', minLength: 1, maxLength: 255, description: 'The integrator\'s own key, unique within the object (trash included); null clears it.' });
   const system = {
     id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
     objectSlug: { type: 'string', const: o.slug },
@@ -54,6 +55,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     deletedAt: nullable({ type: 'string', format: 'date-time' }),
+    externalId: nullable({ type: 'string' }),
   };
   const required = fields.filter((f) => f.required).map((f) => f.key);
   return {
@@ -66,14 +68,14 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     },
     [`RecordCreate_${o.slug}`]: {
       type: 'object',
-      properties: { stage: { ...stage, description: 'Defaults to the first stage.' }, ...write },
+      properties: { stage: { ...stage, description: 'Defaults to the first stage.' }, externalId, ...write },
       ...(required.length ? { required } : {}),
       additionalProperties: false,
     },
     [`RecordUpdate_${o.slug}`]: {
       type: 'object',
       description: 'Only the keys sent change; null clears a field that is not required.',
-      properties: { stage, ...write },
+      properties: { stage, externalId, ...write },
       minProperties: 1,
       additionalProperties: false,
     },

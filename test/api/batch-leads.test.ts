@@ -127,6 +127,18 @@ describe('POST /leads/batch', () => {
     expectError(await batch({ items: [{ name: 'Other' }] }, o, { 'idempotency-key': 'batch-1' }), 422, 'IDEMPOTENCY_KEY_REUSED');
   });
 
+  it('an erasure removes a stored batch response naming the erased lead: the key no longer replays it', async () => {
+    const o = await seedOrg(t.ctx);
+    const body = { items: [{ name: 'Erase Me', email: 'erase.batch@example.com' }, { name: 'Someone Else' }] };
+    const first = await batch(body, o, { 'idempotency-key': 'erase-batch' });
+    expect(first.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 201]);
+    const erasure = await call(t.app, 'POST', '/privacy/erasures', { auth: o.auth, body: { email: 'erase.batch@example.com' } });
+    expect(erasure.body.data.erasure.matched.leads).toBe(1);
+    const again = await batch(body, o, { 'idempotency-key': 'erase-batch' });
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.data.results[0].lead.id).not.toBe(first.body.data.results[0].lead.id);
+  });
+
   it('keeps organizations apart: another organization\'s external id or e-mail is not a holder', async () => {
     const a = await seedOrg(t.ctx);
     const b = await seedOrg(t.ctx);

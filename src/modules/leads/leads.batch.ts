@@ -8,7 +8,7 @@ import type { BatchResource } from '../shared/batch.service.js';
 import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
-import { createLead, findLiveLead, prepareLeads, referenceErrors, storePreparedLeads, updateLead } from './leads.service.js';
+import { createLead, externalIdClashes, findLiveLead, prepareLeads, referenceErrors, storePreparedLeads, updateLead } from './leads.service.js';
 import { findOldestDuplicate } from './leads.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
@@ -22,12 +22,9 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
   const outcomes: (Lead | AppError | undefined)[] = (await referenceErrors(trx, organizationId, inputs)).map((errors) => (errors.length ? validationFailed(errors) : undefined));
-  const held = await externalIdHolders(trx, 'leads', { column: 'organization_id', value: organizationId }, inputs.flatMap((i) => (i.externalId ? [i.externalId] : [])));
-  const claimed = new Set(held.keys());
-  inputs.forEach((input, i) => {
-    if (outcomes[i] !== undefined || !input.externalId) return;
-    if (claimed.has(input.externalId)) outcomes[i] = externalIdTaken('lead');
-    claimed.add(input.externalId);
+  const clashes = await externalIdClashes(trx, organizationId, inputs.map((input, i) => (outcomes[i] === undefined ? input : {})));
+  clashes.forEach((taken, i) => {
+    if (taken) outcomes[i] = externalIdTaken('lead');
   });
   const pending = inputs.flatMap((input, i) => (outcomes[i] === undefined ? [i] : []));
   try {

@@ -10,6 +10,7 @@ import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { contactFilter } from '../shared/contact-query.js';
+import { externalIdHolders } from '../../db/external-ids.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { newLead, type NewLead } from './new-lead.js';
@@ -75,6 +76,28 @@ async function checkReferences(db: Executor, organizationId: string, refs: reado
   if (errors.length) throw validationFailed(errors);
 }
 
+/**
+ * Per new lead, whether its external id is taken: by an existing lead (live or trashed), or by an earlier
+ * lead of the same rows. One query for all of them.
+ */
+export async function externalIdClashes(db: Executor, organizationId: string, rows: readonly { externalId?: string | null }[]): Promise<boolean[]> {
+  const claimed = new Set((await externalIdHolders(db, 'leads', { column: 'organization_id', value: organizationId }, rows.flatMap((r) => (r.externalId ? [r.externalId] : [])))).keys());
+  return rows.map(({ externalId }) => {
+    if (!externalId) return false;
+    if (claimed.has(externalId)) return true;
+    claimed.add(externalId);
+    return false;
+  });
+}
+
+/** Many rows (`crm import`): a taken external id is that row's field error, so the importer reports it and goes on. */
+async function checkExternalIds(db: Executor, organizationId: string, rows: readonly { externalId: string | null }[]): Promise<void> {
+  if (rows.length < 2) return;
+  const clashes = await externalIdClashes(db, organizationId, rows);
+  const errors = clashes.flatMap((taken, i) => (taken ? [{ field: `${i}.externalId`, code: 'taken', message: 'is already used by another lead' }] : []));
+  if (errors.length) throw validationFailed(errors);
+}
+
 function seal(ctx: Ctx, id: string, organizationId: string, contacts: { email?: string | null; phoneNumber?: string | null }) {
   return sealContacts(ctx, { table: TABLE, rowId: id, organizationId }, contacts);
 }
@@ -121,6 +144,7 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
  */
 export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date): Promise<void> {
   await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
+  await checkExternalIds(trx, caller.organizationId, rows);
   const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
   const unowned = rows.filter((r) => r.ownerId === null);
   const owners = await assignOwners(trx, caller.organizationId, unowned);

@@ -106,7 +106,7 @@ function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string
 }
 
 /** One typed operation, derived from the generic one (its error responses, headers and security kept). */
-function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string; stage?: boolean }): Schema {
+function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string | Schema; stage?: boolean }): Schema {
   const base = structuredClone(generic ?? {}) as { operationId?: string; parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
   const parameters = (base.parameters ?? [])
     .filter((p) => !(p.in === 'path' && p.name === 'object'))
@@ -120,9 +120,28 @@ function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set
     tags: ['Records'],
     summary: changes.summary,
     parameters,
-    ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(changes.body) } } } } : {}),
+    ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: typeof changes.body === 'string' ? ref(changes.body) : changes.body } } } } : {}),
     responses: { [changes.success[0]]: { ...changes.success[1], ...(headers ? { headers } : {}) }, ...errors },
   };
+}
+
+type Json = { [key: string]: Json } & Schema;
+
+/**
+ * The typed body and answer of an object's batch route, from the generic one's: each item a create (or update)
+ * body of the object with the batch's own keys (`ifMatch`, and `id` for updates), each result's record typed.
+ */
+function typedBatch(generic: Schema | undefined, o: StoredObject, body: 'RecordCreate' | 'RecordUpdate', schemas: Record<string, Schema>) {
+  const operation = structuredClone(generic ?? {}) as Json;
+  const request = operation.requestBody?.content?.['application/json']?.schema as Json;
+  const genericItem = request.properties!.items!.items as Json;
+  const typed = structuredClone(schemas[`${body}_${o.slug}`]!) as Json;
+  const batchKeys = Object.fromEntries(Object.entries(genericItem.properties!).filter(([key]) => key === 'id' || key === 'ifMatch'));
+  request.properties!.items!.items = { ...typed, properties: { ...batchKeys, ...typed.properties }, ...(body === 'RecordUpdate' ? { required: ['id'] } : {}) } as unknown as Json;
+  delete request.examples;
+  const success = structuredClone(operation.responses!['200']!.content!['application/json']!.schema) as Json;
+  success.properties!.data!.properties!.results!.items!.properties!.record = ref(`Record_${o.slug}`) as unknown as Json;
+  return { body: request, success: json(success, 'One result per item, in order', schemas) };
 }
 
 /**
@@ -134,6 +153,9 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
   const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
   const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
   const restore = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}/restore`] ?? {};
+  const batch = doc.paths[`${API_PREFIX}/objects/{object}/records/batch`] ?? {};
+  // Typed per object below; the generic one would make `/objects/<slug>/records/{id}` ambiguous.
+  if (objects.length > 0) delete doc.paths[`${API_PREFIX}/objects/{object}/records/batch`];
   const taken = new Set(Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((op) => String(op.operationId))));
   for (const o of objects) {
     Object.assign(doc.components.schemas, objectSchemas(o));
@@ -147,6 +169,12 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
       get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
       patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
       delete: typedOperation(one.delete, o, taken, { summary: `Delete a ${o.name} record`, success: ['200', json(single, 'The record, in the trash (deletedAt set) or removed for good', doc.components.schemas)] }),
+    };
+    const creates = typedBatch(batch.post, o, 'RecordCreate', doc.components.schemas);
+    const updates = typedBatch(batch.patch, o, 'RecordUpdate', doc.components.schemas);
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records/batch`] = {
+      post: typedOperation(batch.post, o, taken, { summary: `Create or upsert up to 100 ${o.name} records`, body: creates.body, success: ['200', creates.success] }),
+      patch: typedOperation(batch.patch, o, taken, { summary: `Update up to 100 ${o.name} records`, body: updates.body, success: ['200', updates.success] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}/restore`] = {
       post: typedOperation(restore.post, o, taken, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(single, 'The restored record', doc.components.schemas)] }),

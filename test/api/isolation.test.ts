@@ -54,6 +54,10 @@ const FIXTURES: Record<string, Fixture> = {
     create: async (t, owner) => ({ object: await createObject(t, owner, 'isolated_parent') }),
     bodies: { POST: { title: 'Owner only' } },
   },
+  '/objects/:object/records/batch': {
+    create: async (t, owner) => ({ object: await createObject(t, owner, 'isolated_batch') }),
+    bodies: { POST: { items: [{ title: 'Owner only' }] }, PATCH: { items: [{ id: 'abcdefabcdefabcdefabcdef', title: 'Owner only' }] } },
+  },
   '/objects/:object/records/:id': {
     create: async (t, owner, intruder) => {
       const object = await createObject(t, owner, 'isolated_records');

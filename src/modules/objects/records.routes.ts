@@ -11,7 +11,7 @@ import { registerTrashRoutes } from '../../http/trash-routes.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
 import { ObjectRecord } from './records.schemas.js';
-import { findLiveRecord, recordHolding } from './records.service.js';
+import { findLiveRecord, recordHolding, requireObject } from './records.service.js';
 
 const tags = ['Records'];
 
@@ -84,6 +84,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
       label: 'Record',
       createSchema: RecordInput,
       updateSchema: RecordPatch,
+      checkPath: async (db, caller, p) => void (await requireObject(ctx, db, caller.organizationId, p.object)),
       find: (db, caller, p, id) => findLiveRecord(ctx, db, caller.organizationId, p.object, id),
       create: (trx, caller, p, input) => createRecord(ctx, trx, caller, p.object, input),
       update: (trx, caller, p, id, patch) => updateRecord(ctx, trx, caller, p.object, id, patch),

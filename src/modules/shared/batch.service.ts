@@ -21,6 +21,8 @@ export interface BatchResource<R, P> {
   label: string;
   createSchema: TSchema;
   updateSchema: TSchema;
+  /** Checks what the path names (records: the object) before any item runs: a 404 there is the whole request's. */
+  checkPath?(db: Executor, caller: Caller, params: P): Promise<void>;
   find(db: Executor, caller: Caller, params: P, id: string): Promise<R | undefined>;
   create(trx: Executor, caller: Caller, params: P, input: Record<string, unknown>): Promise<R>;
   update(trx: Executor, caller: Caller, params: P, id: string, patch: Record<string, unknown>): Promise<R>;

@@ -6,6 +6,8 @@
  * - upsert by e-mail where half the items are new.
  *
  *   npm run bench -- --only batch [--seconds S] [--postgres URL]
+ *
+ * Next to it, `--only import` gives the rows/s of `crm import leads` on the same machine: the bar compares the two.
  */
 import type { Dialect } from '../src/config.js';
 import { buildApp } from '../src/app.js';
@@ -18,7 +20,7 @@ const SOURCES = ['WEBSITE', 'REFERRAL', 'EVENT', 'PARTNER'];
 let serial = 0;
 const newLead = () => {
   serial += 1;
-  return { name: `Bench Lead ${serial}`, email: `lead${serial}@bench.example`, phoneNumber: `+1415${String(1_000_000 + serial).padStart(7, '0')}`, source: SOURCES[serial % 4], externalId: `ext-${serial}` };
+  return { name: `Bench Lead ${serial}`, email: `lead${serial}@bench.example`, phoneNumber: `+1415${5_000_000 + serial}`, source: SOURCES[serial % 4], externalId: `ext-${serial}` };
 };
 
 export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; seconds: number }): Promise<void> {
@@ -34,19 +36,24 @@ export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; se
       if (res.statusCode !== expected) throw new Error(`POST ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
       return JSON.parse(res.body).data;
     };
-    /** Leads per second over `seconds`, sending what `next` returns. */
-    const rate = async (next: () => Promise<number>) => {
+    /** Leads per second over `seconds`, `clients` senders each sending what `next` returns, one after the other. */
+    const rate = async (next: () => Promise<number>, clients = 1) => {
       for (let i = 0; i < 5; i++) await next();
       let leads = 0;
       const start = performance.now();
-      while (performance.now() - start < opts.seconds * 1000) leads += await next();
+      await Promise.all(Array.from({ length: clients }, async () => {
+        while (performance.now() - start < opts.seconds * 1000) leads += await next();
+      }));
       return (leads / (performance.now() - start)) * 1000;
     };
     const checkAll = (results: { status: number }[], status: number) => {
-      if (results.some((r) => r.status !== status)) throw new Error(`an item answered ${results.find((r) => r.status !== status)!.status}`);
+      const odd = results.find((r) => r.status !== status);
+      if (odd) throw new Error(`an item answered ${JSON.stringify(odd)}`);
       return results.length;
     };
-    const created = await rate(async () => checkAll((await send('/leads/batch', { items: Array.from({ length: BATCH }, newLead) }, 200)).results, 201));
+    const createBatch = async () => checkAll((await send('/leads/batch', { items: Array.from({ length: BATCH }, newLead) }, 200)).results, 201);
+    const created = await rate(createBatch);
+    const createdFour = await rate(createBatch, 4);
     const single = await rate(async () => {
       for (let i = 0; i < BATCH; i++) await send('/leads', newLead(), 201);
       return BATCH;
@@ -68,6 +75,7 @@ export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; se
     console.log(`\n## POST /leads/batch of ${BATCH} (${opts.dialect}, app.inject, one client, ${opts.seconds} s each)\n`);
     console.log('| what | leads/s |\n|---|---|');
     console.log(`| new leads, POST /leads/batch | ${fmt(created, 0)} |`);
+    console.log(`| new leads, POST /leads/batch, 4 clients at once | ${fmt(createdFour, 0)} |`);
     console.log(`| new leads, one POST /leads each | ${fmt(single, 0)} |`);
     console.log(`| upsert by e-mail, every item an existing lead (200) | ${fmt(hits, 0)} |`);
     console.log(`| upsert by e-mail, half new, half existing | ${fmt(mixed, 0)} |`);

@@ -142,6 +142,7 @@ describe('the route table', () => {
 });
 
 describe('every scope against every route', () => {
+  // Every route times every scope (over 1,000 requests, more with each route): minutes on a loaded machine.
   it('403 INSUFFICIENT_SCOPE exactly when the key holds none of the scopes the route accepts; every answer carries the rate-limit headers', async () => {
     const keys = new Map<Scope, Seeded['auth']>();
     for (const scope of SCOPES) keys.set(scope, (await addKey(t.ctx, a.orgId, [scope], { rateLimitPerMinute: 1_000_000 })).auth);
@@ -161,7 +162,7 @@ describe('every scope against every route', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+  }, 120_000);
 });
 
 describe("another organization's ids", () => {

@@ -10,9 +10,10 @@ import { runScaleOut } from './scale-out.js';
 import { runObjectsBench } from './objects.js';
 import { runErasureBench } from './erasure.js';
 import { runFeedBench } from './feed.js';
+import { runBatchBench } from './batch.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch] [--rows N]
  * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
  * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
  * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
@@ -55,6 +56,10 @@ if (want('erasure')) {
 if (want('feed')) {
   await runFeedBench({ dialect: 'sqlite' });
   if (values.postgres) await runFeedBench({ dialect: 'postgres', pgUrl: values.postgres });
+}
+if (want('batch')) {
+  await runBatchBench({ dialect: 'sqlite', seconds: Number(values.seconds) });
+  if (values.postgres) await runBatchBench({ dialect: 'postgres', pgUrl: values.postgres, seconds: Number(values.seconds) });
 }
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {

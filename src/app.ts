@@ -1,3 +1,4 @@
+import { BatchItemError } from './modules/shared/batch.schemas.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
@@ -124,6 +125,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(User);
   app.addSchema(Note);
   app.addSchema(Task);
+  app.addSchema(BatchItemError);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,

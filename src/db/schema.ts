@@ -77,6 +77,8 @@ export interface LeadsTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** The integrator's own key (contract §8), unique per organization (records: per object). */
+  external_id: string | null;
 }
 
 export interface AssignmentRulesTable {
@@ -124,6 +126,8 @@ export interface AccountsTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** The integrator's own key (contract §8), unique per organization (records: per object). */
+  external_id: string | null;
 }
 
 export interface DealsTable {
@@ -143,6 +147,8 @@ export interface DealsTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** The integrator's own key (contract §8), unique per organization (records: per object). */
+  external_id: string | null;
 }
 
 export interface DealStagesTable {
@@ -179,6 +185,8 @@ export interface RecordsTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** The integrator's own key (contract §8), unique per organization (records: per object). */
+  external_id: string | null;
 }
 
 export interface RecordRemindersTable {

@@ -45,6 +45,7 @@ describe('POST /accounts', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: account.createdAt,
       deletedAt: null,
+      externalId: null,
     });
   });
 

@@ -50,6 +50,7 @@ describe('POST /deals', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updatedAt: deal.createdAt,
       deletedAt: null,
+      externalId: null,
     });
     expect((await call(t.app, 'GET', `/deals/${deal.id}`, { auth: a.auth })).body.data.deal).toEqual(deal);
   });

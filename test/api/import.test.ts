@@ -375,3 +375,18 @@ describe('crm import: malformed rows never show contact data', { timeout: IMPORT
     expect(contactData(shown)).toEqual([]);
   }, CHILD_TIMEOUT);
 });
+
+describe('crm import leads with external ids', { timeout: IMPORT_TIMEOUT }, () => {
+  it('takes an externalId column; a row whose id is taken (by a lead, or an earlier row) is reported, the others land', async () => {
+    const o = await seedOrg(t.ctx);
+    await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Existing', externalId: 'erp-1' } });
+    const report = await run(o, csv(['name,externalId', 'Clash,erp-1', 'Fresh,erp-2', 'Twice,erp-2', 'Plain,', 'Later,erp-3', ''].join('\n')));
+    expect(report).toMatchObject({ rows: 5, imported: 3 });
+    expect(report.failed).toEqual([
+      { line: 2, errors: [{ field: 'externalId', code: 'taken', message: expect.any(String) }] },
+      { line: 4, errors: [{ field: 'externalId', code: 'taken', message: expect.any(String) }] },
+    ]);
+    const found = await call(t.app, 'GET', '/leads?externalId=erp-2', { auth: o.auth });
+    expect(found.body.data.leads.map((l: { name: string }) => l.name)).toEqual(['Fresh']);
+  });
+});

@@ -56,7 +56,7 @@ describe('GET /openapi.json', () => {
     expect(res.status).toBe(200);
     const { components, paths } = res.body;
     const record = components.schemas.Record_projects;
-    expect(record.required).toEqual(['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'deletedAt', 'title', 'budget', 'active', 'due_on', 'kickoff_at', 'priority', 'contact', 'site']);
+    expect(record.required).toEqual(['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'deletedAt', 'externalId', 'title', 'budget', 'active', 'due_on', 'kickoff_at', 'priority', 'contact', 'site']);
     expect(record.additionalProperties).toBe(false);
     expect(record.properties.objectSlug).toMatchObject({ const: 'projects' });
     expect(record.properties.stage).toMatchObject({ type: 'string', enum: ['planned', 'done'] });
@@ -94,6 +94,15 @@ describe('GET /openapi.json', () => {
     expect(paths[`${P}/objects/projects/records/{id}/restore`].post.responses).toHaveProperty('200');
     expect(components.schemas.Record_notes.properties.stage).toEqual({ type: 'null' });
     expect(paths[`${P}/objects/{object}/records`]).toBeDefined();
+
+    const batch = paths[`${P}/objects/projects/records/batch`];
+    const item = batch.post.requestBody.content['application/json'].schema.properties.items.items;
+    expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['ifMatch', 'externalId', 'stage', 'title', 'due_on']));
+    expect(item.required).toEqual(['title']);
+    expect(batch.patch.requestBody.content['application/json'].schema.properties.items.items.required).toEqual(['id']);
+    const result = batch.post.responses['200'].content['application/json'].schema.properties.data.properties.results.items;
+    expect(result.properties.record).toEqual({ $ref: '#/components/schemas/Record_projects' });
+    expect(paths[`${P}/objects/{object}/records/batch`]).toBeUndefined();
   });
 
   it('generates a typed client: the record type has the object\'s fields with their JSON types', async () => {

@@ -71,6 +71,7 @@ describe('POST /objects/{object}/records', () => {
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: record.createdAt,
       deletedAt: null,
+      externalId: null,
     });
     const minimal = await create({ title: 'Only a title', stage: 'done' });
     expect(minimal.body.data.record).toMatchObject({ stage: 'done', notes: null, budget: null, active: null, due_on: null, contact_email: null });

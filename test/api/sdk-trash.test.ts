@@ -5,8 +5,8 @@ import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { listen } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
-/** The SDK's delete, restore and trash listing, the same on every resource. */
-describe('SDK trash', () => {
+/** The SDK's delete, restore and trash listing, and its batch writes: the same on every resource. */
+describe('SDK trash and batch writes', () => {
   let t: TestApp;
   let s: Seeded;
   let crm: CrmClient;
@@ -39,5 +39,26 @@ describe('SDK trash', () => {
       await api.delete(item.id, { permanent: true });
       await expect(api.restore(item.id)).rejects.toMatchObject({ status: 404 });
     }
+  });
+
+  it('creates, upserts by external id and updates many, with one result per item', async () => {
+    const resources = [
+      { api: crm.leads, noun: 'lead', body: { name: 'Sdk Okapi' } },
+      { api: crm.accounts, noun: 'account', body: { name: 'Sdk Okapi' } },
+      { api: crm.deals, noun: 'deal', body: { name: 'Sdk Okapi' } },
+      { api: crm.records('crates'), noun: 'record', body: { title: 'Sdk Okapi' } },
+    ] as const;
+    for (const { api, noun, body } of resources) {
+      const created = (await api.batch([{ ...body, externalId: `sdk-${noun}` }, { ...body, externalId: '' }] as never)) as Record<string, any>[];
+      expect(created.map((r) => r.status)).toEqual([201, 400]);
+      const id = created[0]![noun].id;
+      const upserted = (await api.upsert([{ ...body, externalId: `sdk-${noun}` }] as never, { by: 'externalId' })) as Record<string, any>[];
+      expect(upserted[0]).toMatchObject({ index: 0, status: 200, [noun]: { id } });
+      const updated = (await api.updateMany([{ id, externalId: `sdk-${noun}-2` }] as never)) as Record<string, any>[];
+      expect(updated[0]).toMatchObject({ status: 200, [noun]: { id, externalId: `sdk-${noun}-2` } });
+    }
+    const byEmail = await crm.leads.upsert([{ name: 'Mail One', email: 'sdk.one@example.com' }, { name: 'Mail Two', email: 'SDK.one@example.com' }], { by: 'email' });
+    expect(byEmail.map((r) => r.status)).toEqual([201, 200]);
+    expect(byEmail[1]!.lead!.id).toBe(byEmail[0]!.lead!.id);
   });
 });

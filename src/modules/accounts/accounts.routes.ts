@@ -9,6 +9,11 @@ import { AccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQu
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from './accounts.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
+import { Type } from '@sinclair/typebox';
+import { registerBatchRoutes } from '../shared/batch.routes.js';
+import { holderByExternalId } from '../shared/batch.service.js';
+import { Account } from './accounts.schemas.js';
+import { findLiveAccount } from './accounts.service.js';
 
 const tags = ['Accounts'];
 
@@ -64,6 +69,25 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
       const opts = { ifMatch: ifMatchOf(request) };
       const account = await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ account });
+    },
+  });
+
+  registerBatchRoutes(app, ctx, {
+    path: '/accounts',
+    scope: 'accounts:write',
+    tags,
+    resourceSchema: Type.Ref(Account),
+    upsertBy: ['externalId'],
+    examples: { create: { name: 'Analytical Engines Ltd', domain: 'analytical.example', externalId: 'erp-1001' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', industry: 'Computing' } },
+    resource: {
+      noun: 'account',
+      label: 'Account',
+      createSchema: CreateAccountBody,
+      updateSchema: UpdateAccountBody,
+      find: (db, caller, _params, id) => findLiveAccount(ctx, db, caller.organizationId, id),
+      create: (trx, caller, _params, input) => createAccount(ctx, trx, caller, input as CreateAccountBody),
+      update: (trx, caller, _params, id, patch) => updateAccount(ctx, trx, caller, id, patch as UpdateAccountBody),
+      holderOf: holderByExternalId('accounts'),
     },
   });
 

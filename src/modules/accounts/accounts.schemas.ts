@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
 
@@ -18,6 +19,7 @@ const writable = {
   industry: Nullable(text(200, 'Industry, free text.')),
   website: Nullable(Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+', maxLength: 2048, description: 'An absolute http or https URL.' })),
   ownerId: Nullable(Id('User id of the owner.')),
+  externalId: ExternalIdInput,
 };
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Company name.' });
@@ -45,6 +47,7 @@ export const Account = Type.Object(
     industry: Nullable(Type.String()),
     website: Nullable(Type.String()),
     ownerId: Nullable(Type.String()),
+    externalId: ExternalIdOutput,
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
@@ -56,6 +59,7 @@ export type Account = Static<typeof Account>;
 export const ListAccountsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name.' })),
+    ...ExternalIdQuery,
     ...PageQuery,
     ...TrashQuery,
   },

@@ -17,7 +17,7 @@ import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
 const TABLE = 'accounts';
-const EVENT_FIELDS = ['name', 'domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId'] as const;
+const EVENT_FIELDS = ['name', 'domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
 function toAccount(ctx: Ctx, s: StoredAccount): Account {
@@ -31,6 +31,7 @@ function toAccount(ctx: Ctx, s: StoredAccount): Account {
     industry: s.industry,
     website: s.website,
     ownerId: s.ownerId,
+    externalId: s.externalId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
@@ -61,6 +62,7 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
     industry: input.industry ?? null,
     website: input.website ?? null,
     ownerId: input.ownerId ?? null,
+    externalId: input.externalId ?? null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     deletedAt: null,
@@ -83,6 +85,12 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
   return account;
 }
 
+/** A live account of the organization as the API shows it, read in the caller's transaction. */
+export async function findLiveAccount(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Account | undefined> {
+  const stored = await findAccount(db, organizationId, id);
+  return stored && toAccount(ctx, stored);
+}
+
 export async function getAccount(ctx: Ctx, organizationId: string, id: string): Promise<Account> {
   const stored = await findAccount(ctx.database.db, organizationId, id);
   if (!stored) throw notFound('Account');
@@ -92,7 +100,7 @@ export async function getAccount(ctx: Ctx, organizationId: string, id: string): 
 export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
   const page = { page: query.page, limit: query.limit };
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page, listView(query));
+  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page, listView(query), query.externalId);
   return { accounts: accounts.map((a) => toAccount(ctx, a)), pagination: paginate(page, total) };
 }
 
@@ -119,6 +127,7 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
     industry: merged.industry,
     website: merged.website,
     ownerId: merged.ownerId,
+    externalId: merged.externalId,
     updatedAt: now.toISOString(),
   };
   await updateStored(trx, next);

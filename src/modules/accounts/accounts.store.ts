@@ -5,6 +5,7 @@ import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { guardExternalId } from '../shared/external-id.js';
 
 export const ACCOUNT_ENCRYPTED_COLUMNS = contactColumns('accounts', ['email', 'phone']);
 
@@ -22,6 +23,7 @@ export interface StoredAccount {
   industry: string | null;
   website: string | null;
   ownerId: string | null;
+  externalId: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -42,6 +44,7 @@ const toStored = (r: Row): StoredAccount => ({
   industry: r.industry,
   website: r.website,
   ownerId: r.owner_id,
+  externalId: r.external_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -61,13 +64,14 @@ function toRow(a: Omit<StoredAccount, 'seq'>): Omit<AccountsTable, 'seq' | 'dele
     industry: a.industry,
     website: a.website,
     owner_id: a.ownerId,
+    external_id: a.externalId,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };
 }
 
 export async function insertAccount(db: Executor, account: Omit<StoredAccount, 'seq'>): Promise<void> {
-  await db.insertInto('accounts').values(toRow(account)).execute();
+  await guardExternalId('account', () => db.insertInto('accounts').values(toRow(account)).execute());
 }
 
 /** One account of the organization; a live one unless `view` says otherwise. */
@@ -78,14 +82,15 @@ export async function findAccount(db: Executor, organizationId: string, id: stri
 
 export async function updateAccount(db: Executor, account: StoredAccount): Promise<void> {
   const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(account);
-  await db.updateTable('accounts').set(changes).where('organization_id', '=', account.organizationId).where('id', '=', account.id).execute();
+  await guardExternalId('account', () => db.updateTable('accounts').set(changes).where('organization_id', '=', account.organizationId).where('id', '=', account.id).execute());
 }
 
 /** A page of accounts (live, or the trash), newest first, with the total count of the filter. */
-export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live') {
+export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live', externalId?: string) {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
   let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
+  if (externalId !== undefined) q = q.where('accounts.external_id', '=', externalId);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('accounts', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

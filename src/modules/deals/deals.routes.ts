@@ -11,6 +11,11 @@ import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { DealStagesEnvelope, PutDealStagesBody } from './stages.schemas.js';
 import { putDealStages } from './stage-moves.service.js';
+import { Type } from '@sinclair/typebox';
+import { registerBatchRoutes } from '../shared/batch.routes.js';
+import { holderByExternalId } from '../shared/batch.service.js';
+import { Deal } from './deals.schemas.js';
+import { findLiveDeal } from './deals.service.js';
 import { getDealStages } from './stages.service.js';
 
 const tags = ['Deals'];
@@ -96,6 +101,25 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const opts = { ifMatch: ifMatchOf(request) };
       const deal = await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ deal });
+    },
+  });
+
+  registerBatchRoutes(app, ctx, {
+    path: '/deals',
+    scope: 'deals:write',
+    tags,
+    resourceSchema: Type.Ref(Deal),
+    upsertBy: ['externalId'],
+    examples: { create: { name: 'Analytical Engines — 40 seats', amount: '48000.00', currency: 'EUR', externalId: 'opp-77' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', stage: 'proposal' } },
+    resource: {
+      noun: 'deal',
+      label: 'Deal',
+      createSchema: CreateDealBody,
+      updateSchema: UpdateDealBody,
+      find: (db, caller, _params, id) => findLiveDeal(db, caller.organizationId, id),
+      create: (trx, caller, _params, input) => createDeal(ctx, trx, caller, input as CreateDealBody),
+      update: (trx, caller, _params, id, patch) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody),
+      holderOf: holderByExternalId('deals'),
     },
   });
 

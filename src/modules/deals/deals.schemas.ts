@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 const AMOUNT_RULES =
   'Exact decimal, ≥ 0, at most 15 integer digits and 4 decimals; returned as a decimal string, never a float. ' +
@@ -21,6 +22,7 @@ const writable = {
   leadId: Nullable(Id('Lead of this organization the deal came from.')),
   ownerId: Nullable(Id('User of this organization who owns the deal.')),
   expectedCloseDate: Nullable(Type.String({ maxLength: 64, description: DATE_RULES })),
+  externalId: ExternalIdInput,
 };
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Deal name.' });
@@ -49,6 +51,7 @@ export const Deal = Type.Object(
     leadId: Nullable(Type.String()),
     ownerId: Nullable(Type.String()),
     expectedCloseDate: Nullable(Type.String({ format: 'date-time', description: DATE_RULES, examples: ['2026-03-31T00:00:00.000Z'] })),
+    externalId: ExternalIdOutput,
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
@@ -63,6 +66,7 @@ export const ListDealsQuery = Type.Object(
     accountId: Type.Optional(Id('Only deals with this account.')),
     ownerId: Type.Optional(Id('Only deals owned by this user.')),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the deal name.' })),
+    ...ExternalIdQuery,
     ...PageQuery,
     ...TrashQuery,
   },

@@ -20,10 +20,10 @@ import { getDealStages, unknownStage } from './stages.service.js';
 import { lockStages } from './stages.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock'>;
-type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate'>;
+type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate' | 'externalId'>;
 
 // A stage change is its own event (deal.stage_changed); every other field goes to deal.updated.
-const OTHER_FIELDS = ['name', 'amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate'] as const;
+const OTHER_FIELDS = ['name', 'amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate', 'externalId'] as const;
 const CREATED_FIELDS = ['name', 'stage', ...OTHER_FIELDS] as const;
 
 function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
@@ -37,6 +37,7 @@ function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
     leadId: s.leadId,
     ownerId: s.ownerId,
     expectedCloseDate: s.expectedCloseDate === null ? null : formatDateOnly(s.expectedCloseDate),
+    externalId: s.externalId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
@@ -66,7 +67,7 @@ function readInput(input: UpdateDealBody, stages: readonly DealStage[], errors: 
     if (day === null || day.ok) out.expectedCloseDate = day?.value ?? null;
     else errors.push({ field: 'expectedCloseDate', code: 'invalid_date', message: day.reason });
   }
-  for (const ref of ['accountId', 'leadId', 'ownerId'] as const) if (input[ref] !== undefined) out[ref] = input[ref];
+  for (const key of ['accountId', 'leadId', 'ownerId', 'externalId'] as const) if (input[key] !== undefined) out[key] = input[key];
   return out;
 }
 
@@ -111,6 +112,7 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
     leadId: sent.leadId ?? null,
     ownerId: sent.ownerId ?? null,
     expectedCloseDate: sent.expectedCloseDate ?? null,
+    externalId: sent.externalId ?? null,
   };
   checkCurrency(values, errors);
   if (errors.length) throw validationFailed(errors);
@@ -120,6 +122,12 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
   const deal = toDeal(stored);
   await event(trx, caller, 'deal.created', deal, 'Deal created', diffChanges(null, deal, CREATED_FIELDS), now);
   return deal;
+}
+
+/** A live deal of the organization as the API shows it, read in the caller's transaction. */
+export async function findLiveDeal(db: Executor, organizationId: string, id: string): Promise<Deal | undefined> {
+  const stored = await findDeal(db, organizationId, id);
+  return stored && toDeal(stored);
 }
 
 export async function getDeal(ctx: Ctx, organizationId: string, id: string): Promise<Deal> {
@@ -136,7 +144,7 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
   }
   const page = { page: query.page, limit: query.limit };
   const q = query.q?.trim();
-  const filter = { stage: query.stage, accountId: query.accountId, ownerId: query.ownerId, nameContains: q === '' ? undefined : q };
+  const filter = { stage: query.stage, accountId: query.accountId, ownerId: query.ownerId, nameContains: q === '' ? undefined : q, externalId: query.externalId };
   const { deals, total } = await listStored(db, dialect, organizationId, filter, page, listView(query));
   return { deals: deals.map(toDeal), pagination: paginate(page, total) };
 }

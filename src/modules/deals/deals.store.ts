@@ -4,6 +4,7 @@ import type { DealsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { guardExternalId } from '../shared/external-id.js';
 
 /** A deal as stored: amount as exact decimal text, expectedCloseDate as 'YYYY-MM-DD'. */
 export interface StoredDeal {
@@ -18,6 +19,7 @@ export interface StoredDeal {
   leadId: string | null;
   ownerId: string | null;
   expectedCloseDate: string | null;
+  externalId: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -37,6 +39,7 @@ const toStored = (r: Row): StoredDeal => ({
   leadId: r.lead_id,
   ownerId: r.owner_id,
   expectedCloseDate: r.expected_close_date,
+  externalId: r.external_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -55,13 +58,14 @@ function toRow(d: Omit<StoredDeal, 'seq'>): Omit<DealsTable, 'seq' | 'deleted_at
     lead_id: d.leadId,
     owner_id: d.ownerId,
     expected_close_date: d.expectedCloseDate,
+    external_id: d.externalId,
     created_at: d.createdAt,
     updated_at: d.updatedAt,
   };
 }
 
 export async function insertDeal(db: Executor, deal: Omit<StoredDeal, 'seq'>): Promise<void> {
-  await db.insertInto('deals').values(toRow(deal)).execute();
+  await guardExternalId('deal', () => db.insertInto('deals').values(toRow(deal)).execute());
 }
 
 /**
@@ -76,7 +80,7 @@ export async function findDeal(db: Executor, organizationId: string, id: string,
 
 export async function updateDeal(db: Executor, deal: StoredDeal): Promise<void> {
   const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(deal);
-  await db.updateTable('deals').set(changes).where('organization_id', '=', deal.organizationId).where('id', '=', deal.id).execute();
+  await guardExternalId('deal', () => db.updateTable('deals').set(changes).where('organization_id', '=', deal.organizationId).where('id', '=', deal.id).execute());
 }
 
 export interface DealFilter {
@@ -84,6 +88,7 @@ export interface DealFilter {
   accountId?: string;
   ownerId?: string;
   nameContains?: string;
+  externalId?: string;
 }
 
 /** A page of deals (live, or the trash), newest first, with the total count of the filter. */
@@ -92,6 +97,7 @@ export async function listDeals(db: Executor, dialect: Dialect, organizationId: 
   if (filter.stage !== undefined) q = q.where('deals.stage', '=', filter.stage);
   if (filter.accountId !== undefined) q = q.where('deals.account_id', '=', filter.accountId);
   if (filter.ownerId !== undefined) q = q.where('deals.owner_id', '=', filter.ownerId);
+  if (filter.externalId !== undefined) q = q.where('deals.external_id', '=', filter.externalId);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('deals', view)).limit(page.limit).offset(offsetOf(page)).execute(),

@@ -83,6 +83,21 @@ export function resourceIdOf(body: unknown): string | null {
   return ids.length === 1 ? ids[0]! : null;
 }
 
+/**
+ * Every resource id a stored response names: the one resource of a create, or each item's of a batch
+ * (`{data: {results: [{<name>: {id}}]}}`), which is stored without a resource id and found by this when erased.
+ */
+export function resourceIdsOf(body: unknown): string[] {
+  const single = resourceIdOf(body);
+  if (single !== null) return [single];
+  const results = (body as { data?: { results?: unknown } } | null)?.data?.results;
+  if (!Array.isArray(results)) return [];
+  return results.flatMap((r) => {
+    const id = resourceIdOf({ data: r });
+    return id === null ? [] : [id];
+  });
+}
+
 /** Returns the stored response to replay, or undefined once this caller holds the claim. */
 async function claim(
   db: Executor,

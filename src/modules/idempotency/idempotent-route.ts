@@ -27,10 +27,16 @@ export const IdempotencyHeaders = Type.Object({
  * The shared shape of every creating POST: run `create` in a transaction under the request's
  * Idempotency-Key and answer 201 (or the replayed stored response).
  */
-export async function createdReply<T>(
+export function createdReply<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, create: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return idempotentReply(ctx, request, reply, 201, create);
+}
+
+/** The same for a POST answering another status (a batch: 200, its items carrying their own statuses). */
+export async function idempotentReply<T>(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
+  status: number,
   create: (trx: Transaction<DB>) => Promise<T>,
 ): Promise<T> {
   const principal = requirePrincipal(request);
@@ -44,7 +50,7 @@ export async function createdReply<T>(
       path: request.url.split('?')[0]!,
       body: request.body,
     },
-    async (trx) => ({ status: 201, body: await create(trx) }),
+    async (trx) => ({ status, body: await create(trx) }),
   );
   if (result.replayed) reply.header('idempotent-replayed', 'true');
   reply.code(result.status);

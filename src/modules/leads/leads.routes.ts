@@ -5,10 +5,13 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
-import { CreateLeadBody, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
+import { CreateLeadBody, Lead, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { deleteLead, getLead, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
+import { registerBatchRoutes } from '../shared/batch.routes.js';
+import { Type } from '@sinclair/typebox';
+import { leadBatch } from './leads.batch.js';
 
 const tags = ['Leads'];
 
@@ -59,6 +62,19 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const lead = await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, request.params.id, request.body, opts));
       return ok({ lead });
     },
+  });
+
+  registerBatchRoutes(app, ctx, {
+    path: '/leads',
+    scope: 'leads:write',
+    tags,
+    resourceSchema: Type.Ref(Lead),
+    upsertBy: ['externalId', 'email'],
+    examples: {
+      create: { name: 'Ada Lovelace', email: 'ada@example.com', externalId: 'crm-42', source: 'WEBSITE' },
+      update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', ifMatch: '"3q2-7w"', status: 'CONTACTED' },
+    },
+    resource: leadBatch(ctx),
   });
 
   registerTrashRoutes<{ id: string }>(app, ctx, {

@@ -3,6 +3,7 @@ import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schema
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
+import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;
 
@@ -19,6 +20,7 @@ const writable = {
   notes: Nullable(text(10_000, 'Free text.')),
   ownerId: Nullable(Id('User id of the owner; set by assignment rules when omitted.')),
   accountId: Nullable(Id('Account this lead belongs to.')),
+  externalId: ExternalIdInput,
 };
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Person's name." });
@@ -51,6 +53,7 @@ export const Lead = Type.Object(
     ownerId: Nullable(Type.String()),
     accountId: Nullable(Type.String()),
     duplicateOf: Nullable(Type.String({ description: 'Id of an older lead with the same e-mail or phone, else null.' })),
+    externalId: ExternalIdOutput,
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
@@ -62,6 +65,7 @@ export type Lead = Static<typeof Lead>;
 export const ListLeadsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name.' })),
+    ...ExternalIdQuery,
     ...PageQuery,
     ...TrashQuery,
   },

@@ -10,6 +10,7 @@ import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { contactFilter } from '../shared/contact-query.js';
+import { externalIdHolders } from '../../db/external-ids.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { newLead, type NewLead } from './new-lead.js';
@@ -21,7 +22,7 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 export type { Caller };
 
 const TABLE = 'leads';
-const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf'] as const;
+const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
 function toLead(ctx: Ctx, s: StoredLead): Lead {
@@ -45,27 +46,56 @@ function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: 
     ownerId: s.ownerId,
     accountId: s.accountId,
     duplicateOf: s.duplicateOf,
+    externalId: s.externalId,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
   };
 }
 
-/**
- * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
- * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
- */
-async function checkReferences(db: Executor, organizationId: string, refs: readonly { ownerId?: string | null; accountId?: string | null }[], rows = false): Promise<void> {
+type LeadReferences = { ownerId?: string | null; accountId?: string | null };
+
+/** Per lead, its owner and account that are not a user and a live account of the organization (two queries in all). */
+export async function referenceErrors(db: Executor, organizationId: string, refs: readonly LeadReferences[]): Promise<FieldError[][]> {
   const wanted = (key: 'ownerId' | 'accountId') => [...new Set(refs.map((r) => r[key]).filter((id): id is string => Boolean(id)))];
   const [owners, accounts] = await Promise.all([
     existingUserIds(db, organizationId, wanted('ownerId')),
     existingAccountIds(db, organizationId, wanted('accountId')),
   ]);
-  const field = (i: number, name: string) => (rows ? `${i}.${name}` : name);
-  const errors: FieldError[] = refs.flatMap((r, i) => [
-    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: field(i, 'ownerId'), code: 'not_found', message: 'is not a user of this organization' }] : []),
-    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: field(i, 'accountId'), code: 'not_found', message: 'is not an account of this organization' }] : []),
+  return refs.map((r) => [
+    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] : []),
+    ...(r.accountId && !accounts.has(r.accountId) ? [{ field: 'accountId', code: 'not_found', message: 'is not an account of this organization' }] : []),
   ]);
+}
+
+/**
+ * Checks that the owners and accounts leads refer to belong to the caller's organization, reporting every
+ * bad reference at once. Batch input (`rows`) prefixes fields with the row index ("3.ownerId").
+ */
+async function checkReferences(db: Executor, organizationId: string, refs: readonly LeadReferences[], rows = false): Promise<void> {
+  const errors = (await referenceErrors(db, organizationId, refs)).flatMap((row, i) => row.map((e) => (rows ? { ...e, field: `${i}.${e.field}` } : e)));
+  if (errors.length) throw validationFailed(errors);
+}
+
+/**
+ * Per new lead, whether its external id is taken: by an existing lead (live or trashed), or by an earlier
+ * lead of the same rows. One query for all of them.
+ */
+export async function externalIdClashes(db: Executor, organizationId: string, rows: readonly { externalId?: string | null }[]): Promise<boolean[]> {
+  const claimed = new Set((await externalIdHolders(db, 'leads', { column: 'organization_id', value: organizationId }, rows.flatMap((r) => (r.externalId ? [r.externalId] : [])))).keys());
+  return rows.map(({ externalId }) => {
+    if (!externalId) return false;
+    if (claimed.has(externalId)) return true;
+    claimed.add(externalId);
+    return false;
+  });
+}
+
+/** Many rows (`crm import`): a taken external id is that row's field error, so the importer reports it and goes on. */
+async function checkExternalIds(db: Executor, organizationId: string, rows: readonly { externalId: string | null }[]): Promise<void> {
+  if (rows.length < 2) return;
+  const clashes = await externalIdClashes(db, organizationId, rows);
+  const errors = clashes.flatMap((taken, i) => (taken ? [{ field: `${i}.externalId`, code: 'taken', message: 'is already used by another lead' }] : []));
   if (errors.length) throw validationFailed(errors);
 }
 
@@ -115,6 +145,7 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
  */
 export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date): Promise<void> {
   await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
+  await checkExternalIds(trx, caller.organizationId, rows);
   const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
   const unowned = rows.filter((r) => r.ownerId === null);
   const owners = await assignOwners(trx, caller.organizationId, unowned);
@@ -151,6 +182,12 @@ export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input:
   return lead!;
 }
 
+/** A live lead of the organization as the API shows it, read in the caller's transaction. */
+export async function findLiveLead(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Lead | undefined> {
+  const stored = await findLead(db, organizationId, id);
+  return stored && toLead(ctx, stored);
+}
+
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
   const stored = await findLead(ctx.database.db, organizationId, id);
   if (!stored) throw notFound('Lead');
@@ -159,7 +196,7 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
   const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query));
+  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query), query.externalId);
   return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
 }
 
@@ -189,6 +226,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
     notes: merged.notes,
     ownerId: merged.ownerId,
     accountId: merged.accountId,
+    externalId: merged.externalId,
     duplicateOf: contactChanged ? await findOldestDuplicate(trx, caller.organizationId, sealed, current.seq) : current.duplicateOf,
   };
   const after = toLead(ctx, next);

@@ -10,6 +10,7 @@ import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { guardExternalId } from '../shared/external-id.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
@@ -32,6 +33,7 @@ export interface StoredLead {
   ownerId: string | null;
   accountId: string | null;
   duplicateOf: string | null;
+  externalId: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -57,6 +59,7 @@ const toStored = (r: Row): StoredLead => ({
   ownerId: r.owner_id,
   accountId: r.account_id,
   duplicateOf: r.duplicate_of,
+  externalId: r.external_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -81,6 +84,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at
     owner_id: l.ownerId,
     account_id: l.accountId,
     duplicate_of: l.duplicateOf,
+    external_id: l.externalId,
     created_at: l.createdAt,
     updated_at: l.updatedAt,
   };
@@ -88,13 +92,15 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at
 
 const insertLead = precompileInsert('leads', [
   'id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign',
-  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'created_at', 'updated_at',
+  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'external_id', 'created_at', 'updated_at',
 ]);
 
 /** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
-  if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
-  await insertRows(db, 'leads', leads.map(toRow));
+  await guardExternalId('lead', async () => {
+    if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
+    await insertRows(db, 'leads', leads.map(toRow));
+  });
 }
 
 const selectLead = (view: TrashView) =>
@@ -111,12 +117,12 @@ export async function findLead(db: Executor, organizationId: string, id: string,
 
 export async function updateLead(db: Executor, lead: StoredLead): Promise<void> {
   const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(lead);
-  await db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute();
+  await guardExternalId('lead', () => db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute());
 }
 
 /** A page of leads (live, or the trash), newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live') {
-  if (filter.kind === 'name' && view === 'live' && usesFtsIndex(dialect, filter.contains)) {
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live', externalId?: string) {
+  if (filter.kind === 'name' && view === 'live' && externalId === undefined && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
       scopeIndex: 'leads_live_organization_seq',
@@ -130,6 +136,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
   const condition = contactFilterCondition(dialect, 'leads', filter);
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
+  if (externalId !== undefined) q = q.where('leads.external_id', '=', externalId);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('leads', view)).limit(page.limit).offset(offsetOf(page)).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

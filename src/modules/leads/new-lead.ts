@@ -34,6 +34,7 @@ export function newLead(
     ownerId: input.ownerId ?? null,
     accountId: input.accountId ?? null,
     duplicateOf: null,
+    externalId: input.externalId ?? null,
     createdAt: at,
     updatedAt: at,
     deletedAt: null,

@@ -47,6 +47,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
   const read = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'read') : nullable(valueSchema(f, 'read'))]));
   const write = Object.fromEntries(fields.map((f) => [f.key, f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'))]));
   const stage = stageSchema(o);
+  const externalId = nullable({ type: 'string', minLength: 1, maxLength: 255, description: 'The integrator\'s own key, unique within the object (trash included); null clears it.' });
   const system = {
     id: { type: 'string', pattern: '^[0-9a-f]{24}$' },
     objectSlug: { type: 'string', const: o.slug },
@@ -54,6 +55,7 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     deletedAt: nullable({ type: 'string', format: 'date-time' }),
+    externalId: nullable({ type: 'string' }),
   };
   const required = fields.filter((f) => f.required).map((f) => f.key);
   return {
@@ -66,14 +68,14 @@ function objectSchemas(o: StoredObject): Record<string, Schema> {
     },
     [`RecordCreate_${o.slug}`]: {
       type: 'object',
-      properties: { stage: { ...stage, description: 'Defaults to the first stage.' }, ...write },
+      properties: { stage: { ...stage, description: 'Defaults to the first stage.' }, externalId, ...write },
       ...(required.length ? { required } : {}),
       additionalProperties: false,
     },
     [`RecordUpdate_${o.slug}`]: {
       type: 'object',
       description: 'Only the keys sent change; null clears a field that is not required.',
-      properties: { stage, ...write },
+      properties: { stage, externalId, ...write },
       minProperties: 1,
       additionalProperties: false,
     },
@@ -104,7 +106,7 @@ function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string
 }
 
 /** One typed operation, derived from the generic one (its error responses, headers and security kept). */
-function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string; stage?: boolean }): Schema {
+function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string | Schema; stage?: boolean }): Schema {
   const base = structuredClone(generic ?? {}) as { operationId?: string; parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
   const parameters = (base.parameters ?? [])
     .filter((p) => !(p.in === 'path' && p.name === 'object'))
@@ -118,9 +120,28 @@ function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set
     tags: ['Records'],
     summary: changes.summary,
     parameters,
-    ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref(changes.body) } } } } : {}),
+    ...(changes.body ? { requestBody: { required: true, content: { 'application/json': { schema: typeof changes.body === 'string' ? ref(changes.body) : changes.body } } } } : {}),
     responses: { [changes.success[0]]: { ...changes.success[1], ...(headers ? { headers } : {}) }, ...errors },
   };
+}
+
+type Json = { [key: string]: Json } & Schema;
+
+/**
+ * The typed body and answer of an object's batch route, from the generic one's: each item a create (or update)
+ * body of the object with the batch's own keys (`ifMatch`, and `id` for updates), each result's record typed.
+ */
+function typedBatch(generic: Schema | undefined, o: StoredObject, body: 'RecordCreate' | 'RecordUpdate', schemas: Record<string, Schema>) {
+  const operation = structuredClone(generic ?? {}) as Json;
+  const request = operation.requestBody?.content?.['application/json']?.schema as Json;
+  const genericItem = request.properties!.items!.items as Json;
+  const typed = structuredClone(schemas[`${body}_${o.slug}`]!) as Json;
+  const batchKeys = Object.fromEntries(Object.entries(genericItem.properties!).filter(([key]) => key === 'id' || key === 'ifMatch'));
+  request.properties!.items!.items = { ...typed, properties: { ...batchKeys, ...typed.properties }, ...(body === 'RecordUpdate' ? { required: ['id'] } : {}) } as unknown as Json;
+  delete request.examples;
+  const success = structuredClone(operation.responses!['200']!.content!['application/json']!.schema) as Json;
+  success.properties!.data!.properties!.results!.items!.properties!.record = ref(`Record_${o.slug}`) as unknown as Json;
+  return { body: request, success: json(success, 'One result per item, in order', schemas) };
 }
 
 /**
@@ -132,6 +153,9 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
   const list = doc.paths[`${API_PREFIX}/objects/{object}/records`] ?? {};
   const one = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}`] ?? {};
   const restore = doc.paths[`${API_PREFIX}/objects/{object}/records/{id}/restore`] ?? {};
+  const batch = doc.paths[`${API_PREFIX}/objects/{object}/records/batch`] ?? {};
+  // Typed per object below; the generic one would make `/objects/<slug>/records/{id}` ambiguous.
+  if (objects.length > 0) delete doc.paths[`${API_PREFIX}/objects/{object}/records/batch`];
   const taken = new Set(Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((op) => String(op.operationId))));
   for (const o of objects) {
     Object.assign(doc.components.schemas, objectSchemas(o));
@@ -145,6 +169,12 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
       get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
       patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
       delete: typedOperation(one.delete, o, taken, { summary: `Delete a ${o.name} record`, success: ['200', json(single, 'The record, in the trash (deletedAt set) or removed for good', doc.components.schemas)] }),
+    };
+    const creates = typedBatch(batch.post, o, 'RecordCreate', doc.components.schemas);
+    const updates = typedBatch(batch.patch, o, 'RecordUpdate', doc.components.schemas);
+    doc.paths[`${API_PREFIX}/objects/${o.slug}/records/batch`] = {
+      post: typedOperation(batch.post, o, taken, { summary: `Create or upsert up to 100 ${o.name} records`, body: creates.body, success: ['200', creates.success] }),
+      patch: typedOperation(batch.patch, o, taken, { summary: `Update up to 100 ${o.name} records`, body: updates.body, success: ['200', updates.success] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}/restore`] = {
       post: typedOperation(restore.post, o, taken, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(single, 'The restored record', doc.components.schemas)] }),

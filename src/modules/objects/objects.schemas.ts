@@ -6,7 +6,7 @@ export const FIELD_TYPES = ['text', 'long_text', 'number', 'boolean', 'date', 'd
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** Keys every record has; a field can't take one of them (the record shape is flat). */
-export const RESERVED_KEYS = ['id', 'objectSlug', 'stage', 'createdAt', 'updatedAt', 'deletedAt'] as const;
+export const RESERVED_KEYS = ['id', 'objectSlug', 'stage', 'externalId', 'createdAt', 'updatedAt', 'deletedAt'] as const;
 
 /** camelCase (`visitDate`, the API's own style) or snake_case (`due_on`); names on Object.prototype are refused apart (definition.ts). */
 export const FIELD_KEY_PATTERN = '^[a-z][a-zA-Z0-9_]{0,49}$';

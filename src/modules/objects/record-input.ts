@@ -8,6 +8,8 @@ export interface ParsedInput {
   values: Map<string, StoredValue | null>;
   /** The stage to set; undefined when the input leaves it as it is. */
   stage: string | null | undefined;
+  /** The external id to set (null clears it); undefined when the input leaves it as it is. */
+  externalId: string | null | undefined;
   errors: FieldError[];
 }
 
@@ -30,7 +32,13 @@ export function parseRecordInput(definition: Definition, input: Record<string, u
   const values = new Map<string, StoredValue | null>();
   const fields = new Map(definition.fields.map((f) => [f.key, f]));
   let stage: string | null | undefined;
+  let externalId: string | null | undefined;
   for (const [key, value] of Object.entries(input)) {
+    if (key === 'externalId') {
+      if (value === null || (typeof value === 'string' && value.length >= 1 && value.length <= 255)) externalId = value;
+      else errors.push({ field: key, code: 'invalid_value', message: 'must be a string of 1 to 255 characters, or null' });
+      continue;
+    }
     if (key === 'stage') {
       const error = stageError(definition, value);
       if (error) errors.push(error);
@@ -58,5 +66,5 @@ export function parseRecordInput(definition: Definition, input: Record<string, u
     }
     if (stage === undefined && definition.stages.length > 0) stage = definition.stages[0]!.key;
   }
-  return { values, stage, errors };
+  return { values, stage, externalId, errors };
 }

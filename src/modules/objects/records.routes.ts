@@ -6,9 +6,13 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { ListRecordsQuery, ObjectParams, RecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
-import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord } from './records.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from './records.service.js';
+import { Type } from '@sinclair/typebox';
+import { registerBatchRoutes } from '../shared/batch.routes.js';
+import { ObjectRecord } from './records.schemas.js';
+import { findLiveRecord, recordHolding, requireObject } from './records.service.js';
 
 const tags = ['Records'];
 
@@ -66,6 +70,27 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
       const opts = { ifMatch: ifMatchOf(request) };
       const record = await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, request.params.object, request.params.id, request.body as Record<string, unknown>, opts));
       return ok({ record });
+    },
+  });
+
+  registerBatchRoutes<RecordView, { object: string }>(app, ctx, {
+    path: '/objects/:object/records',
+    params: ObjectParams,
+    scope: 'records:write',
+    tags,
+    resourceSchema: Type.Ref(ObjectRecord),
+    upsertBy: ['externalId'],
+    examples: { create: { title: 'Website relaunch', stage: 'planned', externalId: 'jira-1201' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', stage: 'done' } },
+    resource: {
+      noun: 'record',
+      label: 'Record',
+      createSchema: RecordInput,
+      updateSchema: RecordPatch,
+      checkPath: async (db, caller, p) => void (await requireObject(ctx, db, caller.organizationId, p.object)),
+      find: (db, caller, p, id) => findLiveRecord(ctx, db, caller.organizationId, p.object, id),
+      create: (trx, caller, p, input) => createRecord(ctx, trx, caller, p.object, input),
+      update: (trx, caller, p, id, patch) => updateRecord(ctx, trx, caller, p.object, id, patch),
+      holderOf: (db, caller, p, _by, value) => recordHolding(ctx, db, caller.organizationId, p.object, value),
     },
   });
 

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 /*
  * Record bodies are checked against the object's definition by the service, not here, so that one 400 lists
@@ -11,7 +12,7 @@ import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 const stage = Type.Unsafe<string | null>({ description: 'One of the object\'s stage keys (string), or null for an object without stages. Defaults to the first stage.' });
 
 export const RecordInput = Type.Object(
-  { stage: Type.Optional(stage) },
+  { stage: Type.Optional(stage), externalId: Type.Optional(ExternalIdInput) },
   {
     additionalProperties: true,
     description: 'The record\'s field values by field key, typed as the object defines them; unknown keys are refused.',
@@ -21,7 +22,7 @@ export const RecordInput = Type.Object(
 export type RecordInput = Record<string, unknown>;
 
 export const RecordPatch = Type.Object(
-  { stage: Type.Optional(stage) },
+  { stage: Type.Optional(stage), externalId: Type.Optional(ExternalIdInput) },
   { additionalProperties: true, minProperties: 1, description: 'Only the keys sent change; null clears a field that is not required.' },
 );
 
@@ -33,6 +34,7 @@ export const ObjectRecord = Type.Object(
     createdAt: Timestamp('UTC instant of creation.'),
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
+    externalId: ExternalIdOutput,
   },
   {
     $id: 'Record',
@@ -50,6 +52,7 @@ export const ListRecordsQuery = Type.Object(
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of any text or long_text field (1 character or more).' })),
     stage: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only records in this stage.' })),
     overdue: Type.Optional(Type.Boolean({ description: 'true: only records whose due date (the field with role due) is before the organization\'s local today.' })),
+    ...ExternalIdQuery,
     ...PageQuery,
     ...TrashQuery,
   },

@@ -20,6 +20,7 @@ import { recordValueAad } from './records.encryption.js';
 import { deletePendingReminder, deleteReminder, organizationTimezone } from './reminders.store.js';
 import { recordContactIndexes } from './record-contacts.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
+import { externalIdHolders } from '../../db/external-ids.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { own } from '../../lib/own.js';
 
@@ -32,7 +33,7 @@ export interface Caller {
 }
 
 /** The API shape: flat, every field of the object present (null when unset). */
-export type RecordView = { id: string; objectSlug: string; stage: string | null; createdAt: string; updatedAt: string; deletedAt: string | null } & Record<string, unknown>;
+export type RecordView = { id: string; objectSlug: string; stage: string | null; externalId: string | null; createdAt: string; updatedAt: string; deletedAt: string | null } & Record<string, unknown>;
 
 const aad = recordValueAad;
 
@@ -44,7 +45,7 @@ export async function requireObject(ctx: Pick<Ctx, 'database'>, db: Executor, or
 }
 
 export function toRecordView(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, r: StoredRecord): RecordView {
-  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
+  const view: RecordView = { id: r.id, objectSlug: object.slug, stage: r.stage, externalId: r.externalId, createdAt: r.createdAt, updatedAt: r.updatedAt, deletedAt: r.deletedAt };
   for (const field of object.definition.fields) {
     const stored = own(r.data, field.key);
     if (stored === undefined) view[field.key] = null;
@@ -91,6 +92,7 @@ export function buildNewRecord(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, i
     organizationId: object.organizationId,
     objectId: object.id,
     stage: parsed.stage ?? null,
+    externalId: parsed.externalId ?? null,
     data,
     ...derived(object.definition, data),
     createdAt: now.toISOString(),
@@ -98,7 +100,8 @@ export function buildNewRecord(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, i
   };
 }
 
-const fieldKeys = (o: StoredObject) => o.definition.fields.map((f) => f.key);
+/** What record.created and record.updated describe besides the stage: the external id and every field. */
+const fieldKeys = (o: StoredObject) => ['externalId', ...o.definition.fields.map((f) => f.key)];
 const contactKeys = (o: StoredObject) => o.definition.fields.filter(isContactField).map((f) => f.key);
 
 async function emit(trx: Executor, caller: Caller, object: StoredObject, type: EventType, view: RecordView, description: string, changes: Changes, now: Date) {
@@ -121,6 +124,19 @@ export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   await addRecordContacts(trx, caller.organizationId, contacts.map((bidx) => ({ recordId: view.id, bidx })));
   await emit(trx, caller, object, 'record.created', view, `${object.name} record created`, diffChanges(null, view, ['stage', ...fieldKeys(object)], contactKeys(object)), now);
   return view;
+}
+
+/** A live record of the object as the API shows it, read in the caller's transaction (404 for an unknown object). */
+export async function findLiveRecord(ctx: Ctx, db: Executor, organizationId: string, slug: string, id: string): Promise<RecordView | undefined> {
+  const object = await requireObject(ctx, db, organizationId, slug);
+  const stored = await findRecord(db, object, id);
+  return stored && toRecordView(ctx, object, stored);
+}
+
+/** Which record of the object holds the external id, live or trashed (upsert by externalId). */
+export async function recordHolding(ctx: Ctx, db: Executor, organizationId: string, slug: string, externalId: string) {
+  const object = await requireObject(ctx, db, organizationId, slug);
+  return (await externalIdHolders(db, 'records', { column: 'object_id', value: object.id }, [externalId])).get(externalId);
 }
 
 export async function getRecord(ctx: Ctx, organizationId: string, slug: string, id: string): Promise<RecordView> {
@@ -149,6 +165,7 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
     ...(prepared && prepared.length > 0 ? { query: prepared } : {}),
     ...(query.stage !== undefined ? { stage: query.stage } : {}),
     ...(query.overdue === true ? { dueBefore: localDate(ctx.clock.now(), organization.timezone) } : {}),
+    ...(query.externalId !== undefined ? { externalId: query.externalId } : {}),
   };
   const page = { page: query.page, limit: query.limit };
   const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page, listView(query));
@@ -169,7 +186,13 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   const parsed = parseRecordInput(object.definition, patch, 'update');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
   const data = applyValues(ctx, object.definition, id, current.data, parsed.values);
-  const next: StoredRecord = { ...current, stage: parsed.stage === undefined ? current.stage : parsed.stage, data, ...derived(object.definition, data) };
+  const next: StoredRecord = {
+    ...current,
+    stage: parsed.stage === undefined ? current.stage : parsed.stage,
+    externalId: parsed.externalId === undefined ? current.externalId : parsed.externalId,
+    data,
+    ...derived(object.definition, data),
+  };
   const after = toRecordView(ctx, object, next);
   const stageChange = diffChanges(before, after, ['stage']);
   const otherChanges = diffChanges(before, after, fieldKeys(object), contactKeys(object));

@@ -5,6 +5,7 @@ import type { RecordsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import { offsetOf, type PageRequest } from '../../lib/pagination.js';
 import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { guardExternalId } from '../shared/external-id.js';
 import type { StoredValue } from './field-values.js';
 import type { PreparedQuery } from './record-search.js';
 import { indexRecords, matchExpression, objectRange, recordSeqOf, reindexRecord, SEARCH_TABLE } from './record-search.store.js';
@@ -19,6 +20,7 @@ export interface StoredRecord {
   data: Record<string, StoredValue>;
   searchText: string;
   dueDate: string | null;
+  externalId: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -44,6 +46,7 @@ export const toStored = (r: Row): StoredRecord => ({
   data: JSON.parse(r.data) as Record<string, StoredValue>,
   searchText: r.search_text,
   dueDate: r.due_date,
+  externalId: r.external_id,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -58,6 +61,7 @@ const toRow = (r: NewRecord): Omit<RecordsTable, 'seq' | 'deleted_at'> => ({
   data: JSON.stringify(r.data),
   search_text: r.searchText,
   due_date: r.dueDate,
+  external_id: r.externalId,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });
@@ -69,7 +73,7 @@ export async function insertRecords(db: Executor, dialect: Dialect, object: Obje
   const out: StoredRecord[] = [];
   for (let i = 0; i < records.length; i += CHUNK) {
     const chunk = records.slice(i, i + CHUNK);
-    const rows = await db.insertInto('records').values(chunk.map(toRow)).returning(['id', 'seq']).execute();
+    const rows = await guardExternalId('record', () => db.insertInto('records').values(chunk.map(toRow)).returning(['id', 'seq']).execute());
     const seqById = new Map(rows.map((r) => [r.id, Number(r.seq)]));
     const stored = chunk.map((r) => ({ ...r, seq: seqById.get(r.id)!, deletedAt: null }));
     await indexRecords(db, dialect, object.seq, stored);
@@ -94,7 +98,7 @@ export async function findRecord(db: Executor, object: ObjectRef, id: string, vi
 /** Writes the record's new state; its search entry is replaced when its text or stage changed. */
 export async function updateRecord(db: Executor, dialect: Dialect, object: ObjectRef, before: StoredRecord, next: StoredRecord): Promise<void> {
   const { id: _id, organization_id: _org, object_id: _object, created_at: _created, ...changes } = toRow(next);
-  await db.updateTable('records').set(changes).where('object_id', '=', object.id).where('id', '=', next.id).execute();
+  await guardExternalId('record', () => db.updateTable('records').set(changes).where('object_id', '=', object.id).where('id', '=', next.id).execute());
   if (before.searchText !== next.searchText || before.stage !== next.stage) await reindexRecord(db, dialect, object.seq, next);
 }
 
@@ -103,6 +107,7 @@ export interface RecordFilter {
   stage?: string;
   /** Only records whose due date is before this day (the overdue filter). */
   dueBefore?: string;
+  externalId?: string;
 }
 
 export interface RecordPage {
@@ -116,7 +121,7 @@ export interface RecordPage {
  * one, the (object, stage, seq) index serves both the order and the count.
  */
 export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, page: PageRequest, view: TrashView = 'live'): Promise<RecordPage> {
-  if (dialect === 'sqlite' && filter.query && view === 'live') return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, page);
+  if (dialect === 'sqlite' && filter.query && view === 'live' && filter.externalId === undefined) return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, page);
   // The object was resolved within the organization, so its id alone scopes the count and the page, which
   // the (object, stage, seq) and (object, due) indexes then answer without reading the rows they skip (a
   // condition on organization_id in SQL would read every skipped row: 32 ms instead of 4 for the last page
@@ -124,6 +129,7 @@ export async function listRecords(db: Executor, dialect: Dialect, object: Object
   let q = db.selectFrom('records').where('records.object_id', '=', object.id).where(inView('records', view));
   if (filter.stage !== undefined) q = q.where('records.stage', '=', filter.stage);
   if (filter.dueBefore !== undefined) q = q.where('records.due_date', '<', filter.dueBefore);
+  if (filter.externalId !== undefined) q = q.where('records.external_id', '=', filter.externalId);
   if (filter.query) q = q.where(substringMatch(dialect, 'records', 'search_text', filter.query.text));
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy(listOrder('records', view)).limit(page.limit).offset(offsetOf(page)).execute(),

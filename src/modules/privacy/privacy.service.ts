@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.js';
 import { paginate, type PageRequest } from '../../lib/pagination.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
-import { resourceIdOf } from '../idempotency/idempotency.service.js';
+import { resourceIdsOf } from '../idempotency/idempotency.service.js';
 import { responseAad } from '../idempotency/idempotency.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';
 import type { Caller } from '../shared/caller.js';
@@ -46,12 +46,14 @@ const erasedEvents = (caller: Caller, h: Holders, now: Date): CrmEvent[] => {
   ];
 };
 
-/** Stored responses from before migration 0012 carry no resource id: opened here to find those about erased items. */
+/**
+ * Stored responses without a resource id (from before migration 0012, and batches, which name many): opened here
+ * to find those about erased items.
+ */
 async function unlabelledResponsesNaming(ctx: Pick<Ctx, 'cipher'>, trx: Executor, organizationId: string, ids: ReadonlySet<string>): Promise<string[]> {
   const rows = await unlabelledResponses(trx, organizationId);
   return rows.filter((r) => {
-    const id = resourceIdOf(JSON.parse(ctx.cipher.decrypt(r.body, responseAad(organizationId, r.key))));
-    return id !== null && ids.has(id);
+    return resourceIdsOf(JSON.parse(ctx.cipher.decrypt(r.body, responseAad(organizationId, r.key)))).some((id) => ids.has(id));
   }).map((r) => r.key);
 }
 

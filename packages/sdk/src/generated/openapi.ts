@@ -90,6 +90,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/accounts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or upsert up to 100 accounts
+         * @description Each item is checked and applied on its own, atomically with its events: `data.results` has one entry per item, in order, with its status (201 created, 200 updated by upsert, 400, 409, 412) and the account or the error. A bad item never stops the others. One request for the rate limit; Idempotency-Key covers the whole batch.
+         */
+        post: operations["createAccountsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update up to 100 accounts
+         * @description Each item `{id, ifMatch?, …fields}` is applied on its own, atomically with its events, as `PATCH /accounts/{id}` would: `data.results` has one entry per item, in order (200, 400, 404, 409, or 412 with the current account when `ifMatch` is not its ETag). A bad item never stops the others. One request for the rate limit.
+         */
+        patch: operations["updateAccountsBatch"];
+        trace?: never;
+    };
     "/api/public/v1/deal-stages": {
         parameters: {
             query?: never;
@@ -206,6 +230,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/deals/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or upsert up to 100 deals
+         * @description Each item is checked and applied on its own, atomically with its events: `data.results` has one entry per item, in order, with its status (201 created, 200 updated by upsert, 400, 409, 412) and the deal or the error. A bad item never stops the others. One request for the rate limit; Idempotency-Key covers the whole batch.
+         */
+        post: operations["createDealsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update up to 100 deals
+         * @description Each item `{id, ifMatch?, …fields}` is applied on its own, atomically with its events, as `PATCH /deals/{id}` would: `data.results` has one entry per item, in order (200, 400, 404, 409, or 412 with the current deal when `ifMatch` is not its ETag). A bad item never stops the others. One request for the rate limit.
+         */
+        patch: operations["updateDealsBatch"];
+        trace?: never;
+    };
     "/api/public/v1/events": {
         parameters: {
             query?: never;
@@ -310,6 +358,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/leads/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or upsert up to 100 leads
+         * @description Each item is checked and applied on its own, atomically with its events: `data.results` has one entry per item, in order, with its status (201 created, 200 updated by upsert, 400, 409, 412) and the lead or the error. A bad item never stops the others. One request for the rate limit; Idempotency-Key covers the whole batch.
+         */
+        post: operations["createLeadsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update up to 100 leads
+         * @description Each item `{id, ifMatch?, …fields}` is applied on its own, atomically with its events, as `PATCH /leads/{id}` would: `data.results` has one entry per item, in order (200, 400, 404, 409, or 412 with the current lead when `ifMatch` is not its ETag). A bad item never stops the others. One request for the rate limit.
+         */
+        patch: operations["updateLeadsBatch"];
         trace?: never;
     };
     "/api/public/v1/me": {
@@ -509,6 +581,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/objects/{object}/records/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or upsert up to 100 records
+         * @description Each item is checked and applied on its own, atomically with its events: `data.results` has one entry per item, in order, with its status (201 created, 200 updated by upsert, 400, 409, 412) and the record or the error. A bad item never stops the others. One request for the rate limit; Idempotency-Key covers the whole batch.
+         */
+        post: operations["createRecordsBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update up to 100 records
+         * @description Each item `{id, ifMatch?, …fields}` is applied on its own, atomically with its events, as `PATCH /objects/:object/records/{id}` would: `data.results` has one entry per item, in order (200, 400, 404, 409, or 412 with the current record when `ifMatch` is not its ETag). A bad item never stops the others. One request for the rate limit.
+         */
+        patch: operations["updateRecordsBatch"];
         trace?: never;
     };
     "/api/public/v1/objects/{slug}": {
@@ -1482,6 +1578,7 @@ export interface components {
             deletedAt: string | null;
             domain: string | null;
             email: string | null;
+            externalId: string | null;
             /** @description Identifier (24 lowercase hex characters). */
             id: string;
             industry: string | null;
@@ -1494,6 +1591,18 @@ export interface components {
              */
             updatedAt: string;
             website: string | null;
+        };
+        /** @description Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`). */
+        BatchItemError: {
+            /** @enum {string} */
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "PRECONDITION_FAILED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            errors?: {
+                /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
+                code: string;
+                field: string;
+                message: string;
+            }[];
+            message: string;
         };
         CustomObject: {
             /**
@@ -1534,6 +1643,7 @@ export interface components {
             currency: string | null;
             deletedAt: string | null;
             expectedCloseDate: string | null;
+            externalId: string | null;
             /** @description Identifier (24 lowercase hex characters). */
             id: string;
             leadId: string | null;
@@ -1588,7 +1698,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "PRECONDITION_FAILED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
             data?: {
                 [key: string]: unknown;
@@ -1615,6 +1725,7 @@ export interface components {
             deletedAt: string | null;
             duplicateOf: string | null;
             email: string | null;
+            externalId: string | null;
             /** @description Identifier (24 lowercase hex characters). */
             id: string;
             name: string;
@@ -1675,6 +1786,7 @@ export interface components {
              */
             createdAt: string;
             deletedAt: string | null;
+            externalId: string | null;
             /** @description Record id (24 lowercase hex characters). */
             id: string;
             /** @description Slug of the record's object. */
@@ -2251,6 +2363,8 @@ export interface operations {
             query?: {
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
+                /** @description Only the item with this external id (at most one). */
+                externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1. */
@@ -2291,6 +2405,7 @@ export interface operations {
                      *             "industry": "string",
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2350,6 +2465,7 @@ export interface operations {
                 "application/json": {
                     domain?: string | null;
                     email?: string | null;
+                    externalId?: string | null;
                     industry?: string | null;
                     /** @description Company name. */
                     name: string;
@@ -2387,6 +2503,7 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2458,6 +2575,7 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2543,6 +2661,7 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2589,6 +2708,7 @@ export interface operations {
                 "application/json": {
                     domain?: string | null;
                     email?: string | null;
+                    externalId?: string | null;
                     industry?: string | null;
                     /** @description Company name. */
                     name?: string;
@@ -2626,6 +2746,7 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2697,6 +2818,7 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -2854,6 +2976,261 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createAccountsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "name": "Analytical Engines Ltd",
+                 *           "domain": "analytical.example",
+                 *           "externalId": "erp-1001"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
+                    items: {
+                        domain?: string | null;
+                        email?: string | null;
+                        externalId?: string | null;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        industry?: string | null;
+                        /** @description Company name. */
+                        name: string;
+                        ownerId?: string | null;
+                        phoneNumber?: string | null;
+                        website?: string | null;
+                    }[];
+                    /**
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @enum {string}
+                     */
+                    upsertBy?: "externalId";
+                };
+            };
+        };
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "account": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "domain": "string",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "industry": "string",
+                     *               "website": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                account?: components["schemas"]["Account"];
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateAccountsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "66a1f0c2e4b0a1b2c3d4e5f6",
+                 *           "industry": "Computing"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 updates: the id and the fields to change (null clears). */
+                    items: {
+                        domain?: string | null;
+                        email?: string | null;
+                        externalId?: string | null;
+                        /** @description Identifier (24 lowercase hex characters). */
+                        id: string;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        industry?: string | null;
+                        /** @description Company name. */
+                        name?: string;
+                        ownerId?: string | null;
+                        phoneNumber?: string | null;
+                        website?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "account": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "domain": "string",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "industry": "string",
+                     *               "website": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                account?: components["schemas"]["Account"];
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -3022,6 +3399,8 @@ export interface operations {
                 accountId?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
+                /** @description Only the item with this external id (at most one). */
+                externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Only deals owned by this user. */
@@ -3067,6 +3446,7 @@ export interface operations {
                      *             "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3127,6 +3507,7 @@ export interface operations {
                     amount?: (string | number) | null;
                     currency?: string | null;
                     expectedCloseDate?: string | null;
+                    externalId?: string | null;
                     leadId?: string | null;
                     /** @description Deal name. */
                     name: string;
@@ -3165,6 +3546,7 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3237,6 +3619,7 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3323,6 +3706,7 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3371,6 +3755,7 @@ export interface operations {
                     amount?: (string | number) | null;
                     currency?: string | null;
                     expectedCloseDate?: string | null;
+                    externalId?: string | null;
                     leadId?: string | null;
                     /** @description Deal name. */
                     name?: string;
@@ -3409,6 +3794,7 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3481,6 +3867,7 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3642,6 +4029,268 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    createDealsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "name": "Analytical Engines — 40 seats",
+                 *           "amount": "48000.00",
+                 *           "currency": "EUR",
+                 *           "externalId": "opp-77"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
+                    items: {
+                        accountId?: string | null;
+                        amount?: (string | number) | null;
+                        currency?: string | null;
+                        expectedCloseDate?: string | null;
+                        externalId?: string | null;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        leadId?: string | null;
+                        /** @description Deal name. */
+                        name: string;
+                        ownerId?: string | null;
+                        /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
+                        stage?: string;
+                    }[];
+                    /**
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @enum {string}
+                     */
+                    upsertBy?: "externalId";
+                };
+            };
+        };
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "deal": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "stage": "string",
+                     *               "amount": "48000.00",
+                     *               "currency": "EUR",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                deal?: components["schemas"]["Deal"];
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateDealsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "66a1f0c2e4b0a1b2c3d4e5f6",
+                 *           "stage": "proposal"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 updates: the id and the fields to change (null clears). */
+                    items: {
+                        accountId?: string | null;
+                        amount?: (string | number) | null;
+                        currency?: string | null;
+                        expectedCloseDate?: string | null;
+                        externalId?: string | null;
+                        /** @description Identifier (24 lowercase hex characters). */
+                        id: string;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        leadId?: string | null;
+                        /** @description Deal name. */
+                        name?: string;
+                        ownerId?: string | null;
+                        /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
+                        stage?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "deal": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "stage": "string",
+                     *               "amount": "48000.00",
+                     *               "currency": "EUR",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                deal?: components["schemas"]["Deal"];
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -3729,6 +4378,8 @@ export interface operations {
             query?: {
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
+                /** @description Only the item with this external id (at most one). */
+                externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1. */
@@ -3774,6 +4425,7 @@ export interface operations {
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3833,6 +4485,7 @@ export interface operations {
                     accountId?: string | null;
                     company?: string | null;
                     email?: string | null;
+                    externalId?: string | null;
                     /** @description Person's name. */
                     name: string;
                     notes?: string | null;
@@ -3882,6 +4535,7 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -3958,6 +4612,7 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -4048,6 +4703,7 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -4095,6 +4751,7 @@ export interface operations {
                     accountId?: string | null;
                     company?: string | null;
                     email?: string | null;
+                    externalId?: string | null;
                     /** @description Person's name. */
                     name?: string;
                     notes?: string | null;
@@ -4144,6 +4801,7 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -4220,6 +4878,7 @@ export interface operations {
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
                      *           "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -4377,6 +5036,289 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createLeadsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "externalId": "crm-42",
+                 *           "source": "WEBSITE"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
+                    items: {
+                        accountId?: string | null;
+                        company?: string | null;
+                        email?: string | null;
+                        externalId?: string | null;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        /** @description Person's name. */
+                        name: string;
+                        notes?: string | null;
+                        ownerId?: string | null;
+                        phoneNumber?: string | null;
+                        source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
+                        sourceCampaign?: string | null;
+                        /**
+                         * @description Pipeline status (default NEW).
+                         * @enum {string}
+                         */
+                        status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                        title?: string | null;
+                    }[];
+                    /**
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @enum {string}
+                     */
+                    upsertBy?: "externalId" | "email";
+                };
+            };
+        };
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "lead": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "source": "string",
+                     *               "sourceCampaign": "string",
+                     *               "status": "string",
+                     *               "company": "Analytical Engines",
+                     *               "title": "string",
+                     *               "notes": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                lead?: components["schemas"]["Lead"];
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateLeadsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "66a1f0c2e4b0a1b2c3d4e5f6",
+                 *           "ifMatch": "\"3q2-7w\"",
+                 *           "status": "CONTACTED"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 updates: the id and the fields to change (null clears). */
+                    items: {
+                        accountId?: string | null;
+                        company?: string | null;
+                        email?: string | null;
+                        externalId?: string | null;
+                        /** @description Identifier (24 lowercase hex characters). */
+                        id: string;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        /** @description Person's name. */
+                        name?: string;
+                        notes?: string | null;
+                        ownerId?: string | null;
+                        phoneNumber?: string | null;
+                        source?: ("WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER") | null;
+                        sourceCampaign?: string | null;
+                        /**
+                         * @description Pipeline status (default NEW).
+                         * @enum {string}
+                         */
+                        status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                        title?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "lead": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "source": "string",
+                     *               "sourceCampaign": "string",
+                     *               "status": "string",
+                     *               "company": "Analytical Engines",
+                     *               "title": "string",
+                     *               "notes": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                lead?: components["schemas"]["Lead"];
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5170,6 +6112,8 @@ export interface operations {
             query?: {
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
+                /** @description Only the item with this external id (at most one). */
+                externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
@@ -5214,7 +6158,8 @@ export interface operations {
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -5272,6 +6217,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    externalId?: string | null;
                     /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
                     stage?: unknown;
                 } & {
@@ -5304,7 +6250,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *         }
                      *       }
                      *     }
@@ -5373,7 +6320,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *         }
                      *       }
                      *     }
@@ -5455,7 +6403,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *         }
                      *       }
                      *     }
@@ -5499,6 +6448,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    externalId?: string | null;
                     /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
                     stage?: unknown;
                 } & {
@@ -5531,7 +6481,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *         }
                      *       }
                      *     }
@@ -5599,7 +6550,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *         }
                      *       }
                      *     }
@@ -5756,6 +6708,251 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createRecordsBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "title": "Website relaunch",
+                 *           "stage": "planned",
+                 *           "externalId": "jira-1201"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
+                    items: ({
+                        externalId?: string | null;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                        stage?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /**
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @enum {string}
+                     */
+                    upsertBy?: "externalId";
+                };
+            };
+        };
+        responses: {
+            /** @description The results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "record": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string",
+                     *               "stage": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                record?: components["schemas"]["Record"];
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateRecordsBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Object slug. */
+                object: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "id": "66a1f0c2e4b0a1b2c3d4e5f6",
+                 *           "stage": "done"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 100 updates: the id and the fields to change (null clears). */
+                    items: ({
+                        externalId?: string | null;
+                        /** @description Identifier (24 lowercase hex characters). */
+                        id: string;
+                        /** @description The item applies only if the current resource's ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource. */
+                        ifMatch?: string;
+                        /** @description One of the object's stage keys (string), or null for an object without stages. Defaults to the first stage. */
+                        stage?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description The updated results. */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": true,
+                     *       "code": "SUCCESS",
+                     *       "data": {
+                     *         "results": [
+                     *           {
+                     *             "index": 1,
+                     *             "status": 201,
+                     *             "record": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string",
+                     *               "stage": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             },
+                     *             "error": {
+                     *               "code": "UNAUTHORIZED",
+                     *               "message": "string",
+                     *               "errors": [
+                     *                 {
+                     *                   "field": "string",
+                     *                   "code": "string",
+                     *                   "message": "string"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "SUCCESS";
+                        data: {
+                            /** @description One entry per item, in the order of `items`. */
+                            results: {
+                                error?: components["schemas"]["BatchItemError"];
+                                /** @description Position of the item in `items`. */
+                                index: number;
+                                record?: components["schemas"]["Record"];
+                                /**
+                                 * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
+                                 * @enum {integer}
+                                 */
+                                status: 201 | 200 | 400 | 404 | 409 | 412;
+                            }[];
+                        };
+                        /** @enum {boolean} */
+                        status: true;
+                    };
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -6179,6 +7376,7 @@ export interface operations {
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
                      *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -6194,6 +7392,7 @@ export interface operations {
                      *             "industry": "string",
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
@@ -6206,7 +7405,8 @@ export interface operations {
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *           }
                      *         ],
                      *         "notes": [

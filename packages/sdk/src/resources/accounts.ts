@@ -3,16 +3,21 @@ import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
+import { batching } from './batch.js';
 
 const ACCOUNTS = '/api/public/v1/accounts';
 const ACCOUNT = '/api/public/v1/accounts/{id}';
 const RESTORE = '/api/public/v1/accounts/{id}/restore';
+const BATCH = '/api/public/v1/accounts/batch';
 
 export type Account = Schema<'Account'>;
 export type AccountCreate = RequestBody<typeof ACCOUNTS, 'post'>;
 export type AccountUpdate = RequestBody<typeof ACCOUNT, 'patch'>;
 export type AccountQuery = Query<typeof ACCOUNTS, 'get'>;
 export type AccountPage = ResponseData<typeof ACCOUNTS, 'get'>;
+export type AccountBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
+export type AccountBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];
+export type AccountBatchResult = ResponseData<typeof BATCH, 'post'>['results'][number];
 
 export function accountsResource(core: Core) {
   return {
@@ -23,6 +28,10 @@ export function accountsResource(core: Core) {
       (await core.call(ACCOUNT, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.account,
     update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
     ...listing((query: AccountQuery, opts?: CallOptions) => core.call(ACCOUNTS, 'get', { query }, opts), (page) => page.accounts),
+    ...batching<AccountBatchItem, AccountBatchUpdate, AccountBatchResult, 'externalId'>(
+      async (body, opts) => (await core.create(BATCH, body, opts)).results,
+      async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
+    ),
     ...trashing<Account>(
       async (id, query, opts) => (await core.call(ACCOUNT, 'delete', { params: { id }, query }, opts)).account,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).account,

@@ -3,10 +3,12 @@ import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
+import { batching } from './batch.js';
 
 const DEALS = '/api/public/v1/deals';
 const DEAL = '/api/public/v1/deals/{id}';
 const RESTORE = '/api/public/v1/deals/{id}/restore';
+const BATCH = '/api/public/v1/deals/batch';
 const STAGES = '/api/public/v1/deal-stages';
 
 export type Deal = Schema<'Deal'>;
@@ -14,6 +16,9 @@ export type DealCreate = RequestBody<typeof DEALS, 'post'>;
 export type DealUpdate = RequestBody<typeof DEAL, 'patch'>;
 export type DealQuery = Query<typeof DEALS, 'get'>;
 export type DealPage = ResponseData<typeof DEALS, 'get'>;
+export type DealBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
+export type DealBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];
+export type DealBatchResult = ResponseData<typeof BATCH, 'post'>['results'][number];
 export type DealStage = ResponseData<typeof STAGES, 'get'>['stages'][number];
 
 export function dealsResource(core: Core) {
@@ -30,6 +35,10 @@ export function dealsResource(core: Core) {
     /** The organization's stages in pipeline order. */
     stages: async (opts?: CallOptions): Promise<DealStage[]> => (await core.call(STAGES, 'get', {}, opts)).stages,
     ...listing((query: DealQuery, opts?: CallOptions) => core.call(DEALS, 'get', { query }, opts), (page) => page.deals),
+    ...batching<DealBatchItem, DealBatchUpdate, DealBatchResult, 'externalId'>(
+      async (body, opts) => (await core.create(BATCH, body, opts)).results,
+      async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
+    ),
     ...trashing<Deal>(
       async (id, query, opts) => (await core.call(DEAL, 'delete', { params: { id }, query }, opts)).deal,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).deal,

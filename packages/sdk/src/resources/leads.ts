@@ -3,16 +3,21 @@ import { etagOf } from '../etag.js';
 import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
+import { batching } from './batch.js';
 
 const LEADS = '/api/public/v1/leads';
 const LEAD = '/api/public/v1/leads/{id}';
 const RESTORE = '/api/public/v1/leads/{id}/restore';
+const BATCH = '/api/public/v1/leads/batch';
 
 export type Lead = Schema<'Lead'>;
 export type LeadCreate = RequestBody<typeof LEADS, 'post'>;
 export type LeadUpdate = RequestBody<typeof LEAD, 'patch'>;
 export type LeadQuery = Query<typeof LEADS, 'get'>;
 export type LeadPage = ResponseData<typeof LEADS, 'get'>;
+export type LeadBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
+export type LeadBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];
+export type LeadBatchResult = ResponseData<typeof BATCH, 'post'>['results'][number];
 
 export function leadsResource(core: Core) {
   return {
@@ -23,6 +28,10 @@ export function leadsResource(core: Core) {
       (await core.call(LEAD, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.lead,
     update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
     ...listing((query: LeadQuery, opts?: CallOptions) => core.call(LEADS, 'get', { query }, opts), (page) => page.leads),
+    ...batching<LeadBatchItem, LeadBatchUpdate, LeadBatchResult, 'externalId' | 'email'>(
+      async (body, opts) => (await core.create(BATCH, body, opts)).results,
+      async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
+    ),
     ...trashing<Lead>(
       async (id, query, opts) => (await core.call(LEAD, 'delete', { params: { id }, query }, opts)).lead,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).lead,

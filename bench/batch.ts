@@ -1,0 +1,87 @@
+/**
+ * Batch benchmark (contract §8): leads per second written by `POST /leads/batch` of 100 items (through the app,
+ * app.inject: auth, rate limit, validation, the transaction and the response), one client at a time:
+ * - new leads (name, e-mail, phone, source, externalId), next to the same leads sent one by one to POST /leads;
+ * - upsert by e-mail where every item's address already exists (each item an update of the oldest holder);
+ * - upsert by e-mail where half the items are new.
+ *
+ *   npm run bench -- --only batch [--seconds S] [--postgres URL]
+ *
+ * Next to it, `--only import` gives the rows/s of `crm import leads` on the same machine: the bar compares the two.
+ */
+import type { Dialect } from '../src/config.js';
+import { buildApp } from '../src/app.js';
+import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.service.js';
+import { fmt, openBench } from './lib.js';
+
+const BATCH = 100;
+const SOURCES = ['WEBSITE', 'REFERRAL', 'EVENT', 'PARTNER'];
+
+let serial = 0;
+const newLead = () => {
+  serial += 1;
+  return { name: `Bench Lead ${serial}`, email: `lead${serial}@bench.example`, phoneNumber: `+1415${5_000_000 + serial}`, source: SOURCES[serial % 4], externalId: `ext-${serial}` };
+};
+
+export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; seconds: number }): Promise<void> {
+  const { ctx, drop } = await openBench('batch', opts.dialect, opts.pgUrl);
+  try {
+    const org = await createOrganization(ctx, { name: 'Bench', timezone: 'UTC' });
+    const key = await createApiKey(ctx, { organizationId: org.id, scopes: ['leads:write', 'leads:read'], name: 'bench', rateLimitPerMinute: 1_000_000_000 });
+    const app = await buildApp(ctx, { logger: false });
+    await app.ready();
+    const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+    const send = async (url: string, body: unknown, expected: number) => {
+      const res = await app.inject({ method: 'POST', url: `/api/public/v1${url}`, headers, payload: JSON.stringify(body) });
+      if (res.statusCode !== expected) throw new Error(`POST ${url} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+      return JSON.parse(res.body).data;
+    };
+    /** Leads per second over `seconds`, `clients` senders each sending what `next` returns, one after the other. */
+    const rate = async (next: () => Promise<number>, clients = 1) => {
+      for (let i = 0; i < 5; i++) await next();
+      let leads = 0;
+      const start = performance.now();
+      await Promise.all(Array.from({ length: clients }, async () => {
+        while (performance.now() - start < opts.seconds * 1000) leads += await next();
+      }));
+      return (leads / (performance.now() - start)) * 1000;
+    };
+    const checkAll = (results: { status: number }[], status: number) => {
+      const odd = results.find((r) => r.status !== status);
+      if (odd) throw new Error(`an item answered ${JSON.stringify(odd)}`);
+      return results.length;
+    };
+    const createBatch = async () => checkAll((await send('/leads/batch', { items: Array.from({ length: BATCH }, newLead) }, 200)).results, 201);
+    const created = await rate(createBatch);
+    const createdFour = await rate(createBatch, 4);
+    const single = await rate(async () => {
+      for (let i = 0; i < BATCH; i++) await send('/leads', newLead(), 201);
+      return BATCH;
+    });
+    const existing = serial;
+    const pick = () => `lead${1 + Math.floor(Math.random() * existing)}@bench.example`;
+    const hits = await rate(async () => {
+      const emails = new Set<string>();
+      while (emails.size < BATCH) emails.add(pick());
+      const items = [...emails].map((email, i) => ({ name: `Updated ${i}`, email, title: `Title ${serial++}` }));
+      return checkAll((await send('/leads/batch', { upsertBy: 'email', items }, 200)).results, 200);
+    });
+    const mixed = await rate(async () => {
+      const emails = new Set<string>();
+      while (emails.size < BATCH / 2) emails.add(pick());
+      const items = [...[...emails].map((email) => ({ name: 'Updated', email, title: `Title ${serial++}` })), ...Array.from({ length: BATCH / 2 }, newLead)];
+      return (await send('/leads/batch', { upsertBy: 'email', items }, 200)).results.length;
+    });
+    console.log(`\n## POST /leads/batch of ${BATCH} (${opts.dialect}, app.inject, one client, ${opts.seconds} s each)\n`);
+    console.log('| what | leads/s |\n|---|---|');
+    console.log(`| new leads, POST /leads/batch | ${fmt(created, 0)} |`);
+    console.log(`| new leads, POST /leads/batch, 4 clients at once | ${fmt(createdFour, 0)} |`);
+    console.log(`| new leads, one POST /leads each | ${fmt(single, 0)} |`);
+    console.log(`| upsert by e-mail, every item an existing lead (200) | ${fmt(hits, 0)} |`);
+    console.log(`| upsert by e-mail, half new, half existing | ${fmt(mixed, 0)} |`);
+    console.log(`\n(${serial.toLocaleString('en')} leads in the organization at the end)`);
+    await app.close();
+  } finally {
+    await drop();
+  }
+}

@@ -1,0 +1,96 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_DESCRIPTIONS, type ErrorCode } from '../../errors.js';
+import { Envelope, FieldErrorSchema, Id, StringEnum } from '../../http/schemas.js';
+
+/** Items per batch request (contract §8). */
+export const MAX_BATCH_ITEMS = 100;
+
+export const UPSERT_KEYS = ['externalId', 'email'] as const;
+export type UpsertKey = (typeof UPSERT_KEYS)[number];
+
+const IfMatch = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'The item applies only if the current resource\'s ETag matches (strong comparison, `*` matches any existing one); else its result is 412 with the current resource.',
+});
+
+/** A record body takes its object's field keys: an item composed from a body is as open as the body. */
+const sameAdditional = (body: TSchema) => ({ additionalProperties: (body as { additionalProperties?: boolean }).additionalProperties ?? false });
+
+/** An item's error: the error envelope's code, message and field errors. */
+export const BatchItemError = Type.Object(
+  {
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERROR_DESCRIPTIONS) }),
+    message: Type.String(),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'BatchItemError', description: 'Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`).' },
+);
+
+const ITEM_STATUSES = [201, 200, 400, 404, 409, 412];
+
+/** One entry of `data.results`: the item's index, its own HTTP-like status, the resource and/or the error. */
+export function BatchResult(noun: string, resource: TSchema) {
+  return Type.Object(
+    {
+      index: Type.Integer({ minimum: 0, description: 'Position of the item in `items`.' }),
+      status: Type.Integer({
+        enum: ITEM_STATUSES,
+        description: '201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.',
+      }),
+      [noun]: Type.Optional(resource),
+      error: Type.Optional(Type.Ref(BatchItemError)),
+    },
+    { description: `The outcome of one item: \`${noun}\` on 201 and 200 (and the current ${noun} on 412), \`error\` otherwise.` },
+  );
+}
+
+export function BatchEnvelope(noun: string, resource: TSchema) {
+  return Envelope(Type.Object({ results: Type.Array(BatchResult(noun, resource), { description: 'One entry per item, in the order of `items`.' }) }));
+}
+
+/**
+ * POST body: the items typed as create bodies, for the document and the SDK. Validation uses `looseItems` of
+ * the same body instead, so that a bad item becomes that item's 400 and never fails the whole batch.
+ */
+export function BatchCreateBody(createBody: TSchema, upsertBy: readonly UpsertKey[], example: unknown) {
+  return Type.Object(
+    {
+      items: Type.Array(Type.Composite([createBody, Type.Object({ ifMatch: Type.Optional(IfMatch) })], sameAdditional(createBody)), {
+        minItems: 1,
+        maxItems: MAX_BATCH_ITEMS,
+        description: `1 to ${MAX_BATCH_ITEMS} create bodies. An item may carry \`ifMatch\` (with upsertBy) to update only the version it read.`,
+      }),
+      upsertBy: Type.Optional(
+        StringEnum(upsertBy, {
+          description: 'Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.',
+        }),
+      ),
+    },
+    { additionalProperties: false, examples: [{ items: [example] }] },
+  );
+}
+
+/** PATCH body: `{items: [{id, ifMatch?, …fields}]}`. */
+export function BatchUpdateBody(updateBody: TSchema, example: unknown) {
+  return Type.Object(
+    {
+      items: Type.Array(Type.Composite([Type.Object({ id: Id(), ifMatch: Type.Optional(IfMatch) }), updateBody], sameAdditional(updateBody)), {
+        minItems: 1,
+        maxItems: MAX_BATCH_ITEMS,
+        description: `1 to ${MAX_BATCH_ITEMS} updates: the id and the fields to change (null clears).`,
+      }),
+    },
+    { additionalProperties: false, examples: [{ items: [example] }] },
+  );
+}
+
+/** What the route validates before the batch runs: the envelope only; every item is checked on its own. */
+export function looseItems(body: TSchema): TSchema {
+  const properties = (body as unknown as { properties: Record<string, TSchema> }).properties;
+  const items = properties.items as unknown as { minItems: number; maxItems: number; description?: string };
+  return Type.Object(
+    { ...properties, items: Type.Array(Type.Unknown(), { minItems: items.minItems, maxItems: items.maxItems }) },
+    { additionalProperties: false },
+  );
+}

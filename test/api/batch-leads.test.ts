@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { etagOf } from '../../src/lib/etag.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call, expectError } from '../helpers/http.js';
+
+/** POST/PATCH /leads/batch (contract §8): per-item results, atomicity with events, upserts, ifMatch. */
+let t: TestApp;
+let s: Seeded;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  s = await seedOrg(t.ctx, { rateLimitPerMinute: 1_000_000 });
+});
+afterAll(() => t.close());
+
+const batch = (body: unknown, who: Seeded = s, headers: Record<string, string> = {}) => call(t.app, 'POST', '/leads/batch', { auth: who.auth, body, headers });
+const patch = (body: unknown, who: Seeded = s) => call(t.app, 'PATCH', '/leads/batch', { auth: who.auth, body });
+const create = async (body: Record<string, unknown>, who: Seeded = s) => (await call(t.app, 'POST', '/leads', { auth: who.auth, body })).body.data.lead;
+
+/** Every event of the organization so far, from the change feed. */
+async function events(who: Seeded): Promise<{ type: string; data: { id: string; changes: { after: Record<string, unknown> } } }[]> {
+  const res = await call(t.app, 'GET', '/events?limit=1000', { auth: who.auth });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.events;
+}
+
+describe('POST /leads/batch', () => {
+  it('answers one result per item, in order: created, invalid, external id taken, upsert hit, ifMatch mismatch', async () => {
+    const o = await seedOrg(t.ctx);
+    const existing = await create({ name: 'Grace Hopper', email: 'grace@example.com', externalId: 'ext-grace' }, o);
+    const stale = await create({ name: 'Stale Version', email: 'stale@example.com' }, o);
+    const res = await batch(
+      {
+        upsertBy: 'email',
+        items: [
+          { name: 'New One', email: 'new.one@example.com', externalId: 'ext-new' },
+          { name: '', email: 'not-an-email', bogus: 1 },
+          { name: 'Taken Id', email: 'taken@example.com', externalId: 'ext-grace' },
+          { name: 'Grace B. Hopper', email: 'GRACE@example.com', title: 'Rear Admiral' },
+          { name: 'Stale Write', email: 'stale@example.com', ifMatch: '"not-the-tag"' },
+          'not an object',
+        ],
+      },
+      o,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const results = res.body.data.results;
+    expect(results.map((r: { index: number; status: number }) => [r.index, r.status])).toEqual([[0, 201], [1, 400], [2, 409], [3, 200], [4, 412], [5, 400]]);
+    expect(results[0].lead).toMatchObject({ name: 'New One', email: 'new.one@example.com', externalId: 'ext-new' });
+    expect(results[1].error.code).toBe('VALIDATION_FAILED');
+    expect(results[1].error.errors.map((e: { field: string }) => e.field).sort()).toEqual(['bogus', 'email', 'name']);
+    expect(results[1].lead).toBeUndefined();
+    expect(results[2].error).toMatchObject({ code: 'EXTERNAL_ID_TAKEN', errors: [{ field: 'externalId', code: 'taken' }] });
+    expect(results[3].lead).toMatchObject({ id: existing.id, name: 'Grace B. Hopper', title: 'Rear Admiral', externalId: 'ext-grace' });
+    expect(results[4].error.code).toBe('PRECONDITION_FAILED');
+    expect(results[4].lead).toEqual(stale);
+
+    const seen = await events(o);
+    const created = seen.filter((e) => e.type === 'lead.created').map((e) => e.data.id);
+    expect(created).toEqual([existing.id, stale.id, results[0].lead.id]);
+    const updated = seen.filter((e) => e.type === 'lead.updated');
+    expect(updated.map((e) => e.data.id)).toEqual([existing.id]);
+    expect(updated[0]!.data.changes.after).toEqual({ name: 'Grace B. Hopper', title: 'Rear Admiral' });
+    const list = await call(t.app, 'GET', '/leads?limit=100', { auth: o.auth });
+    expect(list.body.data.pagination.total).toBe(3);
+  });
+
+  it('an item with the right ifMatch updates the holder; an upsert by externalId updates it, a trashed holder is 409', async () => {
+    const o = await seedOrg(t.ctx);
+    const lead = await create({ name: 'Ada', externalId: 'a-1' }, o);
+    const gone = await create({ name: 'Gone', externalId: 'a-2' }, o);
+    await call(t.app, 'DELETE', `/leads/${gone.id}`, { auth: o.auth });
+    const res = await batch({ upsertBy: 'externalId', items: [{ name: 'Ada L.', externalId: 'a-1', ifMatch: etagOf(lead) }, { name: 'Back?', externalId: 'a-2' }, { name: 'No key' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 409, 400]);
+    expect(res.body.data.results[0].lead).toMatchObject({ id: lead.id, name: 'Ada L.' });
+    expect(res.body.data.results[2].error.errors).toEqual([{ field: 'externalId', code: 'required', message: expect.any(String) }]);
+  });
+
+  it('items of one batch upserting the same new key: the first creates, the later ones update it', async () => {
+    const o = await seedOrg(t.ctx);
+    const res = await batch({ upsertBy: 'email', items: [{ name: 'One', email: 'same@example.com' }, { name: 'Two', email: 'same@example.com', company: 'Acme' }] }, o);
+    const [first, second] = res.body.data.results;
+    expect([first.status, second.status]).toEqual([201, 200]);
+    expect(second.lead).toMatchObject({ id: first.lead.id, name: 'Two', company: 'Acme' });
+    const seen = await events(o);
+    expect(seen.map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
+  });
+
+  it('without upsertBy, two items with one new external id: the second is 409; a bad owner is that item\'s 400', async () => {
+    const o = await seedOrg(t.ctx);
+    const res = await batch({ items: [{ name: 'A', externalId: 'dup' }, { name: 'B', externalId: 'dup' }, { name: 'C', ownerId: 'aaaaaaaaaaaaaaaaaaaaaaaa' }, { name: 'D' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 409, 400, 201]);
+    expect(res.body.data.results[2].error.errors).toEqual([{ field: 'ownerId', code: 'not_found', message: expect.any(String) }]);
+    expect((await events(o)).map((e) => e.type)).toEqual(['lead.created', 'lead.created']);
+  });
+
+  it('refuses the whole batch only when its envelope is wrong: no items, 101 items, unknown upsertBy or property', async () => {
+    const item = { name: 'X' };
+    for (const body of [{ items: [] }, { items: Array.from({ length: 101 }, () => item) }, { items: [item], upsertBy: 'phone' }, { items: [item], extra: true }, { items: 'x' }]) {
+      expectError(await batch(body), 400, 'VALIDATION_FAILED');
+    }
+    const hundred = await batch({ items: Array.from({ length: 100 }, (_, i) => ({ name: `Lead ${i}`, notes: 'n'.repeat(10_000) })) });
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.data.results.every((r: { status: number }) => r.status === 201)).toBe(true);
+  });
+
+  it('counts as one request for the rate limit', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 10 });
+    const res = await batch({ items: Array.from({ length: 50 }, (_, i) => ({ name: `L${i}` })) }, o);
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe('9');
+    expect(res.headers.ratelimit).toBe('"default";r=9;t=60');
+    const second = await patch({ items: [{ id: res.body.data.results[0].lead.id, status: 'CONTACTED' }] }, o);
+    expect(second.headers['x-ratelimit-remaining']).toBe('8');
+  });
+
+  it('Idempotency-Key covers the whole batch: the replay returns the same results and writes nothing', async () => {
+    const o = await seedOrg(t.ctx);
+    const body = { items: [{ name: 'Once', externalId: 'once' }, { name: '' }] };
+    const first = await batch(body, o, { 'idempotency-key': 'batch-1' });
+    const again = await batch(body, o, { 'idempotency-key': 'batch-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await events(o)).length).toBe(1);
+    expectError(await batch({ items: [{ name: 'Other' }] }, o, { 'idempotency-key': 'batch-1' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('an erasure removes a stored batch response naming the erased lead: the key no longer replays it', async () => {
+    const o = await seedOrg(t.ctx);
+    const body = { items: [{ name: 'Erase Me', email: 'erase.batch@example.com' }, { name: 'Someone Else' }] };
+    const first = await batch(body, o, { 'idempotency-key': 'erase-batch' });
+    expect(first.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 201]);
+    const erasure = await call(t.app, 'POST', '/privacy/erasures', { auth: o.auth, body: { email: 'erase.batch@example.com' } });
+    expect(erasure.body.data.erasure.matched.leads).toBe(1);
+    const again = await batch(body, o, { 'idempotency-key': 'erase-batch' });
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.body.data.results[0].lead.id).not.toBe(first.body.data.results[0].lead.id);
+  });
+
+  it('keeps organizations apart: another organization\'s external id or e-mail is not a holder', async () => {
+    const a = await seedOrg(t.ctx);
+    const b = await seedOrg(t.ctx);
+    const theirs = await create({ name: 'Theirs', email: 'shared@example.com', externalId: 'shared' }, a);
+    for (const upsertBy of ['email', 'externalId']) {
+      const res = await batch({ upsertBy, items: [{ name: `Mine ${upsertBy}`, email: 'shared@example.com', externalId: `shared-${upsertBy}` }] }, b);
+      expect(res.body.data.results[0].status).toBe(201);
+      expect(res.body.data.results[0].lead.id).not.toBe(theirs.id);
+    }
+    const res = await patch({ items: [{ id: theirs.id, name: 'Hijacked' }] }, b);
+    expect(res.body.data.results[0]).toMatchObject({ status: 404, error: { code: 'NOT_FOUND' } });
+    expect((await call(t.app, 'GET', `/leads/${theirs.id}`, { auth: a.auth })).body.data.lead.name).toBe('Theirs');
+  });
+});
+
+describe('PATCH /leads/batch', () => {
+  it('updates each item alone: 200, 404, 400, 409 and 412 with the current lead; one event per change', async () => {
+    const o = await seedOrg(t.ctx);
+    const a = await create({ name: 'A' }, o);
+    const b = await create({ name: 'B', externalId: 'b' }, o);
+    const c = await create({ name: 'C' }, o);
+    const res = await patch(
+      {
+        items: [
+          { id: a.id, status: 'QUALIFIED', ifMatch: etagOf(a) },
+          { id: '0123456789abcdef01234567', name: 'Nobody' },
+          { id: c.id, status: 'WRONG' },
+          { id: c.id, externalId: 'b' },
+          { id: b.id, name: 'B2', ifMatch: etagOf(a) },
+          { name: 'no id' },
+        ],
+      },
+      o,
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const results = res.body.data.results;
+    expect(results.map((r: { status: number }) => r.status)).toEqual([200, 404, 400, 409, 412, 400]);
+    expect(results[0].lead).toMatchObject({ id: a.id, status: 'QUALIFIED' });
+    expect(results[4].lead).toEqual(b);
+    expect(results[5].error.errors[0]).toMatchObject({ field: 'id', code: 'required' });
+    const updates = (await events(o)).filter((e) => e.type === 'lead.updated');
+    expect(updates.map((e) => e.data.id)).toEqual([a.id]);
+  });
+});

@@ -13,6 +13,8 @@ let t: TestApp;
 let a: Seeded;
 let dir: string;
 
+const savedEnv = { DATABASE_URL: process.env.DATABASE_URL, ENCRYPTION_KEY: process.env.ENCRYPTION_KEY, LOG_LEVEL: process.env.LOG_LEVEL };
+
 beforeAll(async () => {
   t = await buildTestApp();
   a = await seedOrg(t.ctx);
@@ -20,11 +22,14 @@ beforeAll(async () => {
   // The commands build their own context from the environment, as `crm` does: point it at the test database.
   const url = new URL(dialect === 'postgres' ? t.config.database.url : 'file:///');
   url.searchParams.set('options', `-c search_path=${t.location},public`);
-  process.env.DATABASE_URL = dialect === 'postgres' ? url.toString() : t.location;
-  process.env.ENCRYPTION_KEY = t.config.encryptionKeys[0];
-  process.env.LOG_LEVEL = 'silent';
+  Object.assign(process.env, { DATABASE_URL: dialect === 'postgres' ? url.toString() : t.location, ENCRYPTION_KEY: t.config.encryptionKeys[0], LOG_LEVEL: 'silent' });
 });
 afterAll(async () => {
+  // The next test file in this worker (files share a process, vitest.config.ts) must not inherit the database.
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   rmSync(dir, { recursive: true, force: true });
   await t.close();
 });

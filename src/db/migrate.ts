@@ -14,6 +14,7 @@ import { trash } from './migrations/0011_trash.js';
 import { privacy } from './migrations/0012_privacy.js';
 import { keyLookupNotify } from './migrations/0013_key_lookup_notify.js';
 import { eventFeed } from './migrations/0014_event_feed.js';
+import { listKeysets } from './migrations/0016_list_keysets.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_privacy': privacy,
   '0013_key_lookup_notify': keyLookupNotify,
   '0014_event_feed': eventFeed,
+  '0016_list_keysets': listKeysets,
 };
 
 /**

@@ -107,7 +107,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         notice: NOTICES[queryText(request, 'notice')],
         body: html`${deleteButton(request, ACCOUNTS_PATH, account.id, account.name)}${accountDetail(account, {
           owner: people.find((u) => u.id === account.ownerId)?.name,
-          deals: { deals: deals.deals, total: deals.pagination.total },
+          deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,

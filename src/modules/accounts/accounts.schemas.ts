@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../../http/trash-routes.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
@@ -56,7 +57,9 @@ export type Account = Static<typeof Account>;
 export const ListAccountsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name.' })),
-    ...PageQuery,
+    ownerId: Type.Optional(Id('Only accounts owned by this user.')),
+    ...ListParams,
+    ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

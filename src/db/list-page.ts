@@ -111,3 +111,6 @@ export function columnPosition<R>(sort: string, columns: Record<string, string> 
 export function readColumnPage<R>(query: SelectQueryBuilder<any, any, any>, table: string, request: ListRequest, columns: Record<string, string> = TIME_AND_NAME): Promise<ListPage<R>> {
   return readPage<R>(query, columnSort(table, request.sort, columns), request, columnPosition<R>(request.sort, columns));
 }
+
+/** Lists with one order, newest first (objects, webhooks, deliveries, erasures): their `seq` is their creation order. */
+export const CREATION_ORDER: Record<string, string> = { createdAt: 'seq' };

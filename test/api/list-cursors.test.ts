@@ -15,7 +15,7 @@ let org: Seeded;
 let other: Seeded;
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
+  t = await buildTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
   other = await seedOrg(t.ctx);
 });
@@ -190,5 +190,45 @@ describe('resource filters', () => {
     expect(next.body.data.leads.map((l: Item) => l.name)).toEqual(['a']);
     expect(next.body.data.pagination.nextCursor).toBeNull();
     expect(expectError(await call(t.app, 'GET', '/leads?status=WON', { auth: o.auth }), 400, 'VALIDATION_FAILED')[0]!.field).toBe('status');
+  });
+});
+
+describe('the other lists: objects, webhooks, deliveries, erasures', () => {
+  /** Walks a list with cursors; returns the ids in order and checks they match page mode. */
+  async function walkIds(path: string, key: string, who: Seeded): Promise<string[]> {
+    const ids: string[] = [];
+    let res = await call(t.app, 'GET', `${path}?limit=2`, { auth: who.auth });
+    for (;;) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      ids.push(...res.body.data[key].map((x: { id?: string; slug?: string }) => x.id ?? x.slug));
+      const next = res.body.data.pagination.nextCursor;
+      if (next === null) break;
+      res = await call(t.app, 'GET', `${path}?limit=2&after=${next}`, { auth: who.auth });
+      expect(res.body.data.pagination).not.toHaveProperty('total');
+    }
+    const all = await call(t.app, 'GET', `${path}?limit=100`, { auth: who.auth });
+    expect(ids).toEqual(all.body.data[key].map((x: { id?: string; slug?: string }) => x.id ?? x.slug));
+    expect(expectError(await call(t.app, 'GET', `${path}?after=xyz`, { auth: who.auth }), 400, 'VALIDATION_FAILED')[0]!.field).toBe('after');
+    return ids;
+  }
+
+  it('each walks newest first with after/nextCursor, like its pages', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    for (const slug of ['one', 'two', 'three', 'four', 'five']) {
+      clock.advance(1000);
+      expect((await call(t.app, 'POST', '/objects', { auth: o.auth, body: { slug, name: slug } })).status).toBe(201);
+    }
+    expect(await walkIds('/objects', 'objects', o)).toEqual(['five', 'four', 'three', 'two', 'one']);
+    const hooks = [];
+    for (let i = 0; i < 3; i++) hooks.push((await call(t.app, 'POST', '/webhooks', { auth: o.auth, body: { url: `http://127.0.0.1:9/hook${i}`, events: ['*'] } })).body.data.webhook.id);
+    expect(await walkIds('/webhooks', 'webhooks', o)).toEqual([...hooks].reverse());
+    for (let i = 0; i < 5; i++) expect((await call(t.app, 'POST', `/webhooks/${hooks[0]}/test`, { auth: o.auth })).status).toBeLessThan(300);
+    expect(await walkIds(`/webhooks/${hooks[0]}/deliveries`, 'deliveries', o)).toHaveLength(5);
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) {
+      expect((await call(t.app, 'POST', '/privacy/erasures', { auth: o.auth, body: { email } })).status).toBe(201);
+    }
+    expect(await walkIds('/privacy/erasures', 'erasures', o)).toHaveLength(3);
+    const recent = await call(t.app, 'GET', `/objects?createdAfter=${encodeURIComponent(clock.now().toISOString().replace(/T.*/, 'T00:00:00Z'))}&limit=100`, { auth: o.auth });
+    expect(recent.body.data.objects).toHaveLength(5);
   });
 });

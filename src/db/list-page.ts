@@ -41,7 +41,8 @@ function orderBy(key: SortKey): RawBuilder<unknown> {
 export function afterPosition(key: SortKey, p: ListPosition): Expression<SqlBool> {
   const beyond = sql.raw(key.descending ? '<' : '>');
   const seqBeyond = sql<SqlBool>`${key.seq} ${beyond} ${p.seq}`;
-  if (!key.nullable) return sql<SqlBool>`(${key.expr} ${beyond} ${p.value} or (${key.expr} = ${p.value} and ${seqBeyond}))`;
+  // A row-value comparison: both databases turn it into one range of the (scope, key, seq) index.
+  if (!key.nullable) return sql<SqlBool>`(${key.expr}, ${key.seq}) ${beyond} (${p.value}, ${p.seq})`;
   // Nulls come first ascending, last descending.
   if (p.value === null) return key.descending ? sql<SqlBool>`(${key.expr} is null and ${seqBeyond})` : sql<SqlBool>`(${key.expr} is not null or ${seqBeyond})`;
   const tail = key.descending ? sql`or ${key.expr} is null` : sql``;

@@ -1167,9 +1167,14 @@ export interface components {
         Pagination: {
             hasMore: boolean;
             limit: number;
-            page: number;
-            total: number;
-            totalPages: number;
+            /** @description Pass as `after` for the next page (same `sort` and filters); null on the last page. */
+            nextCursor: string | null;
+            /** @description Page mode only. */
+            page?: number;
+            /** @description Page mode only: how many items match the filter. */
+            total?: number;
+            /** @description Page mode only. */
+            totalPages?: number;
         };
         /** @description Flat: one property per field of the object (null when unset). date fields read as YYYY-MM-DDT00:00:00.000Z, datetime fields as UTC instants, e-mails lower-case, phones E.164. */
         Record: {
@@ -1662,14 +1667,28 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Only accounts owned by this user. */
+                ownerId?: string;
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -1714,7 +1733,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -2162,18 +2182,32 @@ export interface operations {
             query?: {
                 /** @description Only deals with this account. */
                 accountId?: string;
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
+                /** @description Only deals of this lead. */
+                leadId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Only deals owned by this user. */
                 ownerId?: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Case-insensitive substring of the deal name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
                 /** @description Only deals in this stage (an unknown stage is a 400 naming the allowed keys). */
                 stage?: string;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -2219,7 +2253,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -2701,14 +2736,36 @@ export interface operations {
     listLeads: {
         parameters: {
             query?: {
+                /** @description Only leads of this account. */
+                accountId?: string;
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Only leads owned by this user. */
+                ownerId?: string;
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
+                /** @description Only leads from this source. */
+                source?: "WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER";
+                /** @description Only leads of this campaign (exact). */
+                sourceCampaign?: string;
+                /** @description Only leads with this status. */
+                status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -2758,7 +2815,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -3281,10 +3339,20 @@ export interface operations {
     listObjects: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -3340,7 +3408,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -3524,18 +3593,30 @@ export interface operations {
     listRecords: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
                 overdue?: boolean;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Case-insensitive substring of any text or long_text field (1 character or more). */
                 q?: string;
+                /** @description createdAt, updatedAt, or the key of a date, datetime or number field; a leading - is descending. Default -createdAt (newest first). Records without a value come last descending, first ascending. */
+                sort?: string;
                 /** @description Only records in this stage. */
                 stage?: string;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path: {
@@ -3578,7 +3659,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -4140,9 +4222,11 @@ export interface operations {
     listPrivacyErasures: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
             };
             header?: never;
@@ -4187,7 +4271,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -4422,10 +4507,20 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -4472,7 +4567,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -4803,11 +4899,13 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
                 /** @description Only the delivery of this event. */
                 eventId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Only deliveries in this state. */
                 status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
@@ -4871,7 +4969,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }

@@ -15,6 +15,8 @@ import { isFilterable, TEXT_PREFIX } from './record-values.js';
 export const RANGE_OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const;
 export type FilterOperator = 'eq' | (typeof RANGE_OPERATORS)[number];
 const RANGED = new Set(['number', 'date', 'datetime']);
+/** Fields that take ranges (and sort a list): number, date, datetime. */
+export const isRanged = (f: Field): boolean => RANGED.has(f.type);
 export const FILTER_PARAM = /^filter\[([^\]]+)\](?:\[([a-z]+)\])?$/;
 
 export interface FieldCondition {

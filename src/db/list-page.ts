@@ -2,6 +2,7 @@ import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type Sq
 import { encodeListCursor, type ListPosition } from '../lib/list-cursor.js';
 import { cursorPagination, offsetOf, paginate, type Pagination } from '../lib/pagination.js';
 import type { ListRequest, TimeRange } from '../lib/list-request.js';
+import { validationFailed } from '../errors.js';
 
 /**
  * One list mechanism for every resource (contract §8): an order on one sort key with `seq` as the tiebreak,
@@ -18,6 +19,8 @@ export interface SortKey {
   seq: Expression<unknown>;
   /** Null values sort first ascending and last descending (record fields can be unset). */
   nullable?: boolean;
+  /** The type of the sort value: a cursor holding another is refused before it reaches the query. */
+  valueType: 'string' | 'number';
 }
 
 /** The key of a column sort named as the API names it: `-createdAt` → `created_at desc`. */
@@ -25,7 +28,7 @@ export function columnSort(table: string, sort: string, columns: Record<string, 
   const descending = sort.startsWith('-');
   const column = columns[descending ? sort.slice(1) : sort];
   if (column === undefined) throw new Error(`no column for sort ${sort}`);
-  return { expr: sql.ref(`${table}.${column}`), descending, seq: sql.ref(`${table}.seq`) };
+  return { expr: sql.ref(`${table}.${column}`), descending, seq: sql.ref(`${table}.seq`), valueType: column === 'seq' ? 'number' : 'string' };
 }
 
 /** The sorts of leads, accounts and deals, and the trash order. */
@@ -90,6 +93,10 @@ export async function readPage<R>(
 ): Promise<ListPage<R>> {
   const cursorOf = (row: R | undefined) => (row === undefined ? null : encodeListCursor({ sort: request.sort, ...positionOf(row) }));
   if (request.cursor) {
+    const value = request.after?.value;
+    if (value !== undefined && (value === null ? !key.nullable : typeof value !== key.valueType)) {
+      throw validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'is not a cursor of this list (pass back nextCursor unchanged)' }]);
+    }
     const scoped = request.after ? query.where(afterPosition(key, request.after)) : query;
     const rows = (await select(scoped).orderBy(orderBy(key)).limit(request.limit + 1).execute()) as R[];
     const page = rows.slice(0, request.limit);

@@ -137,6 +137,12 @@ describe('filter[field] on records', () => {
       const errors = expectError(await list(new URLSearchParams(params).toString()), 400, 'VALIDATION_FAILED');
       expect(errors[0], JSON.stringify(params)).toMatchObject({ field, code });
     }
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(['score', value, 1])).toString('base64url');
+    for (const value of ['abc', true, { a: 1 }]) {
+      expect(expectError(await list(`sort=score&after=${forged(value)}`), 400, 'VALIDATION_FAILED')[0]!.field).toBe('after');
+    }
+    expect((await list(`sort=score&after=${forged(null)}`)).status).toBe(200);
+    expect(expectError(await list(`sort=createdAt&after=${Buffer.from(JSON.stringify(['createdAt', 5, 1])).toString('base64url')}`), 400, 'VALIDATION_FAILED')[0]!.field).toBe('after');
     for (const param of ['filter=x', 'filter[]=x', 'filters[score]=1', 'filter[score][gte][x]=1']) {
       expectError(await list(param), 400, 'VALIDATION_FAILED');
     }

@@ -137,7 +137,7 @@ function recordSortKey(dialect: Dialect, sort: RecordSort): { key: SortKey; posi
     return { key: columnSort('records', sort.sort, TIME_AND_NAME), positionOf: (r) => ({ value: (r as unknown as Record<string, string>)[column] ?? null, seq: Number(r.seq) }) };
   }
   const kind = sort.field.type === 'number' ? 'number' : 'text';
-  const key: SortKey = { expr: jsonField(dialect, 'records.data', sort.field.key, kind), descending: sort.descending, seq: sql.ref('records.seq'), nullable: true };
+  const key: SortKey = { expr: jsonField(dialect, 'records.data', sort.field.key, kind), descending: sort.descending, seq: sql.ref('records.seq'), nullable: true, valueType: kind === 'number' ? 'number' : 'string' };
   return { key, positionOf: (r) => ({ value: (JSON.parse(r.data) as Record<string, string | number>)[sort.field.key] ?? null, seq: Number(r.seq) }) };
 }
 

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name.
+         * @description Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name. `sort` orders it, `ownerId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listAccounts"];
         put?: never;
@@ -99,7 +99,7 @@ export interface paths {
         };
         /**
          * List deals
-         * @description Newest first, filtered by `stage`, `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine.
+         * @description Newest first unless `sort` says otherwise, filtered by `stage`, `accountId`, `leadId`, `ownerId`, `q` (case-insensitive substring of the name) and the created/updated ranges; the filters combine. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listDeals"];
         put?: never;
@@ -191,7 +191,7 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.
+         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash. `sort` orders it; `status`, `source`, `sourceCampaign`, `ownerId`, `accountId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listLeads"];
         put?: never;
@@ -298,7 +298,7 @@ export interface paths {
         };
         /**
          * List records of a custom object
-         * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today.
+         * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today; `filter[<field>]` (equality) and `filter[<field>][gte|lte|gt|lt]` (number, date, datetime) through a shared value index (the organization's own OpenAPI document lists them per object); `sort` on createdAt, updatedAt or a date or number field. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listRecords"];
         put?: never;

@@ -59,7 +59,7 @@ export async function runLeadSearch(opts: { rows: number; dialect: 'sqlite' | 'p
       let matches = 0;
       for (let i = 0; i < runs; i++) {
         const q = qs();
-        samples.push(await timeIt(async () => { matches = (await listLeads(ctx, org.id, { q, page: 1, limit: 25 })).pagination.total; }));
+        samples.push(await timeIt(async () => { matches = (await listLeads(ctx, org.id, { q, page: 1, limit: 25 })).pagination.total ?? 0; }));
       }
       const p = percentiles(samples);
       console.log(`| ${label} | ${matches.toLocaleString('en')} | ${fmt(p.p50)} | ${fmt(p.p95)} | ${fmt(p.p99)} | ${bar ?? ''} |`);

@@ -133,7 +133,7 @@ async function measure(ctx: AppContext, org: { id: string; timezone: string }, q
   for (let i = 0; i < runs; i += 1) {
     const start = performance.now();
     const used = process.cpuUsage();
-    total = (await call()).pagination.total;
+    total = (await call()).pagination.total ?? 0;
     const spent = process.cpuUsage(used);
     times.push(performance.now() - start);
     cpu.push((spent.user + spent.system) / 1000);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runLeadSearch } from './leads-search.js';
 import { runRecordsSearchBench } from './records-search.js';
+import { runListsBench } from './lists.js';
 import { runThroughput } from './throughput.js';
 import { runPostgresThroughput } from './throughput-postgres.js';
 import { runWebhookBench } from './webhooks.js';
@@ -13,7 +14,7 @@ import { runFeedBench } from './feed.js';
 import { runBatchBench } from './batch.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch,lists] [--rows N]
  * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
  * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
  * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
@@ -46,6 +47,11 @@ if (want('search')) {
 if (want('records')) {
   await runRecordsSearchBench({ dialect: 'sqlite', rows: Number(values['record-rows']), runs: 40 });
   if (values.postgres) await runRecordsSearchBench({ dialect: 'postgres', rows: Number(values['record-rows']), runs: 40, url: values.postgres });
+}
+if (want('lists')) {
+  const sizes = { leads: Number(values.rows), records: Number(values['record-rows']), runs: 100 };
+  await runListsBench({ dialect: 'sqlite', ...sizes });
+  if (values.postgres) await runListsBench({ dialect: 'postgres', ...sizes, pgUrl: values.postgres });
 }
 if (want('objects')) await runObjectsBench({ seconds: Number(values.seconds) });
 if (want('import')) await runImportBench({ rows: 100_000, runs: 3 });

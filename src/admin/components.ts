@@ -150,7 +150,8 @@ export function dataTable(caption: string, head: readonly string[], rows: readon
 }
 
 /** Previous / next links and the position, keeping the other query parameters (e.g. `q`). */
-export function pager(path: string, query: Record<string, string | undefined>, p: Pagination): SafeHtml | '' {
+export function pager(path: string, query: Record<string, string | undefined>, pagination: Pagination): SafeHtml | '' {
+  const p = { ...pagination, page: pagination.page ?? 1, total: pagination.total ?? 0 };
   if (p.total === 0) return '';
   const first = (p.page - 1) * p.limit + 1;
   const last = Math.min(p.total, p.page * p.limit);

@@ -15,6 +15,7 @@ import { privacy } from './migrations/0012_privacy.js';
 import { keyLookupNotify } from './migrations/0013_key_lookup_notify.js';
 import { eventFeed } from './migrations/0014_event_feed.js';
 import { externalIds } from './migrations/0015_external_ids.js';
+import { listKeysets } from './migrations/0016_list_keysets.js';
 import { notesTasks } from './migrations/0018_notes_tasks.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_key_lookup_notify': keyLookupNotify,
   '0014_event_feed': eventFeed,
   '0015_external_ids': externalIds,
+  '0016_list_keysets': listKeysets,
   '0018_notes_tasks': notesTasks,
 };
 

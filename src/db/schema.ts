@@ -348,6 +348,15 @@ export interface RecordContactsTable {
   organization_id: string;
 }
 
+/** The filterable values of records (migration 0016, modules/objects/record-values.ts). */
+export interface RecordValuesTable {
+  record_seq: number;
+  object_id: string;
+  field_key: string;
+  num_value: number | null;
+  text_value: string | null;
+}
+
 export interface PrivacyBackfillTable {
   name: string;
   done_seq: number;
@@ -382,5 +391,6 @@ export interface DB {
   webhook_dispatch_state: WebhookDispatchStateTable;
   privacy_erasures: PrivacyErasuresTable;
   record_contacts: RecordContactsTable;
+  record_values: RecordValuesTable;
   privacy_backfill: PrivacyBackfillTable;
 }

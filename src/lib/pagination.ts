@@ -10,17 +10,24 @@ export const MAX_LIMIT = 100;
 const defaulted = <T extends TSchema>(schema: T): T => Type.Optional(schema) as unknown as T;
 
 export const PageQuery = {
-  page: defaulted(Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: 'Page number, from 1.' })),
+  page: defaulted(Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: 'Page number, from 1 (page mode; leave it out with `after`).' })),
   limit: defaulted(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Page size (max ${MAX_LIMIT}).` })),
 };
 
+/**
+ * Two modes. Page mode (`page`): `page`, `total` and `totalPages` are set. Cursor mode (`after`): the three are
+ * absent, since counting the filter is O(n) and a cursor page costs the same at any depth; `hasMore` and
+ * `nextCursor` say whether and how to go on. Both modes return `nextCursor`, so a client can switch to
+ * cursors after a first page.
+ */
 export const Pagination = Type.Object(
   {
-    page: Type.Integer(),
+    page: Type.Optional(Type.Integer({ description: 'Page mode only.' })),
     limit: Type.Integer(),
-    total: Type.Integer(),
-    totalPages: Type.Integer(),
+    total: Type.Optional(Type.Integer({ description: 'Page mode only: how many items match the filter.' })),
+    totalPages: Type.Optional(Type.Integer({ description: 'Page mode only.' })),
     hasMore: Type.Boolean(),
+    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page (same `sort` and filters); null on the last page.' }),
   },
   { $id: 'Pagination' },
 );
@@ -35,7 +42,13 @@ export function offsetOf(p: PageRequest): number {
   return (p.page - 1) * p.limit;
 }
 
-export function paginate(p: PageRequest, total: number): Pagination {
+export function paginate(p: PageRequest, total: number, nextCursor: string | null = null): Pagination {
   const totalPages = Math.ceil(total / p.limit);
-  return { page: p.page, limit: p.limit, total, totalPages, hasMore: p.page < totalPages };
+  const hasMore = p.page < totalPages;
+  return { page: p.page, limit: p.limit, total, totalPages, hasMore, nextCursor: hasMore ? nextCursor : null };
+}
+
+/** Cursor mode: no count; `hasMore` from one row read past the page. */
+export function cursorPagination(limit: number, nextCursor: string | null): Pagination {
+  return { limit, hasMore: nextCursor !== null, nextCursor };
 }

@@ -221,7 +221,7 @@ describe('GET /accounts search and pagination', () => {
 
   it('paginates with page/limit and reports totals', async () => {
     const res = await call(t.app, 'GET', '/accounts?page=2&limit=4', { auth: s.auth });
-    expect(res.body.data.pagination).toEqual({ page: 2, limit: 4, total: 6, totalPages: 2, hasMore: false });
+    expect(res.body.data.pagination).toEqual({ page: 2, limit: 4, total: 6, totalPages: 2, hasMore: false, nextCursor: null });
     expect(res.body.data.accounts.map((x: { name: string }) => x.name)).toEqual(['Acme Anvils', 'Acme Rockets']);
     const first = await call(t.app, 'GET', '/accounts?limit=4', { auth: s.auth });
     expect(first.body.data.pagination).toMatchObject({ page: 1, total: 6, hasMore: true });

@@ -261,10 +261,10 @@ describe('GET /deals filters and pagination', () => {
 
   it('paginates with page/limit and reports totals for the filter', async () => {
     const res = await call(t.app, 'GET', '/deals?page=2&limit=2', { auth: s.auth });
-    expect(res.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3, hasMore: true });
+    expect(res.body.data.pagination).toEqual({ page: 2, limit: 2, total: 5, totalPages: 3, hasMore: true, nextCursor: expect.any(String) });
     expect(res.body.data.deals.map((d: { name: string }) => d.name)).toEqual(['Globex pilot', 'Acme expansion']);
     const filtered = await call(t.app, 'GET', '/deals?stage=proposal&limit=1&page=2', { auth: s.auth });
-    expect(filtered.body.data.pagination).toEqual({ page: 2, limit: 1, total: 2, totalPages: 2, hasMore: false });
+    expect(filtered.body.data.pagination).toEqual({ page: 2, limit: 1, total: 2, totalPages: 2, hasMore: false, nextCursor: null });
     for (const qs of ['limit=0', 'limit=101', 'page=0']) expectError(await call(t.app, 'GET', `/deals?${qs}`, { auth: s.auth }), 400, 'VALIDATION_FAILED');
   });
 

@@ -118,7 +118,7 @@ function queryString(op: Operation): fc.Arbitrary<string> {
       { weight: 1, arbitrary: fc.constantFrom(...BROKEN_ESCAPES).map((v) => [`${p.name}=${v}`]) },
       { weight: 1, arbitrary: wrongType.map((v) => [`${p.name}=${encode(v)}`]) },
     );
-  const unknown = fc.option(fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS, 'x', 'q[]', 'page[size]'), fc.string({ maxLength: 5 })).map(([k, v]) => `${encode(k)}=${encode(v)}`), { freq: 5 });
+  const unknown = fc.option(fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS, 'x', 'q[]', 'page[size]', 'filter[x]', 'filter[title][between]', 'filter[constructor]'), fc.string({ maxLength: 5 })).map(([k, v]) => `${encode(k)}=${encode(v)}`), { freq: 5 });
   return fc.tuple(fc.tuple(...params.map(one)), unknown).map(([parts, extra]) => {
     const all = [...parts.flat(), ...(extra ? [extra] : [])];
     return all.length ? `?${all.join('&')}` : '';

@@ -227,7 +227,7 @@ describe('GET /leads search and pagination', () => {
   it('paginates with page/limit and reports totals', async () => {
     const res = await call(t.app, 'GET', '/leads?page=2&limit=4', { auth: s.auth });
     expect(res.status).toBe(200);
-    expect(res.body.data.pagination).toEqual({ page: 2, limit: 4, total: 6, totalPages: 2, hasMore: false });
+    expect(res.body.data.pagination).toEqual({ page: 2, limit: 4, total: 6, totalPages: 2, hasMore: false, nextCursor: null });
     expect(res.body.data.leads).toHaveLength(2);
     const first = await call(t.app, 'GET', '/leads?limit=4', { auth: s.auth });
     expect(first.body.data.pagination).toMatchObject({ page: 1, hasMore: true });

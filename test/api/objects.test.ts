@@ -135,7 +135,7 @@ describe('GET /objects and /objects/{slug}', () => {
     const res = await call(t.app, 'GET', '/objects?limit=2', { auth: o.auth });
     expect(res.status).toBe(200);
     expect(res.body.data.objects.map((x: { slug: string }) => x.slug)).toEqual(['third', 'second']);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true, nextCursor: expect.any(String) });
     const other = await call(t.app, 'GET', '/objects', { auth: b.auth });
     expect(other.body.data.objects.map((x: { slug: string }) => x.slug)).not.toContain('third');
   });

@@ -153,7 +153,7 @@ async function get<O extends keyof operations>(path: string, key: string, query:
 
 export async function firstLeadNames(key: string): Promise<string[]> {
   const page = await get<'listLeads'>('/api/public/v1/leads', key, {});
-  const next = await get<'listLeads'>('/api/public/v1/leads', key, { page: page.data.pagination.page + 1 });
+  const next = await get<'listLeads'>('/api/public/v1/leads', key, { after: page.data.pagination.nextCursor ?? undefined });
   return [...page.data.leads, ...next.data.leads].map((lead: components['schemas']['Lead']) => lead.name);
 }
 

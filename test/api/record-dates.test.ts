@@ -123,7 +123,7 @@ describe('overdue (contract rule 3: the organization\'s local date)', () => {
     clock.set('2026-03-05T12:00:00.000Z');
     const utc = await orgWithDueRecords('UTC');
     const res = await call(t.app, 'GET', '/objects/tasks/records?overdue=true&limit=2', { auth: utc.who.auth });
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true, nextCursor: expect.any(String) });
     const notOverdue = await call(t.app, 'GET', '/objects/tasks/records?overdue=false', { auth: utc.who.auth });
     expect(notOverdue.body.data.pagination.total).toBe(4);
   });

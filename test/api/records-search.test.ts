@@ -64,7 +64,7 @@ describe('q: case-insensitive substring of the text and long_text fields', () =>
     expect(await names(q('pioneer'))).toEqual(['Grace Hopper']);
     expect(await names(q('zoë'))).toEqual(['Zoë Ärger']);
     expect(await names(q('über'))).toEqual(['Zoë Ärger']);
-    expect((await list(q('grace'))).pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1, hasMore: false });
+    expect((await list(q('grace'))).pagination).toEqual({ page: 1, limit: 25, total: 2, totalPages: 1, hasMore: false, nextCursor: null });
   });
 
   it('finds one and two characters, including at the end of a value', async () => {
@@ -133,7 +133,7 @@ describe('stage, q + stage, q + overdue', () => {
   it('pages through matches with an exact total', async () => {
     const first = await list(q('e', '&limit=4'));
     const second = await list(q('e', '&limit=4&page=2'));
-    expect(first.pagination).toEqual({ page: 1, limit: 4, total: 6, totalPages: 2, hasMore: true });
+    expect(first.pagination).toEqual({ page: 1, limit: 4, total: 6, totalPages: 2, hasMore: true, nextCursor: expect.any(String) });
     expect(second.pagination).toMatchObject({ page: 2, hasMore: false });
     const all = [...first.records, ...second.records].map((r: { id: string }) => r.id);
     expect(new Set(all).size).toBe(6);

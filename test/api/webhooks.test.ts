@@ -150,7 +150,7 @@ describe('GET /webhooks', () => {
     const page1 = await call(t.app, 'GET', '/webhooks?limit=2', { auth: org.auth });
     expect(page1.status).toBe(200);
     expect(page1.body.data.webhooks.map((w: { id: string }) => w.id)).toEqual([ids[2], ids[1]]);
-    expect(page1.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true });
+    expect(page1.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true, nextCursor: expect.any(String) });
     const page2 = await call(t.app, 'GET', '/webhooks?limit=2&page=2', { auth: org.auth });
     expect(page2.body.data.webhooks.map((w: { id: string }) => w.id)).toEqual([ids[0]]);
     expect(JSON.stringify(page1.body)).not.toContain('whsec_');

@@ -12,6 +12,7 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
+import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
 
@@ -61,7 +62,8 @@ export const accountsModule: AdminModule = {
     app.get('/data/accounts', async (request, reply) => {
       const viewer = viewerOf(request);
       const q = queryText(request, 'q').trim();
-      const query = { ...(q ? { q } : {}), page: queryPage(request), limit: DEFAULT_LIMIT };
+      const controls = listControlsOf(request);
+      const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
       const errors = validateValue(ListAccountsQuery, query, 'query');
       const [result, people] = await Promise.all([
         errors.length ? undefined : listAccounts(ctx, viewer.organization.id, query),
@@ -71,8 +73,8 @@ export const accountsModule: AdminModule = {
         title: 'Accounts',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
-        body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a>${trashLink(ACCOUNTS_PATH)}</div>
-${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone)}${accountsPager(q, result.pagination)}` : ''}`,
+        body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message, listControls(controls, errors), controls)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a>${trashLink(ACCOUNTS_PATH)}</div>
+${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone)}${accountsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 
@@ -106,7 +108,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         notice: NOTICES[queryText(request, 'notice')],
         body: html`${deleteButton(request, ACCOUNTS_PATH, account.id, account.name)}${accountDetail(account, {
           owner: people.find((u) => u.id === account.ownerId)?.name,
-          deals: { deals: deals.deals, total: deals.pagination.total },
+          deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,

@@ -8,6 +8,7 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
+import { listControlsParams, type ListControls } from '../list-controls.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
 
@@ -73,12 +74,13 @@ export function accountsTable(accounts: Account[], people: ReadonlyMap<string, s
   return dataTable('Accounts', ['Name', 'Domain', 'Industry', 'E-mail', 'Phone', 'Owner', 'Created'], rows, 'No accounts match.');
 }
 
-export function accountSearchForm(q: string, error: string | undefined): SafeHtml {
-  return searchForm({ action: ACCOUNTS_PATH, label: 'Search accounts', q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' });
+export function accountSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
+  const active = Boolean(controls && (controls.sort || controls.from || controls.to));
+  return searchForm({ action: ACCOUNTS_PATH, label: 'Search accounts', q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.', ...(extra ? { extra } : {}), active });
 }
 
-export function accountsPager(q: string, pagination: Pagination): SafeHtml | '' {
-  return pager(ACCOUNTS_PATH, { q: q || undefined }, pagination);
+export function accountsPager(q: string, pagination: Pagination, controls?: ListControls): SafeHtml | '' {
+  return pager(ACCOUNTS_PATH, { q: q || undefined, ...(controls ? listControlsParams(controls) : {}) }, pagination);
 }
 
 export function accountDetail(

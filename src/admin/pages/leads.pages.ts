@@ -10,6 +10,7 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
+import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
 
 const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
 
@@ -62,7 +63,8 @@ export const leadsModule: AdminModule = {
     app.get('/data/leads', async (request, reply) => {
       const viewer = viewerOf(request);
       const q = queryText(request, 'q').trim();
-      const query = { ...(q ? { q } : {}), page: queryPage(request), limit: DEFAULT_LIMIT };
+      const controls = listControlsOf(request);
+      const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
       const errors = validateValue(ListLeadsQuery, query, 'query');
       const [result, users] = await Promise.all([
         errors.length ? undefined : listLeads(ctx, viewer.organization.id, query),
@@ -73,8 +75,8 @@ export const leadsModule: AdminModule = {
         title: 'Leads',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
-        body: html`<div class="toolbar">${leadSearchForm(q, qError)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a>${trashLink(LEADS_PATH)}</div>
-${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination)}` : ''}`,
+        body: html`<div class="toolbar">${leadSearchForm(q, qError, listControls(controls, errors), controls)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a>${trashLink(LEADS_PATH)}</div>
+${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 

@@ -7,6 +7,7 @@ import { dayTag, humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
+import { listControlsParams, type ListControls } from '../list-controls.js';
 import { detailRow, historyPanel } from './detail.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
@@ -86,12 +87,13 @@ export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone:
   return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created'], rows, 'No leads match.');
 }
 
-export function leadSearchForm(q: string, error: string | undefined): SafeHtml {
-  return searchForm({ action: LEADS_PATH, label: 'Search leads', q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.' });
+export function leadSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
+  const active = Boolean(controls && (controls.sort || controls.from || controls.to));
+  return searchForm({ action: LEADS_PATH, label: 'Search leads', q, error, hint: 'An e-mail or a phone number with its country code finds exact matches; anything else searches names.', ...(extra ? { extra } : {}), active });
 }
 
-export function leadsPager(q: string, pagination: Pagination): SafeHtml | '' {
-  return pager(LEADS_PATH, { q: q || undefined }, pagination);
+export function leadsPager(q: string, pagination: Pagination, controls?: ListControls): SafeHtml | '' {
+  return pager(LEADS_PATH, { q: q || undefined, ...(controls ? listControlsParams(controls) : {}) }, pagination);
 }
 
 export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string): SafeHtml {

@@ -25,7 +25,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     schema: {
       tags,
       summary: 'List accounts',
-      description: 'Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name.',
+      description: 'Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name. `sort` orders it, `ownerId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).',
       querystring: ListAccountsQuery,
       response: { 200: AccountListEnvelope },
     },

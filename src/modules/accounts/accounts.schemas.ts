@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
@@ -60,7 +61,9 @@ export const ListAccountsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name.' })),
     ...ExternalIdQuery,
-    ...PageQuery,
+    ownerId: Type.Optional(Id('Only accounts owned by this user.')),
+    ...ListParams,
+    ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
@@ -12,7 +12,7 @@ import type { Caller } from '../shared/caller.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
 import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -98,10 +98,10 @@ export async function getAccount(ctx: Ctx, organizationId: string, id: string): 
 }
 
 export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
-  const page = { page: query.page, limit: query.limit };
+  const view = listView(query);
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const { accounts, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, page, listView(query), query.externalId);
-  return { accounts: accounts.map((a) => toAccount(ctx, a)), pagination: paginate(page, total) };
+  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, defaultSort(view)), view);
+  return { accounts: rows.map((a) => toAccount(ctx, a)), pagination };
 }
 
 /** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */

@@ -1,10 +1,11 @@
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
-import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 
 export const ACCOUNT_ENCRYPTED_COLUMNS = contactColumns('accounts', ['email', 'phone']);
@@ -85,17 +86,18 @@ export async function updateAccount(db: Executor, account: StoredAccount): Promi
   await guardExternalId('account', () => db.updateTable('accounts').set(changes).where('organization_id', '=', account.organizationId).where('id', '=', account.id).execute());
 }
 
-/** A page of accounts (live, or the trash), newest first, with the total count of the filter. */
-export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live', externalId?: string) {
+/** The equality filters of `GET /accounts`: query parameter → column. */
+export const ACCOUNT_FILTERS = { ownerId: 'owner_id', externalId: 'external_id' } as const;
+export type AccountFilters = Partial<Record<keyof typeof ACCOUNT_FILTERS, string>>;
+
+/** A page of accounts (live, or the trash) in the requested sort (db/list-page.ts). */
+export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: AccountFilters, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredAccount>> {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
   let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
-  if (externalId !== undefined) q = q.where('accounts.external_id', '=', externalId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy(listOrder('accounts', view)).limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { accounts: rows.map(toStored), total: Number(count.n) };
+  for (const c of [...equalityConditions('accounts', ACCOUNT_FILTERS, filters), ...timeRangeConditions('accounts', request.range)]) q = q.where(c);
+  const page = await readColumnPage<AccountsTable & { seq: number; deleted_at: string | null }>(q, 'accounts', request);
+  return { rows: page.rows.map(toStored), pagination: page.pagination };
 }
 
 /** Which of `ids` are live accounts of the organization (for validating references in one query). */

@@ -57,7 +57,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List deals',
-      description: 'Newest first, filtered by `stage`, `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine.',
+      description: 'Newest first unless `sort` says otherwise, filtered by `stage`, `accountId`, `leadId`, `ownerId`, `q` (case-insensitive substring of the name) and the created/updated ranges; the filters combine. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).',
       querystring: ListDealsQuery,
       response: { 200: DealListEnvelope },
     },

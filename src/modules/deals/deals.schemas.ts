@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
@@ -65,9 +66,11 @@ export const ListDealsQuery = Type.Object(
     stage: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only deals in this stage (an unknown stage is a 400 naming the allowed keys).' })),
     accountId: Type.Optional(Id('Only deals with this account.')),
     ownerId: Type.Optional(Id('Only deals owned by this user.')),
+    leadId: Type.Optional(Id('Only deals of this lead.')),
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the deal name.' })),
     ...ExternalIdQuery,
-    ...PageQuery,
+    ...ListParams,
+    ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

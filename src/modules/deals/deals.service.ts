@@ -5,14 +5,14 @@ import { checkCondition, lockForCondition, type WriteOptions } from '../shared/p
 import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeCurrency, parseAmount } from '../../lib/money.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import { existingLeadIds } from '../leads/leads.store.js';
 import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
 import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import type { DealStage } from './stages.schemas.js';
@@ -142,11 +142,11 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
     const stages = await getDealStages(db, organizationId);
     if (!stages.some((s) => s.key === query.stage)) throw validationFailed([unknownStage('stage', stages)]);
   }
-  const page = { page: query.page, limit: query.limit };
+  const view = listView(query);
   const q = query.q?.trim();
-  const filter = { stage: query.stage, accountId: query.accountId, ownerId: query.ownerId, nameContains: q === '' ? undefined : q, externalId: query.externalId };
-  const { deals, total } = await listStored(db, dialect, organizationId, filter, page, listView(query));
-  return { deals: deals.map(toDeal), pagination: paginate(page, total) };
+  const filter = { stage: query.stage, accountId: query.accountId, leadId: query.leadId, ownerId: query.ownerId, externalId: query.externalId, nameContains: q === '' ? undefined : q };
+  const { rows, pagination } = await listStored(db, dialect, organizationId, filter, listRequest(query, defaultSort(view)), view);
+  return { deals: rows.map(toDeal), pagination };
 }
 
 /**

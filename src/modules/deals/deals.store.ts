@@ -2,8 +2,9 @@ import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { DealsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
-import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 
 /** A deal as stored: amount as exact decimal text, expectedCloseDate as 'YYYY-MM-DD'. */
@@ -83,27 +84,17 @@ export async function updateDeal(db: Executor, deal: StoredDeal): Promise<void> 
   await guardExternalId('deal', () => db.updateTable('deals').set(changes).where('organization_id', '=', deal.organizationId).where('id', '=', deal.id).execute());
 }
 
-export interface DealFilter {
-  stage?: string;
-  accountId?: string;
-  ownerId?: string;
-  nameContains?: string;
-  externalId?: string;
-}
+/** The equality filters of `GET /deals`: query parameter → column. */
+export const DEAL_FILTERS = { stage: 'stage', accountId: 'account_id', leadId: 'lead_id', ownerId: 'owner_id', externalId: 'external_id' } as const;
+export type DealFilter = Partial<Record<keyof typeof DEAL_FILTERS, string>> & { nameContains?: string | undefined };
 
-/** A page of deals (live, or the trash), newest first, with the total count of the filter. */
-export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, page: PageRequest, view: TrashView = 'live') {
+/** A page of deals (live, or the trash) in the requested sort (db/list-page.ts). */
+export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredDeal>> {
   let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId).where(inView('deals', view));
-  if (filter.stage !== undefined) q = q.where('deals.stage', '=', filter.stage);
-  if (filter.accountId !== undefined) q = q.where('deals.account_id', '=', filter.accountId);
-  if (filter.ownerId !== undefined) q = q.where('deals.owner_id', '=', filter.ownerId);
-  if (filter.externalId !== undefined) q = q.where('deals.external_id', '=', filter.externalId);
+  for (const c of [...equalityConditions('deals', DEAL_FILTERS, filter), ...timeRangeConditions('deals', request.range)]) q = q.where(c);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy(listOrder('deals', view)).limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { deals: rows.map(toStored), total: Number(count.n) };
+  const page = await readColumnPage<DealsTable & { seq: number; deleted_at: string | null }>(q, 'deals', request);
+  return { rows: page.rows.map(toStored), pagination: page.pagination };
 }
 
 /** How many deals of the organization are in each of `stages` (stages without deals are left out). */

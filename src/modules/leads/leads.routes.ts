@@ -23,7 +23,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List leads',
-      description: 'Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.',
+      description: 'Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash. `sort` orders it; `status`, `source`, `sourceCampaign`, `ownerId`, `accountId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).',
       querystring: ListLeadsQuery,
       response: { 200: LeadListEnvelope },
     },

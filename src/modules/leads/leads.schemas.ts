@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
@@ -66,7 +67,13 @@ export const ListLeadsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name.' })),
     ...ExternalIdQuery,
-    ...PageQuery,
+    status: Type.Optional(StringEnum(LEAD_STATUSES, { description: 'Only leads with this status.' })),
+    source: Type.Optional(StringEnum(LEAD_SOURCES, { description: 'Only leads from this source.' })),
+    sourceCampaign: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only leads of this campaign (exact).' })),
+    ownerId: Type.Optional(Id('Only leads owned by this user.')),
+    accountId: Type.Optional(Id('Only leads of this account.')),
+    ...ListParams,
+    ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges, ENCRYPTED } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
@@ -15,7 +15,7 @@ import { findContactMatches, findLead, findOldestDuplicate, insertLeads, listLea
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { newLead, type NewLead } from './new-lead.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -195,9 +195,12 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
 }
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
-  const page = { page: query.page, limit: query.limit };
-  const { leads, total } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, contactFilter(ctx.blindIndex, organizationId, query.q), page, listView(query), query.externalId);
-  return { leads: leads.map((l) => toLead(ctx, l)), pagination: paginate(page, total) };
+  const view = listView(query);
+  const request = listRequest(query, defaultSort(view));
+  const { status, source, sourceCampaign, ownerId, accountId, externalId } = query;
+  const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
+  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { status, source, sourceCampaign, ownerId, accountId, externalId }, request, view);
+  return { leads: rows.map((l) => toLead(ctx, l)), pagination };
 }
 
 /** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */

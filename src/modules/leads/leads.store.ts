@@ -6,10 +6,13 @@ import { precompile, precompileInsert } from '../../db/precompiled.js';
 import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { columnPosition, equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { encodeListCursor } from '../../lib/list-cursor.js';
+import { paginate } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
-import { inView, listOrder, type TrashView } from '../../db/trash.js';
+import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
@@ -120,28 +123,36 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await guardExternalId('lead', () => db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute());
 }
 
-/** A page of leads (live, or the trash), newest first, with the total count of the filter. */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, page: PageRequest, view: TrashView = 'live', externalId?: string) {
-  if (filter.kind === 'name' && view === 'live' && externalId === undefined && usesFtsIndex(dialect, filter.contains)) {
+/** The equality filters of `GET /leads`: query parameter → column. */
+export const LEAD_FILTERS = { status: 'status', source: 'source', sourceCampaign: 'source_campaign', ownerId: 'owner_id', accountId: 'account_id', externalId: 'external_id' } as const;
+export type LeadFilters = Partial<Record<keyof typeof LEAD_FILTERS, string>>;
+
+/**
+ * A page of leads (live, or the trash) in the requested sort. A name search on SQLite with nothing else to
+ * narrow it and the default order walks the trigram index newest first (bench/leads-search.ts); every other
+ * list goes through the shared keyset reader (db/list-page.ts).
+ */
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: LeadFilters, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredLead>> {
+  const narrowed = Object.values(filters).some((v) => v !== undefined) || Object.keys(request.range).length > 0;
+  if (filter.kind === 'name' && view === 'live' && !request.cursor && !narrowed && request.sort === '-createdAt' && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
       scopeIndex: 'leads_live_organization_seq',
       scope: sql`t.organization_id = ${organizationId} and ${inView('t', 'live')}`,
       q: filter.contains,
-      limit: page.limit,
-      offset: offsetOf(page),
+      limit: request.limit,
+      offset: (request.page - 1) * request.limit,
     });
-    return { leads: rows.map(toStored), total };
+    const last = rows.at(-1);
+    const cursor = last ? encodeListCursor({ sort: request.sort, ...columnPosition<Row>(request.sort)(last) }) : null;
+    return { rows: rows.map(toStored), pagination: paginate(request, total, cursor) };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);
   let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
-  if (externalId !== undefined) q = q.where('leads.external_id', '=', externalId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy(listOrder('leads', view)).limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { leads: rows.map(toStored), total: Number(count.n) };
+  for (const c of [...equalityConditions('leads', LEAD_FILTERS, filters), ...timeRangeConditions('leads', request.range)]) q = q.where(c);
+  const page = await readColumnPage<Row>(q, 'leads', request);
+  return { rows: page.rows.map(toStored), pagination: page.pagination };
 }
 
 type ProbeColumn = 'email_bidx' | 'phone_bidx';

@@ -6,6 +6,8 @@ import { pascalCase } from '../../http/openapi-operation-ids.js';
 import type { Field } from './definition.js';
 import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
 import { allObjects, type StoredObject } from './objects.store.js';
+import { isRanged, RANGE_OPERATORS } from './record-filters.js';
+import { isFilterable } from './record-values.js';
 
 type Schema = Record<string, unknown>;
 interface Document {
@@ -105,12 +107,32 @@ function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string
   return unique;
 }
 
+/** The list's `filter[…]` parameters and `sort` values for one object's fields (contract §8). */
+function listParameters(o: StoredObject): { filters: Schema[]; sort: Schema } {
+  const filters = o.definition.fields.filter(isFilterable).flatMap((f) => {
+    const value = f.type === 'select' ? { type: 'string', enum: f.options ?? [] } : f.type === 'boolean' ? { type: 'boolean' } : f.type === 'number' ? { type: 'number' } : { type: 'string' };
+    const eq = { in: 'query', name: `filter[${f.key}]`, required: false, schema: value, description: `Only records whose ${f.label} equals this value.` };
+    const ranges = isRanged(f)
+      ? RANGE_OPERATORS.map((op) => ({ in: 'query', name: `filter[${f.key}][${op}]`, required: false, schema: value, description: `Only records whose ${f.label} is ${op} this value.` }))
+      : [];
+    return [eq, ...ranges];
+  });
+  const keys = o.definition.fields.filter((f) => isRanged(f)).map((f) => f.key);
+  const sorts = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt', ...keys.flatMap((k) => [`-${k}`, k])];
+  return { filters, sort: { type: 'string', enum: sorts } };
+}
+
 /** One typed operation, derived from the generic one (its error responses, headers and security kept). */
 function typedOperation(generic: Schema | undefined, o: StoredObject, taken: Set<string>, changes: { summary: string; success: [string, Schema]; body?: string | Schema; stage?: boolean }): Schema {
   const base = structuredClone(generic ?? {}) as { operationId?: string; parameters?: { in: string; name: string; schema?: Schema }[]; responses?: Record<string, unknown> };
-  const parameters = (base.parameters ?? [])
-    .filter((p) => !(p.in === 'path' && p.name === 'object'))
-    .map((p) => (changes.stage && p.in === 'query' && p.name === 'stage' ? { ...p, schema: stageSchema(o) } : p));
+  const list = changes.stage ? listParameters(o) : undefined;
+  const parameters = [
+    ...(base.parameters ?? [])
+      .filter((p) => !(p.in === 'path' && p.name === 'object'))
+      .map((p) => (list && p.in === 'query' && p.name === 'stage' ? { ...p, schema: stageSchema(o) } : p))
+      .map((p) => (list && p.in === 'query' && p.name === 'sort' ? { ...p, schema: list.sort } : p)),
+    ...(list?.filters ?? []),
+  ];
   const responses = Object.entries(base.responses ?? {}) as [string, { headers?: Schema }][];
   const errors = Object.fromEntries(responses.filter(([status]) => !status.startsWith('2')));
   const headers = responses.find(([status]) => status.startsWith('2'))?.[1].headers;

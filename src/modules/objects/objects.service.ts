@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
 import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
@@ -50,9 +50,8 @@ export async function getObject(ctx: Ctx, organizationId: string, slug: string):
 }
 
 export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
-  const page = { page: query.page, limit: query.limit };
-  const { objects, total } = await listStored(ctx.database.db, organizationId, page);
-  return { objects: objects.map(toCustomObject), pagination: paginate(page, total) };
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
+  return { objects: rows.map(toCustomObject), pagination };
 }
 
 /**

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { CustomObjectsTable } from '../../db/schema.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import type { Definition } from './definition.js';
 
 /** A custom object as stored; `seq` also keys its records in SQLite's search index. */
@@ -83,13 +84,12 @@ export async function allObjects(db: Executor, organizationId: string): Promise<
   return rows.map(toStored);
 }
 
-export async function listObjects(db: Executor, organizationId: string, page: PageRequest) {
-  const q = db.selectFrom('custom_objects').where('organization_id', '=', organizationId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { objects: rows.map(toStored), total: Number(count.n) };
+/** A page of the organization's objects, newest first (db/list-page.ts). */
+export async function listObjects(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredObject>> {
+  let q = db.selectFrom('custom_objects').where('custom_objects.organization_id', '=', organizationId);
+  for (const c of timeRangeConditions('custom_objects', request.range)) q = q.where(c);
+  const page = await readColumnPage<CustomObjectsTable & { seq: number }>(q, 'custom_objects', request, CREATION_ORDER);
+  return { rows: page.rows.map(toStored), pagination: page.pagination };
 }
 
 export async function updateObject(db: Executor, o: StoredObject): Promise<void> {

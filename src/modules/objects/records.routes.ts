@@ -24,7 +24,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
     schema: {
       tags,
       summary: 'List records of a custom object',
-      description: 'Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization\'s local today.',
+      description: 'Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization\'s local today; `filter[<field>]` (equality) and `filter[<field>][gte|lte|gt|lt]` (number, date, datetime) through a shared value index (the organization\'s own OpenAPI document lists them per object); `sort` on createdAt, updatedAt or a date or number field. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).',
       params: ObjectParams,
       querystring: ListRecordsQuery,
       response: { 200: RecordListEnvelope },

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Nullable, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
@@ -53,10 +54,21 @@ export const ListRecordsQuery = Type.Object(
     stage: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Only records in this stage.' })),
     overdue: Type.Optional(Type.Boolean({ description: 'true: only records whose due date (the field with role due) is before the organization\'s local today.' })),
     ...ExternalIdQuery,
-    ...PageQuery,
+    sort: Type.Optional(
+      Type.String({
+        pattern: '^-?[a-zA-Z][a-zA-Z0-9_]{0,49}$',
+        description: 'createdAt, updatedAt, or the key of a date, datetime or number field; a leading - is descending. Default -createdAt (newest first). Records without a value come last descending, first ascending.',
+      }),
+    ),
+    ...ListParams,
     ...TrashQuery,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // filter[<field>] (equality) and filter[<field>][gte|lte|gt|lt] (ranges): checked against the object's
+    // definition by the service; the organization's own OpenAPI document lists them per object.
+    patternProperties: { '^filter\\[[a-zA-Z][a-zA-Z0-9_]{0,49}\\](\\[[a-z]{1,10}\\])?$': Type.String({ maxLength: 1000 }) },
+  },
 );
 export type ListRecordsQuery = Static<typeof ListRecordsQuery>;
 

@@ -4,7 +4,9 @@ import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
+import { recordFilters, recordSort } from './record-filters.js';
+import { indexedValues, type IndexedValue } from './record-values.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
@@ -21,7 +23,7 @@ import { deletePendingReminder, deleteReminder, organizationTimezone } from './r
 import { recordContactIndexes } from './record-contacts.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 import { externalIdHolders } from '../../db/external-ids.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { own } from '../../lib/own.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
@@ -81,13 +83,20 @@ function derived(definition: Definition, data: Record<string, StoredValue>) {
   return { searchText: buildSearchText(texts), dueDate: typeof dueValue === 'string' ? dueValue : null };
 }
 
+/** The filterable values of a record, from its stored data and (for e-mails and phones) its values in clear. */
+function filterableValues(ctx: Pick<WriteCtx, 'blindIndex'>, object: StoredObject, data: Record<string, StoredValue>, clear: Record<string, unknown>): IndexedValue[] {
+  const values = { ...data, ...Object.fromEntries(contactKeys(object).map((k) => [k, clear[k]])) };
+  return indexedValues(object.definition, values, { blindIndex: ctx.blindIndex, organizationId: object.organizationId });
+}
+
 /** Validates an input against the object and builds the record to insert (also used by bulk seeding). */
-export function buildNewRecord(ctx: Pick<Ctx, 'cipher'>, object: StoredObject, input: RecordInput, now: Date): NewRecord {
+export function buildNewRecord(ctx: Pick<WriteCtx, 'cipher' | 'blindIndex'>, object: StoredObject, input: RecordInput, now: Date): NewRecord {
   const parsed = parseRecordInput(object.definition, input, 'create');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
   const id = newId(now);
   const data = applyValues(ctx, object.definition, id, {}, parsed.values);
   return {
+    values: filterableValues(ctx, object, data, Object.fromEntries(parsed.values)),
     id,
     organizationId: object.organizationId,
     objectId: object.id,
@@ -147,8 +156,11 @@ export async function getRecord(ctx: Ctx, organizationId: string, slug: string, 
   return toRecordView(ctx, object, stored);
 }
 
-/** `q`, `stage` and `overdue` (due date before the organization's local today), newest first. */
-export async function listRecords(ctx: Ctx, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
+/**
+ * `q`, `stage`, `overdue` (due date before the organization's local today), `filter[…]` on the fields, the
+ * time ranges; newest first unless `sort` names createdAt, updatedAt or a date or number field.
+ */
+export async function listRecords(ctx: Ctx & Pick<WriteCtx, 'blindIndex'>, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
   const db = ctx.database.db;
   const object = await requireObject(ctx, db, organization.id, slug);
   const errors: FieldError[] = [];
@@ -160,16 +172,20 @@ export async function listRecords(ctx: Ctx, organization: { id: string; timezone
     errors.push({ field: 'overdue', code: 'not_allowed', message: `object ${object.slug} has no date field with role "due"` });
   }
   if (errors.length) throw validationFailed(errors);
+  const view = listView(query);
+  const request = listRequest(query, defaultSort(view));
+  const sort = request.sort === '-deletedAt' ? { kind: 'column' as const, sort: request.sort } : recordSort(object.definition, request.sort);
+  const fields = recordFilters(object.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId: organization.id });
   const prepared = query.q === undefined ? undefined : prepareQuery(query.q);
   const filter = {
     ...(prepared && prepared.length > 0 ? { query: prepared } : {}),
     ...(query.stage !== undefined ? { stage: query.stage } : {}),
     ...(query.overdue === true ? { dueBefore: localDate(ctx.clock.now(), organization.timezone) } : {}),
     ...(query.externalId !== undefined ? { externalId: query.externalId } : {}),
+    fields,
   };
-  const page = { page: query.page, limit: query.limit };
-  const { records, total } = await listStored(db, ctx.database.dialect, object, filter, page, listView(query));
-  return { records: records.map((r) => toRecordView(ctx, object, r)), pagination: paginate(page, total) };
+  const { rows, pagination } = await listStored(db, ctx.database.dialect, object, filter, sort, request, view);
+  return { records: rows.map((r) => toRecordView(ctx, object, r)), pagination };
 }
 
 /**
@@ -201,7 +217,7 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   if (!stageChanged && !othersChanged) return before;
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
-  await updateStored(trx, ctx.database.dialect, object, current, next);
+  await updateStored(trx, ctx.database.dialect, object, current, next, filterableValues(ctx, object, next.data, after));
   if (contactKeys(object).some((key) => Object.hasOwn(otherChanges.after, key))) {
     await replaceRecordContacts(trx, caller.organizationId, id, recordContactIndexes(ctx.blindIndex, caller.organizationId, object.definition, after));
   }

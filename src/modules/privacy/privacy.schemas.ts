@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { AfterQuery } from '../../lib/list-request.js';
 import { Account } from '../accounts/accounts.schemas.js';
 import { Lead } from '../leads/leads.schemas.js';
 import { ObjectRecord } from '../objects/records.schemas.js';
@@ -40,7 +41,8 @@ export const Erasure = Type.Object(
 export type Erasure = Static<typeof Erasure>;
 
 export const ErasureEnvelope = Envelope(Type.Object({ erasure: Type.Ref(Erasure) }));
-export const ListErasuresQuery = Type.Object(PageQuery, { additionalProperties: false });
+export const ListErasuresQuery = Type.Object({ ...PageQuery, ...AfterQuery }, { additionalProperties: false });
+export type ListErasuresQuery = Static<typeof ListErasuresQuery>;
 export const ErasureListEnvelope = Envelope(Type.Object({ erasures: Type.Array(Type.Ref(Erasure)), pagination: Type.Ref(Pagination) }));
 
 const EventRef = Type.Object({

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { truncateWal } from '../../db/wal.js';
 import { validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { paginate, type PageRequest } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
 import { resourceIdsOf } from '../idempotency/idempotency.service.js';
@@ -17,7 +17,7 @@ import { attachedTo } from '../shared/attached.store.js';
 import { purgeAttached } from '../shared/trash.service.js';
 import { indexEarlierRecords } from './backfill.js';
 import { deleteDerived, deleteHolders, deleteResponses, findHolders, insertErasure, listErasures as listStored, unlabelledResponses, type ErasureRow, type Holders } from './privacy.store.js';
-import type { Erasure, ErasureBody, SubjectQuery } from './privacy.schemas.js';
+import type { Erasure, ErasureBody, ListErasuresQuery, SubjectQuery } from './privacy.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'outbox'>;
 
@@ -118,7 +118,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
   return toErasure(row);
 }
 
-export async function listErasures(ctx: Pick<Ctx, 'database'>, organizationId: string, page: PageRequest) {
-  const { rows, total } = await listStored(ctx.database.db, organizationId, page);
-  return { erasures: rows.map(toErasure), pagination: paginate(page, total) };
+export async function listErasures(ctx: Pick<Ctx, 'database'>, organizationId: string, query: ListErasuresQuery) {
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
+  return { erasures: rows.map(toErasure), pagination };
 }

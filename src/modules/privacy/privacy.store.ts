@@ -1,7 +1,8 @@
 import type { Executor } from '../../db/database.js';
 import { toStored, type StoredRecord } from '../objects/records.store.js';
 import type { PrivacyErasuresTable } from '../../db/schema.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { CREATION_ORDER, readColumnPage, type ListPage } from '../../db/list-page.js';
 
 /*
  * The SQL of erasure and export. Nothing here looks at deleted_at: an erasure removes an item whether or not
@@ -123,13 +124,10 @@ export async function insertErasure(db: Executor, row: ErasureRow): Promise<void
   await db.insertInto('privacy_erasures').values(row).execute();
 }
 
-export async function listErasures(db: Executor, organizationId: string, page: PageRequest): Promise<{ rows: ErasureRow[]; total: number }> {
-  const q = db.selectFrom('privacy_erasures').where('organization_id', '=', organizationId);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+/** A page of the organization's erasure receipts, newest first (db/list-page.ts). */
+export async function listErasures(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<ErasureRow>> {
+  const q = db.selectFrom('privacy_erasures').where('privacy_erasures.organization_id', '=', organizationId);
+  return readColumnPage<ErasureRow>(q, 'privacy_erasures', request, CREATION_ORDER);
 }
 
 async function inChunks<T>(ids: readonly string[], read: (part: string[]) => Promise<T[]>): Promise<T[]> {

@@ -41,6 +41,9 @@ export interface Trashable<S extends { deletedAt: string | null }, V> {
 /** Which items a list shows: `deleted=true` lists the trash. */
 export const listView = (query: { deleted?: boolean | undefined }): TrashView => (query.deleted === true ? 'trash' : 'live');
 
+/** A list's order when `sort` is not given: newest first; the trash newest deletion first. */
+export const defaultSort = (view: TrashView): string => (view === 'trash' ? '-deletedAt' : '-createdAt');
+
 const EMPTY: Changes = { before: {}, after: {} };
 
 export function trashEvent(type: 'deleted' | 'restored' | 'purged', object: TrashObject, item: { id: string; organizationId: string; objectSlug?: string | undefined }, actor: Actor, now: Date, changes: Changes = EMPTY) {

@@ -1,6 +1,8 @@
 import type { Executor } from '../../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { encodeListCursor } from '../../lib/list-cursor.js';
 import type { DeliveryStatus } from './webhooks.schemas.js';
 
 export interface StoredDelivery {
@@ -92,24 +94,26 @@ async function deliveriesWithAttempts(
   db: Executor,
   endpointId: string,
   filter: { id?: string; status?: DeliveryStatus; eventId?: string },
-  page: PageRequest,
-): Promise<{ delivery: StoredDelivery; attempts: StoredAttempt[] }[]> {
+  page: { limit: number; offset: number; beforeSeq?: number },
+): Promise<{ delivery: StoredDelivery; attempts: StoredAttempt[]; seq: number }[]> {
   let inner = db.selectFrom('webhook_deliveries').select([...COLUMNS, 'seq']).where('endpoint_id', '=', endpointId);
   if (filter.id) inner = inner.where('id', '=', filter.id);
   if (filter.status) inner = inner.where('status', '=', filter.status);
   if (filter.eventId) inner = inner.where('event_id', '=', filter.eventId);
+  if (page.beforeSeq !== undefined) inner = inner.where('seq', '<', page.beforeSeq);
   const rows = await db
-    .selectFrom(inner.orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).as('d'))
+    .selectFrom(inner.orderBy('seq', 'desc').limit(page.limit).offset(page.offset).as('d'))
     .leftJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
     .select(COLUMNS.map((c) => `d.${c}` as const))
+    .select('d.seq')
     .select(['a.attempt', 'a.started_at', 'a.duration_ms', 'a.response_status', 'a.response_excerpt', 'a.error as attempt_error', 'a.succeeded'])
     .orderBy('d.seq', 'desc')
     .orderBy('a.seq', 'asc')
     .execute();
-  const out = new Map<string, { delivery: StoredDelivery; attempts: StoredAttempt[] }>();
+  const out = new Map<string, { delivery: StoredDelivery; attempts: StoredAttempt[]; seq: number }>();
   for (const r of rows) {
     let entry = out.get(r.id);
-    if (!entry) out.set(r.id, (entry = { delivery: toStored(r), attempts: [] }));
+    if (!entry) out.set(r.id, (entry = { delivery: toStored(r), attempts: [], seq: Number(r.seq) }));
     if (r.attempt !== null) {
       const attempt: AttemptRow = {
         delivery_id: r.id,
@@ -128,20 +132,28 @@ async function deliveriesWithAttempts(
 }
 
 /** A page of one endpoint's deliveries with their attempts, newest first, and the filter's total. */
-export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus; eventId?: string }, page: PageRequest) {
+export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus; eventId?: string }, request: ListRequest) {
+  const cursorOf = (seq: number) => encodeListCursor({ sort: request.sort, value: seq, seq });
+  if (request.cursor) {
+    // Newest first by seq: a cursor page is one range of the (endpoint, seq) index, one row read past it.
+    const rows = await deliveriesWithAttempts(db, endpointId, filter, { limit: request.limit + 1, offset: 0, ...(request.after ? { beforeSeq: request.after.seq } : {}) });
+    const deliveries = rows.slice(0, request.limit);
+    return { deliveries, pagination: cursorPagination(request.limit, rows.length > request.limit ? cursorOf(deliveries.at(-1)!.seq) : null) };
+  }
   let count = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (filter.status) count = count.where('status', '=', filter.status);
   if (filter.eventId) count = count.where('event_id', '=', filter.eventId);
   const [deliveries, total] = await Promise.all([
-    deliveriesWithAttempts(db, endpointId, filter, page),
+    deliveriesWithAttempts(db, endpointId, filter, { limit: request.limit, offset: offsetOf(request) }),
     count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { deliveries, total: Number(total.n) };
+  const last = deliveries.at(-1);
+  return { deliveries, pagination: paginate(request, Number(total.n), last ? cursorOf(last.seq) : null) };
 }
 
 /** One delivery of an endpoint with its attempts. */
 export async function findDeliveryWithAttempts(db: Executor, endpointId: string, id: string) {
-  return (await deliveriesWithAttempts(db, endpointId, { id }, { page: 1, limit: 1 }))[0];
+  return (await deliveriesWithAttempts(db, endpointId, { id }, { limit: 1, offset: 0 }))[0];
 }
 
 /**

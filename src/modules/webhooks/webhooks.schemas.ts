@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { AfterQuery, ListParams } from '../../lib/list-request.js';
 import { EVENT_TYPES } from '../events/events.js';
 
 export const ALL_EVENTS = '*';
@@ -89,7 +90,7 @@ export const WebhookDelivery = Type.Object(
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const ListWebhooksQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const ListWebhooksQuery = Type.Object({ ...ListParams }, { additionalProperties: false });
 export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>;
 
 export const ListDeliveriesQuery = Type.Object(
@@ -97,6 +98,7 @@ export const ListDeliveriesQuery = Type.Object(
     status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
     eventId: Type.Optional(Type.String({ maxLength: 64, description: 'Only the delivery of this event.' })),
     ...PageQuery,
+    ...AfterQuery,
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
@@ -118,9 +118,8 @@ export async function getWebhook(ctx: Ctx, organizationId: string, id: string): 
 }
 
 export async function listWebhooks(ctx: Ctx, organizationId: string, query: ListWebhooksQuery) {
-  const page = { page: query.page, limit: query.limit };
-  const { endpoints, total } = await listEndpoints(ctx.database.db, organizationId, page);
-  return { webhooks: endpoints.map((e) => toWebhook(e)), pagination: paginate(page, total) };
+  const { rows, pagination } = await listEndpoints(ctx.database.db, organizationId, listRequest(query));
+  return { webhooks: rows.map((e) => toWebhook(e)), pagination };
 }
 
 /**
@@ -230,9 +229,8 @@ export async function sendTestEvent(ctx: Ctx, trx: Executor, caller: Caller, id:
 export async function listWebhookDeliveries(ctx: Ctx, organizationId: string, id: string, query: ListDeliveriesQuery) {
   const db = ctx.database.db;
   await requireEndpoint(db, organizationId, id);
-  const page = { page: query.page, limit: query.limit };
-  const { deliveries, total } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, page);
-  return { deliveries: deliveries.map((d) => toDelivery(d.delivery, d.attempts)), pagination: paginate(page, total) };
+  const { deliveries, pagination } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, listRequest(query));
+  return { deliveries: deliveries.map((d) => toDelivery(d.delivery, d.attempts)), pagination };
 }
 
 /** Re-sends a delivery: same delivery id, same event id and body, a new attempt with a fresh signature. */

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import type { WebhookEndpointsTable } from '../../db/schema.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import type { ListRequest } from '../../lib/list-request.js';
+import { columnPosition, columnSort, CREATION_ORDER, readPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import type { DisabledReason } from './webhooks.schemas.js';
 
 /** An endpoint as stored: secrets still encrypted. */
@@ -80,13 +81,13 @@ export async function findEndpointById(db: Executor, id: string): Promise<Stored
 }
 
 /** A page of the organization's endpoints, newest first, with the total count. */
-export async function listEndpoints(db: Executor, organizationId: string, page: PageRequest) {
-  const q = db.selectFrom('webhook_endpoints').where('organization_id', '=', organizationId);
-  const [rows, count] = await Promise.all([
-    q.select(COLUMNS).orderBy('seq', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { endpoints: rows.map(toStoredEndpoint), total: Number(count.n) };
+/** A page of the organization's endpoints, newest first (db/list-page.ts). */
+export async function listEndpoints(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredEndpoint>> {
+  let q = db.selectFrom('webhook_endpoints').where('webhook_endpoints.organization_id', '=', organizationId);
+  for (const c of timeRangeConditions('webhook_endpoints', request.range)) q = q.where(c);
+  const key = columnSort('webhook_endpoints', request.sort, CREATION_ORDER);
+  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, CREATION_ORDER), (rows) => rows.select([...COLUMNS, 'seq']));
+  return { rows: page.rows.map(toStoredEndpoint), pagination: page.pagination };
 }
 
 export async function updateEndpoint(db: Executor, endpoint: StoredEndpoint): Promise<void> {

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List accounts
-         * @description Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name.
+         * @description Newest first. `q` is an exact e-mail or phone lookup (blind index), or a case-insensitive substring of the name. `sort` orders it, `ownerId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listAccounts"];
         put?: never;
@@ -147,7 +147,7 @@ export interface paths {
         };
         /**
          * List deals
-         * @description Newest first, filtered by `stage`, `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine.
+         * @description Newest first unless `sort` says otherwise, filtered by `stage`, `accountId`, `leadId`, `ownerId`, `q` (case-insensitive substring of the name) and the created/updated ranges; the filters combine. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listDeals"];
         put?: never;
@@ -283,7 +283,7 @@ export interface paths {
         };
         /**
          * List leads
-         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash.
+         * @description Newest first. `q` is an exact e-mail or phone lookup, or a case-insensitive substring of the name. `deleted=true` lists the trash. `sort` orders it; `status`, `source`, `sourceCampaign`, `ownerId`, `accountId` and the created/updated ranges filter it. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listLeads"];
         put?: never;
@@ -503,7 +503,7 @@ export interface paths {
         };
         /**
          * List records of a custom object
-         * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today.
+         * @description Newest first. `q`: case-insensitive substring of the text fields (trigram index); `stage`; `overdue=true`: due date before the organization's local today; `filter[<field>]` (equality) and `filter[<field>][gte|lte|gt|lt]` (number, date, datetime) through a shared value index (the organization's own OpenAPI document lists them per object); `sort` on createdAt, updatedAt or a date or number field. Pages by `page` (with a total) or by cursor: pass `pagination.nextCursor` as `after` (no total; same cost at any depth).
          */
         get: operations["listRecords"];
         put?: never;
@@ -1595,7 +1595,7 @@ export interface components {
         /** @description Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`). */
         BatchItemError: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "PRECONDITION_FAILED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -1698,7 +1698,7 @@ export interface components {
         /** @description Every error: the HTTP status is authoritative, `code` is stable. */
         ErrorEnvelope: {
             /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "PRECONDITION_FAILED" | "CURSOR_EXPIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
             data?: {
                 [key: string]: unknown;
@@ -1774,9 +1774,14 @@ export interface components {
         Pagination: {
             hasMore: boolean;
             limit: number;
-            page: number;
-            total: number;
-            totalPages: number;
+            /** @description Pass as `after` for the next page (same `sort` and filters); null on the last page. */
+            nextCursor: string | null;
+            /** @description Page mode only. */
+            page?: number;
+            /** @description Page mode only: how many items match the filter. */
+            total?: number;
+            /** @description Page mode only. */
+            totalPages?: number;
         };
         /** @description Flat: one property per field of the object (null when unset). date fields read as YYYY-MM-DDT00:00:00.000Z, datetime fields as UTC instants, e-mails lower-case, phones E.164. */
         Record: {
@@ -2182,7 +2187,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `PRECONDITION_FAILED`: If-Match names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource and the ETag header its tag; merge and retry with that tag. */
+        /** @description `PRECONDITION_FAILED`: If-Match (or a batch item's ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result) and the ETag header its tag; merge and retry with that tag. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2361,16 +2366,30 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Only the item with this external id (at most one). */
                 externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Only accounts owned by this user. */
+                ownerId?: string;
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -2416,7 +2435,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -3397,20 +3417,34 @@ export interface operations {
             query?: {
                 /** @description Only deals with this account. */
                 accountId?: string;
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Only the item with this external id (at most one). */
                 externalId?: string;
+                /** @description Only deals of this lead. */
+                leadId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Only deals owned by this user. */
                 ownerId?: string;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Case-insensitive substring of the deal name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
                 /** @description Only deals in this stage (an unknown stage is a 400 naming the allowed keys). */
                 stage?: string;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -3457,7 +3491,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -4376,16 +4411,38 @@ export interface operations {
     listLeads: {
         parameters: {
             query?: {
+                /** @description Only leads of this account. */
+                accountId?: string;
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Only the item with this external id (at most one). */
                 externalId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Only leads owned by this user. */
+                ownerId?: string;
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name. */
                 q?: string;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
+                /** @description Only leads from this source. */
+                source?: "WEBSITE" | "REFERRAL" | "EMAIL" | "PHONE" | "SOCIAL" | "EVENT" | "ADVERTISING" | "PARTNER" | "IMPORT" | "OTHER";
+                /** @description Only leads of this campaign (exact). */
+                sourceCampaign?: string;
+                /** @description Only leads with this status. */
+                status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -4436,7 +4493,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -5421,7 +5479,7 @@ export interface operations {
                 deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Only the notes on this item. */
                 targetId?: string;
@@ -5470,7 +5528,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -5866,10 +5925,20 @@ export interface operations {
     listObjects: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -5925,7 +5994,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -6110,6 +6180,12 @@ export interface operations {
     listRecords: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Only the item with this external id (at most one). */
@@ -6118,12 +6194,18 @@ export interface operations {
                 limit?: number;
                 /** @description true: only records whose due date (the field with role due) is before the organization's local today. */
                 overdue?: boolean;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Case-insensitive substring of any text or long_text field (1 character or more). */
                 q?: string;
+                /** @description createdAt, updatedAt, or the key of a date, datetime or number field; a leading - is descending. Default -createdAt (newest first). Records without a value come last descending, first ascending. */
+                sort?: string;
                 /** @description Only records in this stage. */
                 stage?: string;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path: {
@@ -6167,7 +6249,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -7174,9 +7257,11 @@ export interface operations {
     listPrivacyErasures: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
             };
             header?: never;
@@ -7221,7 +7306,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -7507,7 +7593,7 @@ export interface operations {
                 limit?: number;
                 /** @description true: only open tasks whose due date is before the organization's local today. */
                 overdue?: boolean;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Only open or only done tasks. */
                 status?: "open" | "done";
@@ -7560,7 +7646,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -8003,7 +8090,7 @@ export interface operations {
             query?: {
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
             };
             header?: never;
@@ -8044,7 +8131,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -8148,10 +8236,20 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -8198,7 +8296,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }
@@ -8552,11 +8651,13 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
                 /** @description Only the delivery of this event. */
                 eventId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
-                /** @description Page number, from 1. */
+                /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
                 /** @description Only deliveries in this state. */
                 status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
@@ -8620,7 +8721,8 @@ export interface operations {
                      *           "limit": 1,
                      *           "total": 1,
                      *           "totalPages": 1,
-                     *           "hasMore": true
+                     *           "hasMore": true,
+                     *           "nextCursor": "string"
                      *         }
                      *       }
                      *     }

@@ -3,13 +3,14 @@ import type { CallOptions, Pagination } from '../types.js';
 
 /**
  * The three ways to read a list, built from the one call that fetches a page: `list` (one page as the
- * API answers it), `pages` (every page) and `iterate` (every item of every page).
+ * API answers it, with any `sort`, filters, `page` or `after`), `pages` (every page, following `nextCursor`)
+ * and `iterate` (every item of every page).
  */
-export function listing<Q extends { page?: number }, D extends { pagination: Pagination }, T extends { id: string }>(
+export function listing<Q extends { page?: number; after?: string }, D extends { pagination: Pagination }, T>(
   fetchPage: (query: Q, opts?: CallOptions) => Promise<D>,
   pick: (page: D) => T[],
 ) {
-  const pagesOf = (query: Q = {} as Q, opts?: CallOptions) => pages((page) => fetchPage({ ...query, page }, opts), query.page ?? 1);
+  const pagesOf = (query: Q = {} as Q, opts?: CallOptions) => pages((q: Q) => fetchPage(q, opts), query);
   return {
     list: (query: Q = {} as Q, opts?: CallOptions): Promise<D> => fetchPage(query, opts),
     pages: pagesOf,

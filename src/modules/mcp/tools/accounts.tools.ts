@@ -8,7 +8,7 @@ export const accountTools = [
     name: 'search_accounts',
     title: 'Search accounts',
     description:
-      'Find accounts (companies), newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code, otherwise as a case-insensitive substring of the name; omit it to list all. Paged with `page` and `limit` (max 100).',
+      'Find accounts (companies), newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code, otherwise as a case-insensitive substring of the name; omit it to list all; `ownerId` keeps the accounts of one owner. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last).',
     scopes: ['accounts:read'],
     readOnly: true,
     input: ListAccountsQuery,

@@ -19,7 +19,7 @@ export const dealTools = [
     name: 'search_deals',
     title: 'Search deals',
     description:
-      'Find deals, newest first, filtered by `stage` (a stage key), `accountId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. Paged with `page` and `limit` (max 100).',
+      'Find deals, filtered by `stage` (a stage key), `accountId`, `leadId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last).',
     scopes: ['deals:read'],
     readOnly: true,
     input: ListDealsQuery,

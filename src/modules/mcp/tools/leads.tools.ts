@@ -8,7 +8,7 @@ export const leadTools = [
     name: 'search_leads',
     title: 'Search leads',
     description:
-      'Find leads, newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code (+14155550100), otherwise as a case-insensitive substring of the name; omit it to list all. Paged with `page` and `limit` (max 100); `pagination.hasMore` says whether to fetch the next page.',
+      'Find leads, newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code (+14155550100), otherwise as a case-insensitive substring of the name; omit it to list all. Filters: `status`, `source`, `sourceCampaign`, `ownerId`, `accountId`. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last).',
     scopes: ['leads:read'],
     readOnly: true,
     input: ListLeadsQuery,

@@ -34,7 +34,7 @@ export const recordTools = [
     name: 'search_records',
     title: 'Search records of a custom object',
     description:
-      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Paged with `page` and `limit` (max 100).",
+      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields; `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields. `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
     scopes: ['records:read'],
     readOnly: true,
     input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false }),

@@ -1,0 +1,110 @@
+import type { BlindIndex } from '../../crypto/blind-index.js';
+import { validationFailed, type FieldError } from '../../errors.js';
+import { isEmail, normalizeEmail, normalizePhone } from '../../lib/contact.js';
+import { parseDateOnly } from '../../lib/dates.js';
+import type { Definition, Field } from './definition.js';
+import { parseInstant } from './field-values.js';
+import { isFilterable, TEXT_PREFIX } from './record-values.js';
+
+/**
+ * `filter[<field>]=v` and `filter[<field>][gte|lte|gt|lt]=v` on records (contract §8), checked against the
+ * object's definition: equality on select, boolean, text, email, phone (and number, date, datetime), ranges
+ * on number, date and datetime. Every bad parameter is reported, named as sent.
+ */
+
+export const RANGE_OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const;
+export type FilterOperator = 'eq' | (typeof RANGE_OPERATORS)[number];
+const RANGED = new Set(['number', 'date', 'datetime']);
+/** Fields that take ranges (and sort a list): number, date, datetime. */
+export const isRanged = (f: Field): boolean => RANGED.has(f.type);
+export const FILTER_PARAM = /^filter\[([^\]]+)\](?:\[([a-z]+)\])?$/;
+
+export interface FieldCondition {
+  operator: FilterOperator;
+  /** The value as record_values holds it: a number, a text, or a blind index. */
+  value: number | string;
+  /** Text equality compares the indexed prefix; the whole value is checked against the record's data too. */
+  fullText?: string;
+}
+
+export interface FieldFilter {
+  field: Field;
+  column: 'num_value' | 'text_value';
+  conditions: FieldCondition[];
+}
+
+const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+
+function parseValue(field: Field, raw: string, blind: { blindIndex: BlindIndex; organizationId: string }): number | string | null {
+  switch (field.type) {
+    case 'number': {
+      const n = raw.trim() === '' ? NaN : Number(raw);
+      return Number.isFinite(n) ? n : null;
+    }
+    case 'boolean':
+      return raw === 'true' ? 1 : raw === 'false' ? 0 : null;
+    case 'date': {
+      const d = parseDateOnly(raw);
+      return d.ok ? d.value : null;
+    }
+    case 'datetime':
+      return parseInstant(raw);
+    case 'select':
+      return field.options?.includes(raw) ? raw : null;
+    case 'email':
+      return isEmail(raw) ? blind.blindIndex.compute('email', blind.organizationId, normalizeEmail(raw)) : null;
+    case 'phone': {
+      const phone = normalizePhone(raw);
+      return phone.ok ? blind.blindIndex.compute('phone', blind.organizationId, phone.e164) : null;
+    }
+    default:
+      return raw.slice(0, TEXT_PREFIX);
+  }
+}
+
+const EXPECTED: Record<string, string> = {
+  number: 'a number',
+  boolean: 'true or false',
+  date: 'a date (YYYY-MM-DD)',
+  datetime: 'an ISO 8601 timestamp with Z or an offset',
+  select: 'one of the field options',
+  email: 'an e-mail address',
+  phone: 'a phone number with its country code',
+};
+
+/** The `filter[...]` parameters of a query, checked and grouped by field. */
+export function recordFilters(definition: Definition, query: Record<string, unknown>, blind: { blindIndex: BlindIndex; organizationId: string }): FieldFilter[] {
+  const errors: FieldError[] = [];
+  const byField = new Map<string, FieldFilter>();
+  for (const [param, raw] of Object.entries(query)) {
+    const m = FILTER_PARAM.exec(param);
+    if (!m) continue;
+    const field = definition.fields.find((f) => f.key === m[1]);
+    if (!field) { errors.push(fail(param, 'unknown_field', 'is not a field of this object')); continue; }
+    if (!isFilterable(field)) { errors.push(fail(param, 'not_filterable', `${field.type} fields cannot be filtered`)); continue; }
+    const operator = (m[2] ?? 'eq') as FilterOperator;
+    if (operator !== 'eq' && !(RANGE_OPERATORS as readonly string[]).includes(operator)) { errors.push(fail(param, 'unknown_operator', `must be one of: ${RANGE_OPERATORS.join(', ')}`)); continue; }
+    if (operator !== 'eq' && !RANGED.has(field.type)) { errors.push(fail(param, 'invalid_operator', `${field.type} fields take equality only`)); continue; }
+    const value = parseValue(field, String(raw), blind);
+    if (value === null) { errors.push(fail(param, 'invalid_value', `must be ${EXPECTED[field.type] ?? 'a value of the field'}`)); continue; }
+    const column = field.type === 'number' || field.type === 'boolean' ? 'num_value' : 'text_value';
+    const entry = byField.get(field.key) ?? { field, column, conditions: [] };
+    entry.conditions.push({ operator, value, ...(field.type === 'text' ? { fullText: String(raw) } : {}) });
+    byField.set(field.key, entry);
+  }
+  if (errors.length) throw validationFailed(errors);
+  return [...byField.values()];
+}
+
+/** The sort of a records list: createdAt, updatedAt, or a date, datetime or number field (`-` descending). */
+export type RecordSort = { kind: 'column'; sort: string } | { kind: 'field'; sort: string; field: Field; descending: boolean };
+
+export function recordSort(definition: Definition, sort: string): RecordSort {
+  const descending = sort.startsWith('-');
+  const key = descending ? sort.slice(1) : sort;
+  if (key === 'createdAt' || key === 'updatedAt') return { kind: 'column', sort };
+  const field = definition.fields.find((f) => f.key === key);
+  if (field && RANGED.has(field.type)) return { kind: 'field', sort, field, descending };
+  const allowed = ['createdAt', 'updatedAt', ...definition.fields.filter((f) => RANGED.has(f.type)).map((f) => f.key)];
+  throw validationFailed([fail('sort', 'invalid_value', `must be one of: ${allowed.join(', ')} (with - for descending)`)]);
+}

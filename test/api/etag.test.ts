@@ -13,11 +13,14 @@ beforeAll(async () => {
   s = await seedOrg(t.ctx, { rateLimitPerMinute: 1_000_000 });
   const object = await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'gadgets', name: 'Gadgets', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
   expect(object.status).toBe(201);
+  // A note needs a live item to be about.
+  const lead = await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Ada' } });
+  RESOURCES.find((r) => r.key === 'note')!.body.target = { object: 'lead', id: lead.body.data.lead.id };
 });
 afterAll(() => t.close());
 
 interface Resource {
-  key: 'lead' | 'account' | 'deal' | 'record' | 'webhook';
+  key: 'lead' | 'account' | 'deal' | 'record' | 'webhook' | 'note' | 'task';
   path: string;
   body: Record<string, unknown>;
   /** Two different changes, for two clients. */
@@ -30,6 +33,8 @@ const RESOURCES: Resource[] = [
   { key: 'account', path: '/accounts', body: { name: 'Acme' }, patches: [{ industry: 'Tools' }, { website: 'https://acme.example' }], trash: true },
   { key: 'deal', path: '/deals', body: { name: 'Renewal' }, patches: [{ stage: 'proposal' }, { amount: '1200.00', currency: 'EUR' }], trash: true },
   { key: 'record', path: '/objects/gadgets/records', body: { title: 'Widget' }, patches: [{ title: 'Widget v2' }, { title: 'Widget v3' }], trash: true },
+  { key: 'note', path: '/notes', body: { body: 'Called Ada' }, patches: [{ body: 'Called Ada twice' }, { body: 'Called Ada, left a message' }], trash: true },
+  { key: 'task', path: '/tasks', body: { title: 'Call Ada' }, patches: [{ title: 'Call Ada back' }, { dueDate: '2026-12-01' }], trash: true },
   { key: 'webhook', path: '/webhooks', body: { url: 'http://127.0.0.1:9/hook', events: ['lead.created'] }, patches: [{ description: 'Sync' }, { events: ['*'] }], trash: false },
 ];
 

@@ -6,6 +6,7 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 import { CreateNoteBody, ListNotesQuery, NoteEnvelope, NoteListEnvelope, UpdateNoteBody } from './notes.schemas.js';
 import { createNote, deleteNote, getNote, listNotes, restoreNote, updateNote } from './notes.service.js';
 
@@ -21,7 +22,7 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.post('/notes', {
-    config: { auth: { anyOf: ['notes:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['notes:write'] }, idempotent: true, etag: 'note' },
     schema: {
       tags,
       summary: 'Add a note',
@@ -37,17 +38,17 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.get('/notes/:id', {
-    config: { auth: { anyOf: ['notes:read'] } },
+    config: { auth: { anyOf: ['notes:read'] }, etag: 'note' },
     schema: { tags, summary: 'Get a note', params: IdParams, response: { 200: NoteEnvelope } },
     handler: async (request) => ok({ note: await getNote(ctx, requirePrincipal(request).organization.id, request.params.id) }),
   });
 
   app.patch('/notes/:id', {
-    config: { auth: { anyOf: ['notes:write'] } },
+    config: { auth: { anyOf: ['notes:write'] }, etag: 'note', ifMatch: true },
     schema: { tags, summary: 'Edit a note', description: 'Replaces the body; records note.updated.', params: IdParams, body: UpdateNoteBody, response: { 200: NoteEnvelope } },
     handler: async (request) => {
       const caller = callerOf(request);
-      return ok({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, request.params.id, request.body)) });
+      return ok({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, request.params.id, request.body, { ifMatch: ifMatchOf(request) })) });
     },
   });
 
@@ -58,7 +59,7 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
     tags,
     noun: 'note',
     envelope: NoteEnvelope,
-    remove: (trx, caller, { id }, permanent) => deleteNote(ctx, trx, caller, id, permanent),
-    restore: (trx, caller, { id }) => restoreNote(ctx, trx, caller, id),
+    remove: (trx, caller, { id }, permanent, opts) => deleteNote(ctx, trx, caller, id, permanent, opts),
+    restore: (trx, caller, { id }, opts) => restoreNote(ctx, trx, caller, id, opts),
   });
 }

@@ -8,6 +8,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import type { Caller } from '../shared/caller.js';
 import { checkTarget } from '../shared/item-target.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { MAX_NOTE_BYTES, type CreateNoteBody, type ListNotesQuery, type Note, type UpdateNoteBody } from './notes.schemas.js';
 import { findNote, insertNote, listNotes as listStored, noteBodyAad, updateNoteBody, type StoredNote } from './notes.store.js';
 
@@ -64,11 +65,13 @@ export async function listNotes(ctx: Ctx, organizationId: string, query: ListNot
 }
 
 /** A new body records note.updated; the same body changes nothing. */
-export async function updateNote(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateNoteBody): Promise<Note> {
+export async function updateNote(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateNoteBody, opts: WriteOptions = {}): Promise<Note> {
   checkBodySize(patch.body);
+  await lockForCondition(ctx, trx, 'notes', caller.organizationId, id, opts);
   const current = await findNote(trx, caller.organizationId, id);
   if (!current) throw notFound('Note');
   const before = toNote(ctx, current);
+  checkCondition(opts, 'note', before);
   if (before.body === patch.body) return before;
   const now = ctx.clock.now();
   const next: StoredNote = { ...current, bodyEnc: ctx.cipher.encrypt(patch.body, noteBodyAad(id)), updatedAt: now.toISOString() };
@@ -83,10 +86,10 @@ function trashableNotes(ctx: Ctx, organizationId: string): Trashable<StoredNote,
 }
 
 /** DELETE /notes/{id}: to the trash (note.deleted), or for good with `permanent` (note.purged). */
-export function deleteNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Note> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableNotes(ctx, caller.organizationId), id);
+export function deleteNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Note> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableNotes(ctx, caller.organizationId), id, opts);
 }
 
-export function restoreNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Note> {
-  return restoreItem(ctx, trx, caller, trashableNotes(ctx, caller.organizationId), id);
+export function restoreNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Note> {
+  return restoreItem(ctx, trx, caller, trashableNotes(ctx, caller.organizationId), id, opts);
 }

@@ -6,6 +6,7 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
+import { ifMatchOf } from '../../http/entity-tags.js';
 import { CreateTaskBody, ListTasksQuery, TaskEnvelope, TaskListEnvelope, UpdateTaskBody } from './tasks.schemas.js';
 import { createTask, deleteTask, getTask, listTasks, restoreTask, updateTask } from './tasks.service.js';
 
@@ -27,7 +28,7 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.post('/tasks', {
-    config: { auth: { anyOf: ['tasks:write'] }, idempotent: true },
+    config: { auth: { anyOf: ['tasks:write'] }, idempotent: true, etag: 'task' },
     schema: {
       tags,
       summary: 'Create a task',
@@ -43,13 +44,13 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.get('/tasks/:id', {
-    config: { auth: { anyOf: ['tasks:read'] } },
+    config: { auth: { anyOf: ['tasks:read'] }, etag: 'task' },
     schema: { tags, summary: 'Get a task', params: IdParams, response: { 200: TaskEnvelope } },
     handler: async (request) => ok({ task: await getTask(ctx, requirePrincipal(request).organization.id, request.params.id) }),
   });
 
   app.patch('/tasks/:id', {
-    config: { auth: { anyOf: ['tasks:write'] } },
+    config: { auth: { anyOf: ['tasks:write'] }, etag: 'task', ifMatch: true },
     schema: {
       tags,
       summary: 'Update a task',
@@ -60,7 +61,7 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      return ok({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, request.params.id, request.body)) });
+      return ok({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, request.params.id, request.body, { ifMatch: ifMatchOf(request) })) });
     },
   });
 
@@ -71,7 +72,7 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
     tags,
     noun: 'task',
     envelope: TaskEnvelope,
-    remove: (trx, caller, { id }, permanent) => deleteTask(ctx, trx, caller, id, permanent),
-    restore: (trx, caller, { id }) => restoreTask(ctx, trx, caller, id),
+    remove: (trx, caller, { id }, permanent, opts) => deleteTask(ctx, trx, caller, id, permanent, opts),
+    restore: (trx, caller, { id }, opts) => restoreTask(ctx, trx, caller, id, opts),
   });
 }

@@ -12,6 +12,7 @@ import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { targetErrors } from '../shared/item-target.js';
 import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import type { CreateTaskBody, ListTasksQuery, Task, UpdateTaskBody } from './tasks.schemas.js';
 import { findTask, insertTask, listTasks as listStored, updateTask as updateStored, type StoredTask } from './tasks.store.js';
 
@@ -108,9 +109,11 @@ export async function listTasks(ctx: Ctx, organization: { id: string; timezone: 
  * Applies the sent fields. Marking the task done records task.completed (status and completedAt); any other
  * change one task.updated; nothing changed records nothing and keeps updatedAt. The reminder follows.
  */
-export async function updateTask(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateTaskBody): Promise<Task> {
+export async function updateTask(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateTaskBody, opts: WriteOptions = {}): Promise<Task> {
+  await lockForCondition(ctx, trx, 'tasks', caller.organizationId, id, opts);
   const current = await findTask(trx, caller.organizationId, id);
   if (!current) throw notFound('Task');
+  checkCondition(opts, 'task', toTask(current));
   const { errors, dueDate } = await inputErrors(trx, caller.organizationId, patch);
   if (errors.length) throw validationFailed(errors);
   const now = ctx.clock.now();
@@ -156,10 +159,10 @@ function trashableTasks(ctx: Ctx, organizationId: string): Trashable<StoredTask,
 }
 
 /** DELETE /tasks/{id}: to the trash (task.deleted), or for good with `permanent` (task.purged). */
-export function deleteTask(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean): Promise<Task> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id);
+export function deleteTask(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Task> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id, opts);
 }
 
-export function restoreTask(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string): Promise<Task> {
-  return restoreItem(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id);
+export function restoreTask(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Task> {
+  return restoreItem(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id, opts);
 }

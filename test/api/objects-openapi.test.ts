@@ -88,8 +88,8 @@ describe('GET /openapi.json', () => {
     expect(list.post.responses).toHaveProperty('400');
     const one = paths[`${P}/objects/projects/records/{id}`];
     expect(one.patch.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecordUpdate_projects' });
-    expect(one.get.parameters.map((p: { name: string }) => p.name)).toEqual(['id']);
-    expect(one.delete.parameters.map((p: { name: string }) => p.name)).toEqual(['permanent', 'id']);
+    expect(one.get.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'if-none-match']);
+    expect(one.delete.parameters.map((p: { name: string }) => p.name)).toEqual(['permanent', 'id', 'if-match']);
     expect(one.delete.responses['200'].content['application/json'].schema.properties.data.properties.record).toEqual({ $ref: '#/components/schemas/Record_projects' });
     expect(paths[`${P}/objects/projects/records/{id}/restore`].post.responses).toHaveProperty('200');
     expect(components.schemas.Record_notes.properties.stage).toEqual({ type: 'null' });

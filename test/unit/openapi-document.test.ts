@@ -13,11 +13,13 @@ describe('finishDocument', () => {
       paths: { '/leads/{id}/restore': { post: { responses: { '200': { description: 'Default Response' }, '409': conflict } } } },
       components: { schemas: {} },
     };
-    const doc = finishDocument({ openapiObject } as never) as any;
+    const events = { schema: { type: 'object' }, section: (ref: string) => ({ 'lead.created': { post: { requestBody: { content: { 'application/json': { schema: { $ref: ref } } } } } } }) };
+    const doc = finishDocument(events as never)({ openapiObject } as never) as any;
     const responses = doc.paths['/leads/{id}/restore'].post.responses;
     expect(responses['409']).toEqual({ $ref: '#/components/responses/Conflict' });
     expect(Object.keys(doc.components.responses)).toEqual(['Conflict']);
     expect(doc.components.responses.Conflict.content['application/json'].example).toMatchObject({ status: false, code: 'CONFLICT' });
+    expect(doc.webhooks['lead.created'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
     expect(Object.keys(responses['200'].headers)).toEqual(expect.arrayContaining(['X-Request-Id', 'RateLimit', 'X-RateLimit-Remaining']));
   });
 });

@@ -2,8 +2,9 @@ import type { Pagination } from './types.js';
 
 /**
  * Every page of a list: the first as asked (`query`), then each next one by its cursor (`after` =
- * `nextCursor`) until `nextCursor` is null. Cursor pages neither repeat nor skip an item when others write
- * while you iterate, and cost the same at any depth.
+ * `nextCursor`) until `nextCursor` is null; a list without cursors goes on by page number while `hasMore`.
+ * Cursor pages neither repeat nor skip an item when others write while you iterate, and cost the same at any
+ * depth.
  */
 export async function* pages<Q extends { after?: string; page?: number }, D extends { pagination: Pagination }>(
   fetchPage: (query: Q) => Promise<D>,
@@ -12,8 +13,10 @@ export async function* pages<Q extends { after?: string; page?: number }, D exte
   for (let next: Q | null = query; next !== null; ) {
     const data: D = await fetchPage(next);
     yield data;
-    const cursor = data.pagination.nextCursor;
-    next = cursor ? ({ ...query, page: undefined, after: cursor } as Q) : null;
+    const { nextCursor, hasMore, page } = data.pagination;
+    if (nextCursor) next = { ...query, page: undefined, after: nextCursor } as Q;
+    // A list that pages by number only (no cursor yet) still says whether more follow.
+    else next = hasMore && page !== undefined ? ({ ...query, page: page + 1 } as Q) : null;
   }
 }
 

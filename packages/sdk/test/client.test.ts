@@ -44,7 +44,7 @@ describe('requests', () => {
   });
 
   it('sends query parameters of a list and skips the undefined ones', async () => {
-    const { crm, seen } = client([page(['a'], 2, false)]);
+    const { crm, seen } = client([page(['a'], 2, null)]);
     const result = await crm.leads.list({ q: 'ada@example.com', page: 2, limit: undefined });
     expect(result.leads).toEqual([lead('a')]);
     expect(seen[0]!.url).toBe('https://crm.example.com/api/public/v1/leads?q=ada%40example.com&page=2');
@@ -171,25 +171,19 @@ describe('retries', () => {
 });
 
 describe('pagination', () => {
-  it('iterates every item of every page, fetching page after page until hasMore is false', async () => {
-    const { crm, seen } = client([page(['e', 'd'], 1, true), page(['c', 'b'], 2, true), page(['a'], 3, false)]);
+  it('iterates every item of every page, following nextCursor as after until it is null', async () => {
+    const { crm, seen } = client([page(['e', 'd'], 1, 'c1'), page(['c', 'b'], 1, 'c2'), page(['a'], 1, null)]);
     const ids: string[] = [];
     for await (const l of crm.leads.iterate({ q: 'ada', limit: 2 })) ids.push(l.id);
     expect(ids).toEqual(['e', 'd', 'c', 'b', 'a']);
-    expect(seen.map((s) => new URL(s.url).search)).toEqual(['?q=ada&limit=2&page=1', '?q=ada&limit=2&page=2', '?q=ada&limit=2&page=3']);
+    expect(seen.map((s) => new URL(s.url).search)).toEqual(['?q=ada&limit=2', '?q=ada&limit=2&after=c1', '?q=ada&limit=2&after=c2']);
   });
 
-  it('skips an item repeated at a page boundary when a lead was created during the iteration', async () => {
-    const { crm } = client([page(['e', 'd'], 1, true), page(['d', 'c'], 2, true), page(['b', 'a'], 3, false)]);
-    const ids: string[] = [];
-    for await (const l of crm.leads.iterate()) ids.push(l.id);
-    expect(ids).toEqual(['e', 'd', 'c', 'b', 'a']);
-  });
-
-  it('yields whole pages, starting at the page asked for', async () => {
-    const { crm } = client([page(['c'], 3, true), page(['b'], 4, false)]);
+  it('starts at the page asked for, then switches to cursors (no page number is sent again)', async () => {
+    const { crm, seen } = client([page(['c'], 3, 'c4'), page(['b'], 1, null)]);
     const pages = [];
-    for await (const p of crm.leads.pages({ page: 3 })) pages.push(p.pagination.page);
-    expect(pages).toEqual([3, 4]);
+    for await (const p of crm.leads.pages({ page: 3 })) pages.push(p.leads.map((l) => l.id));
+    expect(pages).toEqual([['c'], ['b']]);
+    expect(seen.map((s) => new URL(s.url).search)).toEqual(['?page=3', '?after=c4']);
   });
 });

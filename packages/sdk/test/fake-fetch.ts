@@ -37,4 +37,5 @@ export const apiError = (status: number, code: string, extra: Record<string, unk
 });
 
 export const lead = (id: string) => ({ id, name: `Lead ${id}` });
-export const page = (ids: string[], p: number, hasMore: boolean) => ok({ leads: ids.map(lead), pagination: { page: p, limit: ids.length, total: 99, totalPages: hasMore ? p + 1 : p, hasMore } });
+export const page = (ids: string[], p: number, nextCursor: string | null) =>
+  ok({ leads: ids.map(lead), pagination: { page: p, limit: ids.length, total: 99, totalPages: nextCursor ? p + 1 : p, hasMore: nextCursor !== null, nextCursor } });

@@ -1,3 +1,4 @@
+import { eventually } from '../helpers/receiver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -39,12 +40,14 @@ describe.each(kinds)('externalId on $list', ({ path, key, list, body }) => {
     expect(renamed.body.data[key].externalId).toBe(`${key}-1b`);
     const cleared = await call(t.app, 'PATCH', `${path}/${item.id}`, { auth: s.auth, body: { externalId: null } });
     expect(cleared.body.data[key].externalId).toBeNull();
-    const feed = (await call(t.app, 'GET', '/events?limit=1000', { auth: s.auth })).body.data.events.filter((e: { data: { id: string } }) => e.data.id === item.id);
-    expect(feed.map((e: { data: { changes: unknown } }) => e.data.changes)).toEqual([
-      expect.objectContaining({ after: expect.objectContaining({ externalId: `${key}-1` }) }),
-      { before: { externalId: `${key}-1` }, after: { externalId: `${key}-1b` } },
-      { before: { externalId: `${key}-1b` }, after: { externalId: null } },
-    ]);
+    await eventually(async () => {
+      const feed = (await call(t.app, 'GET', '/events?limit=1000', { auth: s.auth })).body.data.events.filter((e: { data: { id: string } }) => e.data.id === item.id);
+      expect(feed.map((e: { data: { changes: unknown } }) => e.data.changes)).toEqual([
+        expect.objectContaining({ after: expect.objectContaining({ externalId: `${key}-1` }) }),
+        { before: { externalId: `${key}-1` }, after: { externalId: `${key}-1b` } },
+        { before: { externalId: `${key}-1b` }, after: { externalId: null } },
+      ]);
+    }, 20_000, 50);
   });
 
   it('is unique in the organization, the trash included: 409 EXTERNAL_ID_TAKEN on create and PATCH; free again once purged', async () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../helpers/receiver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -44,11 +45,13 @@ describe('camelCase field keys', () => {
     expect(patched.body.data.record.visitDate).toBe('2026-03-05T00:00:00.000Z');
     const found = await call(t.app, 'GET', '/objects/visits/records?q=garden', { auth: a.auth });
     expect(found.body.data.records.map((r: { id: string }) => r.id)).toEqual([id]);
-    const events = (await call(t.app, 'GET', '/events?types=record.created,record.updated', { auth: a.auth })).body.data.events.filter((e: { data: { id: string } }) => e.data.id === id);
-    expect(events.map((e: { data: { changes: unknown } }) => e.data.changes)).toEqual([
-      { before: {}, after: { visitDate: '2026-03-01T00:00:00.000Z', contactEmail: '[encrypted]', room_count: 3, visitNotes: 'garden view' } },
-      { before: { visitDate: '2026-03-01T00:00:00.000Z' }, after: { visitDate: '2026-03-05T00:00:00.000Z' } },
-    ]);
+    await eventually(async () => {
+      const events = (await call(t.app, 'GET', '/events?types=record.created,record.updated', { auth: a.auth })).body.data.events.filter((e: { data: { id: string } }) => e.data.id === id);
+      expect(events.map((e: { data: { changes: unknown } }) => e.data.changes)).toEqual([
+        { before: {}, after: { visitDate: '2026-03-01T00:00:00.000Z', contactEmail: '[encrypted]', room_count: 3, visitNotes: 'garden view' } },
+        { before: { visitDate: '2026-03-01T00:00:00.000Z' }, after: { visitDate: '2026-03-05T00:00:00.000Z' } },
+      ]);
+    }, 20_000, 50);
   });
 
   it('the organization\'s OpenAPI document types the camelCase property', async () => {

@@ -1,3 +1,4 @@
+import { eventually } from '../helpers/receiver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
@@ -58,9 +59,11 @@ describe('POST /notes', () => {
     const secret = 'the-door-code-is-4711';
     const note = (await addNote(a, { target: { object: 'lead', id: leadId }, body: secret })).body.data.note;
     expect(await databaseText(t)).not.toContain(secret);
-    const events = (await call(t.app, 'GET', '/events?types=note.created', { auth: a.auth })).body.data.events;
-    const created = events.find((e: { data: { id: string } }) => e.data.id === note.id);
-    expect(created.data).toMatchObject({ object: 'note', id: note.id, changes: { before: {}, after: { target: { object: 'lead', id: leadId }, body: '[encrypted]' } } });
+    await eventually(async () => {
+      const events = (await call(t.app, 'GET', '/events?types=note.created', { auth: a.auth })).body.data.events;
+      const created = events.find((e: { data: { id: string } }) => e.data.id === note.id);
+      expect(created.data).toMatchObject({ object: 'note', id: note.id, changes: { before: {}, after: { target: { object: 'lead', id: leadId }, body: '[encrypted]' } } });
+    }, 20_000, 50);
   });
 });
 
@@ -83,10 +86,12 @@ describe('GET, PATCH, DELETE /notes', () => {
     expect((await call(t.app, 'POST', `/notes/${second.id}/restore`, { auth: a.auth })).body.data.note.deletedAt).toBeNull();
     expect((await call(t.app, 'DELETE', `/notes/${second.id}?permanent=true`, { auth: a.auth })).status).toBe(200);
     expectError(await call(t.app, 'POST', `/notes/${second.id}/restore`, { auth: a.auth }), 404, 'NOT_FOUND');
-    const types = (await call(t.app, 'GET', '/events?types=note.created,note.updated,note.deleted,note.restored,note.purged', { auth: a.auth })).body.data.events
-      .filter((e: { data: { id: string } }) => e.data.id === first.id || e.data.id === second.id)
-      .map((e: { type: string }) => e.type);
-    expect(types).toEqual(['note.created', 'note.created', 'note.updated', 'note.deleted', 'note.restored', 'note.purged']);
+    await eventually(async () => {
+      const types = (await call(t.app, 'GET', '/events?types=note.created,note.updated,note.deleted,note.restored,note.purged', { auth: a.auth })).body.data.events
+        .filter((e: { data: { id: string } }) => e.data.id === first.id || e.data.id === second.id)
+        .map((e: { type: string }) => e.type);
+      expect(types).toEqual(['note.created', 'note.created', 'note.updated', 'note.deleted', 'note.restored', 'note.purged']);
+    }, 20_000, 50);
   });
 
   it('the change feed shows note.* to notes:read and task.* to tasks:read, each without the other resources', async () => {
@@ -97,8 +102,10 @@ describe('GET, PATCH, DELETE /notes', () => {
       const key = await addKey(t.ctx, a.orgId, scopes);
       return new Set((await call(t.app, 'GET', '/events?limit=1000', { auth: key.auth })).body.data.events.map((e: { type: string }) => e.type.split('.')[0]));
     };
-    expect(await typesFor(['notes:read'])).toEqual(new Set(['note']));
-    expect(await typesFor(['tasks:read'])).toEqual(new Set(['task']));
+    await eventually(async () => {
+      expect(await typesFor(['notes:read'])).toEqual(new Set(['note']));
+      expect(await typesFor(['tasks:read'])).toEqual(new Set(['task']));
+    }, 20_000, 50);
     const leadsOnly = await addKey(t.ctx, a.orgId, ['leads:read']);
     expectError(await call(t.app, 'GET', '/events?types=note.created', { auth: leadsOnly.auth }), 403, 'INSUFFICIENT_SCOPE');
   });

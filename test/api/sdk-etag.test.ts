@@ -1,8 +1,8 @@
-import { createClient, CrmApiError, etagOf, type CrmClient } from '@crm/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { listen } from '../helpers/mcp.js';
+import { CrmApiError, etagOf, type CrmClient } from '@crm/sdk';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/test-app.js';
+import type { Seeded } from '../helpers/seed.js';
+import { useSdkApp } from '../helpers/sdk.js';
 
 /** The SDK's ETag helpers against the real server: etagOf, ifMatch on writes, getIfChanged. */
 describe('SDK optimistic concurrency', () => {
@@ -10,13 +10,8 @@ describe('SDK optimistic concurrency', () => {
   let s: Seeded;
   let crm: CrmClient;
 
-  beforeAll(async () => {
-    t = await buildTestApp();
-    s = await seedOrg(t.ctx);
-    crm = createClient({ baseUrl: await listen(t), apiKey: s.key });
-  });
-  afterAll(async () => {
-    await t?.close();
+  useSdkApp((app) => {
+    ({ t, s, crm } = app);
   });
 
   it('a lost update is refused: the second writer gets 412 with the current lead, tagged, and retries with its tag', async () => {

@@ -1,8 +1,8 @@
-import { createClient, type CrmClient } from '@crm/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { listen } from '../helpers/mcp.js';
+import type { CrmClient } from '@crm/sdk';
+import { describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/test-app.js';
+import type { Seeded } from '../helpers/seed.js';
+import { useSdkApp } from '../helpers/sdk.js';
 import { call } from '../helpers/http.js';
 
 /** client.notes, client.tasks and client.timeline against the running app. */
@@ -11,14 +11,9 @@ describe('SDK notes, tasks and timeline', () => {
   let s: Seeded;
   let crm: CrmClient;
 
-  beforeAll(async () => {
-    t = await buildTestApp();
-    s = await seedOrg(t.ctx);
-    crm = createClient({ baseUrl: await listen(t), apiKey: s.key });
+  useSdkApp(async (app) => {
+    ({ t, s, crm } = app);
     await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'visits', name: 'Visits', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
-  });
-  afterAll(async () => {
-    await t?.close();
   });
 
   it('notes and tasks on a deal, then its whole timeline by cursor iteration', async () => {

@@ -203,5 +203,5 @@ describe('passwords', () => {
     await memberPage.goto('/admin');
     expect(new URL(memberPage.url()).pathname).toBe('/admin/sign-in');
     await expectSignInRefused(memberPage, member.email, 'given by the admin');
-  });
+  }, 90_000);
 });

@@ -13,9 +13,10 @@ describe('/docs', () => {
   it('renders the reference with no console error (no CSP violation) and nothing fetched off-site', async () => {
     const { page } = await live.newPage();
     await page.goto('/docs');
-    await page.locator('.opblock').first().waitFor();
+    // Swagger UI lays out the whole document (≈ 370 kB, 109 operations) before it shows the first operation.
+    await page.locator('.opblock').first().waitFor({ timeout: 40_000 });
     await page.locator('.opblock-summary').first().click();
     await page.locator('.opblock-body').first().waitFor();
     live.expectCleanPages();
-  });
+  }, 60_000);
 });

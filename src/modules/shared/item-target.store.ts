@@ -1,6 +1,12 @@
 import type { Executor } from '../../db/database.js';
 import { inView } from '../../db/trash.js';
-import type { ItemTarget } from './item-target.js';
+
+/** The item a note or task is about, as stored (the same shape as the API's ItemTarget, which validates it). */
+export interface ItemTarget {
+  object: 'lead' | 'account' | 'deal' | 'record';
+  id: string;
+  objectSlug?: string;
+}
 
 const TABLE_OF = { lead: 'leads', account: 'accounts', deal: 'deals' } as const;
 

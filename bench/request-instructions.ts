@@ -13,10 +13,12 @@ import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.servi
  * else the machine is doing. Run under `valgrind --tool=callgrind` (see docs/performance.md); for each scenario
  * (`GET /leads/{id}`, then `POST /leads` with a new person each) it warms up, zeroes callgrind's counters, makes
  * N requests through the app in this process (`app.inject`: no socket) and dumps the counters: one dump file per
- * scenario, whose total divided by N is one request. Argument: N (default 1,000).
+ * scenario, whose total divided by N is one request. Arguments: N (default 1,000), then the warm-up's length
+ * (default 3,000: after a few hundred requests V8 is still compiling the hot paths, and a build whose code is
+ * optimized later counts the unoptimized code's inline-cache misses, not its steady cost).
  */
 const N = Number(process.argv[2] ?? 1_000);
-const WARMUP = 300;
+const WARMUP = Number(process.argv[3] ?? 3_000);
 
 // Under valgrind the app takes minutes to start: watchdog timers (Fastify's 10 s plugin timeout, periodic jobs)
 // would fire and, in the measured phase, add work that depends on the wall clock. Long timers are held off.

@@ -53,7 +53,7 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect(due.tasks.map((x: { title: string }) => x.title)).toEqual(['2027-01-15', '2027-03-01']);
     expect((await callOk(client, 'list_users', { role: 'admin', sort: 'name' })).users.every((u: { role: string }) => u.role === 'admin')).toBe(true);
     const { errors } = await callError(client, 'search_tasks', { sort: 'priority' }, 'VALIDATION_FAILED');
-    expect(errors[0].field).toBe('sort');
+    expect(errors[0]!.field).toBe('sort');
   });
 
   it('refuses bad input with the REST messages, and a timeline without the item\'s read scope', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { findReminder } from '../../src/modules/objects/reminders.store.js';
+import { runDueReminders } from '../../src/modules/objects/reminders.service.js';
 import { purgeExpiredTrash } from '../../src/modules/shared/trash-purge.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -74,7 +75,15 @@ describe('notes and tasks follow their item into the trash and back', () => {
     expect(await idsOf(`/tasks?targetId=${lead}`, 'tasks')).toEqual([]);
     expect(await idsOf('/tasks?sort=dueDate', 'tasks')).not.toContain(task);
 
+    // The task's reminder (09:00 UTC on 2026-06-10) waits while the task is hidden, and fires once it is back.
+    clock.set('2026-06-10T10:00:00.000Z');
+    await runDueReminders(t.ctx);
+    expect(await typesOf(task)).toEqual(['task.created']);
+
     expect((await call(t.app, 'POST', `/leads/${lead}/restore`, { auth: a.auth })).status).toBe(200);
+    await runDueReminders(t.ctx);
+    expect(await typesOf(task)).toEqual(['task.created', 'task.due']);
+    clock.set('2026-06-01T10:00:00.000Z');
     expect((await call(t.app, 'GET', `/notes/${note}`, { auth: a.auth })).body.data.note.body).toBe('Met at the fair');
     expect(await idsOf(`/notes?targetId=${lead}`, 'notes')).toEqual([note]);
     expect(await idsOf(`/tasks?targetId=${lead}`, 'tasks')).toEqual([task]);

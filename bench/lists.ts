@@ -7,6 +7,7 @@ import { encodeListCursor } from '../src/lib/list-cursor.js';
 import { createOrganization } from '../src/modules/orgs/orgs.service.js';
 import { insertLeads, type StoredLead } from '../src/modules/leads/leads.store.js';
 import { listLeads } from '../src/modules/leads/leads.service.js';
+import { listTasks } from '../src/modules/tasks/tasks.service.js';
 import { createObject } from '../src/modules/objects/objects.service.js';
 import { findObject } from '../src/modules/objects/objects.store.js';
 import { insertRecords } from '../src/modules/objects/records.store.js';
@@ -27,6 +28,7 @@ export async function runListsBench(opts: { dialect: Dialect; leads: number; rec
     console.log('|---|---|---|---|---|---|');
     await leadsCase(ctx, opts);
     await recordsCase(ctx, opts);
+    await tasksCase(ctx, { tasks: Math.max(1_000, Math.floor(opts.leads / 5)), runs: opts.runs });
   } finally {
     await drop();
   }
@@ -114,4 +116,41 @@ async function recordsCase(ctx: AppContext, opts: { records: number; runs: numbe
   row('records, same filter, next cursor page', opts.records, await sample(opts.runs, () => list({ ...month(0), after: first.pagination.nextCursor })), 'p95 < 50 ms');
   row('records, filter[score]=<value> (page 1, with count)', opts.records, await sample(opts.runs, (i) => list({ 'filter[score]': String(i % 1000) })), '');
   row('records, sort=visit_date (page 1, with count)', opts.records, await sample(Math.min(opts.runs, 20), () => list({ sort: 'visit_date' })), '');
+}
+
+/**
+ * Cursor pages of tasks (migration 0022) at spread depths: by due day (an expression index, undated last), newest
+ * first, and one assignee's tasks newest first. A fifth of the tasks have no due day; four users share them.
+ */
+async function tasksCase(ctx: AppContext, opts: { tasks: number; runs: number }) {
+  const org = await createOrganization(ctx, { name: 'Tasks bench', timezone: 'UTC' });
+  const rand = prng(13);
+  const base = Date.UTC(2025, 0, 1);
+  const assignees = ['a0', 'a1', 'a2', 'a3'].map((a) => `${a}${'0'.repeat(22)}`);
+  for (let i = 0; i < opts.tasks; i += 1_000) {
+    const rows = Array.from({ length: Math.min(1_000, opts.tasks - i) }, (_, k) => {
+      const at = new Date(base + (i + k) * 1000).toISOString();
+      const due = rand() < 0.2 ? null : new Date(base + Math.floor(rand() * 3 * 365) * 86_400_000).toISOString().slice(0, 10);
+      return { id: newId(), organization_id: org.id, title: `task ${i + k}`, due_date: due, assignee_id: assignees[(i + k) % 4]!, status: 'open', created_at: at, updated_at: at };
+    });
+    await ctx.database.db.insertInto('tasks').values(rows).execute();
+  }
+  if (ctx.database.dialect === 'postgres') await sql`vacuum analyze tasks`.execute(ctx.database.db);
+  const depths = Array.from({ length: 20 }, (_, i) => Math.floor(((i + 0.5) / 20) * (opts.tasks - 30)));
+  const cursorsOf = async (sort: string, key: string, order: string, where = sql``, scale = 1) => {
+    const cursors: string[] = [];
+    for (const depth of depths) {
+      const { rows } = await sql<{ v: string; seq: number }>`select ${sql.raw(key)} as v, seq from tasks where organization_id = ${org.id} and deleted_at is null ${where} order by ${sql.raw(order)} limit 1 offset ${Math.floor(depth / scale)}`.execute(ctx.database.db);
+      cursors.push(encodeListCursor({ sort, value: rows[0]!.v, seq: Number(rows[0]!.seq) }));
+    }
+    return cursors;
+  };
+  const due = await cursorsOf('dueDate', "coalesce(due_date, '9999-12-31')", "coalesce(due_date, '9999-12-31') asc, seq asc");
+  const newest = await cursorsOf('-createdAt', 'created_at', 'created_at desc, seq desc');
+  const mine = await cursorsOf('-createdAt', 'created_at', 'created_at desc, seq desc', sql`and assignee_id = ${assignees[0]!}`, assignees.length);
+  const page = (query: Record<string, unknown>) => listTasks(ctx, org, { page: 1, limit: 25, ...query } as never);
+  row('tasks, offset page 2,000 by due day (with count)', opts.tasks, await sample(Math.min(opts.runs, 20), () => page({ sort: 'dueDate', page: 2_000 })), 'reported');
+  row('tasks, cursor page at 20 depths, sort=dueDate', opts.tasks, await sample(opts.runs, (i) => page({ sort: 'dueDate', after: due[i % due.length] })), 'p95 < 5 ms');
+  row('tasks, cursor page at 20 depths, -createdAt', opts.tasks, await sample(opts.runs, (i) => page({ after: newest[i % newest.length] })), 'p95 < 5 ms');
+  row("tasks, one assignee's cursor page at 20 depths", opts.tasks, await sample(opts.runs, (i) => page({ assigneeId: assignees[0], after: mine[i % mine.length] })), 'p95 < 5 ms');
 }

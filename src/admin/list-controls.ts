@@ -4,8 +4,9 @@ import { queryText } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
- * The console lists' order and creation-date filter (leads, accounts, deals): the API's `sort` and
- * `createdAfter`/`createdBefore`, chosen in the search form and kept by the pager. Days are UTC days.
+ * The console lists' order and creation-date filter (leads, accounts, the deals table, records): the API's
+ * `sort` and `createdAfter`/`createdBefore`, chosen in the search form and kept by the pager. Days are UTC
+ * days. Each list offers the orders its API takes (records have no name, but their date and number fields).
  */
 
 export const CONSOLE_SORTS: readonly Option[] = [
@@ -15,6 +16,9 @@ export const CONSOLE_SORTS: readonly Option[] = [
   { value: 'name', label: 'Name A–Z' },
   { value: '-name', label: 'Name Z–A' },
 ];
+
+/** The orders of lists whose items have no name. */
+export const TIME_CONSOLE_SORTS: readonly Option[] = CONSOLE_SORTS.filter((o) => !o.value.endsWith('name'));
 
 export interface ListControls {
   sort: string;
@@ -42,9 +46,9 @@ export function listControlsQuery(c: ListControls): { sort?: string; createdAfte
 /** The pager's query parameters for the controls. */
 export const listControlsParams = (c: ListControls) => ({ sort: c.sort || undefined, from: c.from || undefined, to: c.to || undefined });
 
-export function listControls(c: ListControls, errors: { field: string; message: string }[] = []): SafeHtml {
+export function listControls(c: ListControls, errors: { field: string; message: string }[] = [], sorts: readonly Option[] = CONSOLE_SORTS): SafeHtml {
   const error = (f: string) => errors.find((e) => e.field === f)?.message;
-  return html`${selectField({ name: 'sort', label: 'Order', value: c.sort || '-createdAt', options: CONSOLE_SORTS, error: error('sort'), markOptional: false })}
+  return html`${selectField({ name: 'sort', label: 'Order', value: c.sort || '-createdAt', options: sorts, error: error('sort'), markOptional: false })}
   ${textField({ name: 'from', label: 'Created from', type: 'date', value: c.from, error: error('createdAfter'), markOptional: false })}
   ${textField({ name: 'to', label: 'Created to', type: 'date', value: c.to, error: error('createdBefore'), markOptional: false })}`;
 }

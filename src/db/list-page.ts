@@ -21,6 +21,11 @@ export interface SortKey {
   nullable?: boolean;
   /** The type of the sort value: a cursor holding another is refused before it reaches the query. */
   valueType: 'string' | 'number';
+  /**
+   * The key is an expression (an expression index serves it): SQLite ranges such an index on a plain
+   * comparison but not on a row value, so the position also bounds the key alone.
+   */
+  expression?: boolean;
 }
 
 /** The key of a column sort named as the API names it: `-createdAt` → `created_at desc`. */
@@ -45,7 +50,10 @@ export function afterPosition(key: SortKey, p: ListPosition): Expression<SqlBool
   const beyond = sql.raw(key.descending ? '<' : '>');
   const seqBeyond = sql<SqlBool>`${key.seq} ${beyond} ${p.seq}`;
   // A row-value comparison: both databases turn it into one range of the (scope, key, seq) index.
-  if (!key.nullable) return sql<SqlBool>`(${key.expr}, ${key.seq}) ${beyond} (${p.value}, ${p.seq})`;
+  if (!key.nullable) {
+    const rows = sql<SqlBool>`(${key.expr}, ${key.seq}) ${beyond} (${p.value}, ${p.seq})`;
+    return key.expression ? sql<SqlBool>`(${key.expr} ${sql.raw(key.descending ? '<=' : '>=')} ${p.value} and ${rows})` : rows;
+  }
   // Nulls come first ascending, last descending.
   if (p.value === null) return key.descending ? sql<SqlBool>`(${key.expr} is null and ${seqBeyond})` : sql<SqlBool>`(${key.expr} is not null or ${seqBeyond})`;
   const tail = key.descending ? sql`or ${key.expr} is null` : sql``;

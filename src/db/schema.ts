@@ -211,6 +211,8 @@ export interface NotesTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** When the item it is on went to the trash (the note is hidden with it); null while that item is live. */
+  target_deleted_at: TrashedAt;
 }
 
 export interface TasksTable {
@@ -229,6 +231,8 @@ export interface TasksTable {
   created_at: string;
   updated_at: string;
   deleted_at: TrashedAt;
+  /** As on notes: the trash time of the task's target, null while it is live (or the task has none). */
+  target_deleted_at: TrashedAt;
 }
 
 export interface TaskRemindersTable {

@@ -17,10 +17,17 @@ export type TrashTable = 'leads' | 'accounts' | 'deals' | 'records' | 'notes' | 
  */
 export function inView(table: string, view: TrashView): Expression<SqlBool> {
   const column = sql.ref(`${table}.deleted_at`);
-  if (view === 'live') return sql<SqlBool>`${column} is null`;
-  if (view === 'trash') return sql<SqlBool>`${column} is not null`;
-  return sql<SqlBool>`1 = 1`;
+  if (view === 'any') return sql<SqlBool>`1 = 1`;
+  const own = view === 'live' ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
+  return ATTACHED_TABLES.has(table) ? sql<SqlBool>`${own} and ${sql.ref(`${table}.target_deleted_at`)} is null` : own;
 }
+
+/**
+ * Notes and tasks follow the item they are on: while it is in the trash they are hidden from both views
+ * (its restore brings them back as they were, its purge removes them). Their list indexes (migration 0022)
+ * are built on this predicate.
+ */
+const ATTACHED_TABLES = new Set(['notes', 'tasks']);
 
 /**
  * The same predicate for a query that an index on another column answers best (an exact e-mail or phone

@@ -12,6 +12,8 @@ import { PageQuery, type PageRequest } from './pagination.js';
 /** The sorts of leads, accounts and deals. Records take createdAt/updatedAt and their date and number fields. */
 export const NAMED_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt', '-name', 'name'] as const;
 export const DEFAULT_SORT = '-createdAt';
+/** The sorts of lists whose items have no name (notes; tasks add their due day). */
+export const TIME_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt'] as const;
 
 const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description }));
 

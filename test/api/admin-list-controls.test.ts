@@ -5,7 +5,10 @@ import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 import { addConsoleUser, get, signIn, type ConsoleSession } from '../helpers/admin.js';
 
-/* The console's order and creation-date controls on the leads and accounts lists (the API's sort and createdAfter/Before). */
+/*
+ * The console's order and creation-date controls on the leads, accounts and deals lists and on an object's records
+ * (the API's sort and createdAfter/Before), and the status, due and order controls of My tasks.
+ */
 
 const clock = new ManualClock('2026-05-01T10:00:00.000Z');
 let t: TestApp;
@@ -17,7 +20,7 @@ beforeAll(async () => {
   a = await seedOrg(t.ctx);
   for (const [name, day] of [['Bravo', '2026-05-01'], ['Alpha', '2026-05-02'], ['Charlie', '2026-05-03']] as const) {
     clock.set(`${day}T10:00:00.000Z`);
-    for (const path of ['/leads', '/accounts']) expect((await call(t.app, 'POST', path, { auth: a.auth, body: { name } })).status).toBe(201);
+    for (const path of ['/leads', '/accounts', '/deals']) expect((await call(t.app, 'POST', path, { auth: a.auth, body: { name } })).status).toBe(201);
   }
   s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Clara Console' }));
 });
@@ -25,14 +28,18 @@ afterAll(() => t.close());
 
 const order = (body: string, names: string[]) => names.map((n) => body.indexOf(`>${n}<`));
 
-describe.each(['leads', 'accounts'])('console %s list', (list) => {
+/** Each name is on the page, in this order. */
+function expectInOrder(body: string, names: string[]): void {
+  const at = order(body, names);
+  expect(at[0]).toBeGreaterThan(0);
+  expect(at).toEqual([...at].sort((x, y) => x - y));
+}
+
+describe.each(['leads', 'accounts', 'deals'])('console %s list', (list) => {
   it('orders by the chosen sort and keeps it in the pager', async () => {
     const byName = await get(t.app, `/admin/data/${list}?sort=name`, s.cookie);
     expect(byName.status).toBe(200);
-    const [alpha, bravo, charlie] = order(byName.body, ['Alpha', 'Bravo', 'Charlie']);
-    expect(alpha).toBeGreaterThan(0);
-    expect(alpha).toBeLessThan(bravo!);
-    expect(bravo).toBeLessThan(charlie!);
+    expectInOrder(byName.body, ['Alpha', 'Bravo', 'Charlie']);
     expect(byName.body).toContain('value="name" selected');
     const newest = await get(t.app, `/admin/data/${list}`, s.cookie);
     const [a2, , c2] = order(newest.body, ['Alpha', 'Bravo', 'Charlie']);
@@ -50,5 +57,58 @@ describe.each(['leads', 'accounts'])('console %s list', (list) => {
   it('answers 400 with the form for an unknown sort', async () => {
     const res = await get(t.app, `/admin/data/${list}?sort=seq`, s.cookie);
     expect(res.status).toBe(400);
+  });
+});
+
+describe('console records list', () => {
+  beforeAll(async () => {
+    const fields = [{ key: 'title', label: 'Title', type: 'text' }, { key: 'visitOn', label: 'Visit on', type: 'date' }];
+    expect((await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'visits', name: 'Visits', fields } })).status).toBe(201);
+    for (const [title, day, visitOn] of [['Bravo', '2026-05-01', '2026-07-03'], ['Alpha', '2026-05-02', '2026-07-01'], ['Charlie', '2026-05-03', '2026-07-02']] as const) {
+      clock.set(`${day}T12:00:00.000Z`);
+      expect((await call(t.app, 'POST', '/objects/visits/records', { auth: a.auth, body: { title, visitOn } })).status).toBe(201);
+    }
+  });
+
+  it('orders by creation or by a date field, filters by creation day, keeps both in the pager, and refuses a name order', async () => {
+    const byVisit = await get(t.app, '/admin/data/objects/visits?sort=visitOn', s.cookie);
+    expect(byVisit.status).toBe(200);
+    expectInOrder(byVisit.body, ['Alpha', 'Charlie', 'Bravo']);
+    expect(byVisit.body).toContain('value="visitOn" selected');
+    expect(byVisit.body).not.toContain('value="name"');
+    const day = await get(t.app, '/admin/data/objects/visits?from=2026-05-02&to=2026-05-02', s.cookie);
+    expect(day.body).toContain('>Alpha<');
+    expect(day.body).not.toContain('>Bravo<');
+    expect((await get(t.app, '/admin/data/objects/visits?sort=name', s.cookie)).status).toBe(400);
+  });
+});
+
+describe('console My tasks', () => {
+  it('filters by status and due day and orders by due day', async () => {
+    // Today is 2026-05-03 on the clock (UTC organization).
+    const mine = { assigneeId: s.userId };
+    for (const body of [
+      { title: 'Late one', dueDate: '2026-04-25', ...mine },
+      { title: 'This week', dueDate: '2026-05-05', ...mine },
+      { title: 'Next month', dueDate: '2026-06-10', ...mine },
+      { title: 'Finished', dueDate: '2026-05-04', status: 'done', ...mine },
+    ]) {
+      expect((await call(t.app, 'POST', '/tasks', { auth: a.auth, body })).status).toBe(201);
+    }
+    const open = await get(t.app, '/admin/data/tasks?sort=dueDate', s.cookie);
+    expect(open.status).toBe(200);
+    expectInOrder(open.body, ['Late one', 'This week', 'Next month']);
+    expect(open.body).not.toContain('>Finished<');
+    const overdue = await get(t.app, '/admin/data/tasks?due=overdue', s.cookie);
+    expect(overdue.body).toContain('>Late one<');
+    expect(overdue.body).not.toContain('>This week<');
+    const soon = await get(t.app, '/admin/data/tasks?due=week&status=all', s.cookie);
+    expect(soon.body).toContain('>This week<');
+    expect(soon.body).toContain('>Finished<');
+    expect(soon.body).not.toContain('>Next month<');
+    const done = await get(t.app, '/admin/data/tasks?status=done', s.cookie);
+    expect(done.body).toContain('>Finished<');
+    expect(done.body).not.toContain('>Late one<');
+    expect((await get(t.app, '/admin/data/tasks?status=done&due=overdue', s.cookie)).status).toBe(400);
   });
 });

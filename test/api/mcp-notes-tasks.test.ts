@@ -6,7 +6,7 @@ import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
-/** add_note, create_task, complete_task, search_tasks and get_timeline over Streamable HTTP. */
+/** add_note, create_task, complete_task, list_notes, search_tasks, list_users and get_timeline over Streamable HTTP. */
 describe('MCP notes, tasks and timeline tools', () => {
   let t: TestApp;
   let origin: string;
@@ -39,6 +39,21 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect(timeline.pagination.nextCursor).toEqual(expect.any(String));
     const rest = await callOk(client, 'get_timeline', { object: 'lead', id: lead, after: timeline.pagination.nextCursor });
     expect([...timeline.timeline, ...rest.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['event', 'note', 'task']);
+  });
+
+  it('list_notes, search_tasks and list_users take the filters, sort and cursors of their lists', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Cy' } })).body.data.lead.id;
+    const notes = [];
+    for (const body of ['first', 'second', 'third']) notes.push((await callOk(client, 'add_note', { target: { object: 'lead', id: lead }, body })).note.id);
+    const page = await callOk(client, 'list_notes', { targetId: lead, sort: 'createdAt', limit: 2 });
+    const rest = await callOk(client, 'list_notes', { targetId: lead, sort: 'createdAt', limit: 2, after: page.pagination.nextCursor });
+    expect([...page.notes, ...rest.notes].map((n: { id: string }) => n.id)).toEqual(notes);
+    for (const dueDate of ['2027-03-01', '2027-01-15']) await callOk(client, 'create_task', { title: dueDate, dueDate, target: { object: 'lead', id: lead } });
+    const due = await callOk(client, 'search_tasks', { targetObject: 'lead', targetId: lead, sort: 'dueDate' });
+    expect(due.tasks.map((x: { title: string }) => x.title)).toEqual(['2027-01-15', '2027-03-01']);
+    expect((await callOk(client, 'list_users', { role: 'admin', sort: 'name' })).users.every((u: { role: string }) => u.role === 'admin')).toBe(true);
+    const { errors } = await callError(client, 'search_tasks', { sort: 'priority' }, 'VALIDATION_FAILED');
+    expect(errors[0]!.field).toBe('sort');
   });
 
   it('refuses bad input with the REST messages, and a timeline without the item\'s read scope', async () => {

@@ -5,7 +5,7 @@ import type { Seeded } from '../helpers/seed.js';
 import { useSdkApp } from '../helpers/sdk.js';
 import { call } from '../helpers/http.js';
 
-/** client.notes, client.tasks and client.timeline against the running app. */
+/** client.notes, client.tasks, client.users and client.timeline against the running app. */
 describe('SDK notes, tasks and timeline', () => {
   let t: TestApp;
   let s: Seeded;
@@ -31,6 +31,19 @@ describe('SDK notes, tasks and timeline', () => {
     expect(entries.map((e) => e.type).sort()).toEqual(['event', 'note', 'note', 'note', 'note', 'task']);
     expect(entries.find((e) => e.type === 'task')?.task).toMatchObject({ id: task.id, status: 'done' });
     expect((await crm.tasks.list({ status: 'done' })).tasks.map((x) => x.id)).toEqual([task.id]);
+  });
+
+  it('iterates tasks and users by cursor in any sort, with their filters', async () => {
+    for (const dueDate of ['2027-02-01', '2027-01-01', undefined]) await crm.tasks.create({ title: `due ${dueDate ?? 'never'}`, ...(dueDate ? { dueDate } : {}) });
+    const titles: string[] = [];
+    for await (const x of crm.tasks.iterate({ status: 'open', sort: 'dueDate', limit: 1, createdAfter: '2020-01-01T00:00:00Z' })) titles.push(x.title);
+    expect(titles.filter((title) => title.startsWith('due '))).toEqual(['due 2027-01-01', 'due 2027-02-01', 'due never']);
+    const pages = [];
+    for await (const page of crm.tasks.pages({ sort: 'dueDate', limit: 1 })) pages.push(page.pagination);
+    expect(pages.slice(1).every((p) => p.total === undefined)).toBe(true);
+    const users = [];
+    for await (const u of crm.users.iterate({ sort: 'name', active: true, limit: 1 })) users.push(u.id);
+    expect(users).toContain(s.userId);
   });
 
   it('reads a record\'s timeline by its object\'s slug, and trashes and restores a task', async () => {

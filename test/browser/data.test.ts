@@ -81,6 +81,19 @@ describe('deals', () => {
     expect(events.at(-1)).toMatchObject({ type: 'deal.stage_changed', data: { actor: { type: 'USER', id: userId, channel: 'UI' } } });
   });
 
+  it('orders the table by name with the list controls, and keeps the order while filtering', async () => {
+    await page.goto('/admin/data/deals');
+    await page.getByLabel('Order').selectOption('name');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/sort=name/);
+    expect(await names()).toEqual(['Forty seats', 'Mainframe upgrade', 'Pilot']);
+    await page.getByLabel('Stage').selectOption('proposal');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/stage=proposal/);
+    expect(await names()).toEqual(['Mainframe upgrade']);
+    expect(await page.getByLabel('Order').inputValue()).toBe('name');
+  });
+
   it('creates a deal with the API\'s amount message next to the field', async () => {
     await page.goto('/admin/data/deals/new');
     await page.getByLabel('Name', { exact: true }).fill('Exact amounts');
@@ -94,5 +107,25 @@ describe('deals', () => {
     await page.waitForURL(/notice=created/);
     expect(await page.locator('.details').textContent()).toContain('12.3456 EUR');
     expect(await page.locator('.details').textContent()).toContain('30 Jun 2026');
+  });
+});
+
+describe('my tasks', () => {
+  it('shows the overdue ones, then the done ones, with the status and due controls', async () => {
+    for (const body of [{ title: 'Long overdue', dueDate: '2020-01-01' }, { title: 'Far ahead', dueDate: '2099-01-01' }, { title: 'Already done', status: 'done' }]) {
+      await api('/tasks', { ...body, assigneeId: userId });
+    }
+    const titles = () => page.locator('tbody td:first-child').allTextContents();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'My tasks' }).click();
+    expect((await titles()).sort()).toEqual(['Far ahead', 'Long overdue']);
+    await page.getByLabel('Due', { exact: true }).selectOption('overdue');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/due=overdue/);
+    expect(await titles()).toEqual(['Long overdue']);
+    await page.getByLabel('Due', { exact: true }).selectOption('');
+    await page.getByLabel('Status').selectOption('done');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=done/);
+    expect(await titles()).toEqual(['Already done']);
   });
 });

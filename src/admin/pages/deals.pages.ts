@@ -10,6 +10,7 @@ import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { safeNext } from '../guard.js';
+import { listControlsOf, listControlsQuery, type ListControls } from '../list-controls.js';
 import { href, html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
 import { countByStage, newestInStage, type BoardFilter } from './board.store.js';
@@ -25,9 +26,9 @@ function readFilters(request: FastifyRequest): DealFilters {
   return { q: queryText(request, 'q').trim(), stage: queryText(request, 'stage'), ownerId: queryText(request, 'ownerId'), accountId: queryText(request, 'accountId') };
 }
 
-/** The filters as the API's query; its schema's messages are shown next to the filter inputs. */
-function listQuery(filters: DealFilters, page: number, limit: number) {
-  const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, ownerId: filters.ownerId || undefined, accountId: filters.accountId || undefined, page, limit });
+/** The filters (and the table's order and creation days) as the API's query; its schema's messages are shown next to the inputs. */
+function listQuery(filters: DealFilters, page: number, limit: number, controls?: ListControls) {
+  const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, ownerId: filters.ownerId || undefined, accountId: filters.accountId || undefined, ...(controls ? listControlsQuery(controls) : {}), page, limit });
   return { query: query as ListDealsQuery, errors: validateValue(ListDealsQuery, query, 'query') };
 }
 
@@ -103,7 +104,8 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
 async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewer, filters: DealFilters) {
   const org = viewer.organization.id;
   const db = deps.ctx.database.db;
-  const { query, errors } = listQuery(filters, queryPage(request), DEFAULT_LIMIT);
+  const controls = listControlsOf(request);
+  const { query, errors } = listQuery(filters, queryPage(request), DEFAULT_LIMIT, controls);
   const [stages, people, accountNames] = await Promise.all([getDealStages(db, org), listPeople(db, org), namesByIds(db, 'accounts', org, [filters.accountId || null])]);
   let problem: FormProblem | undefined = errors.length ? problemOf(validationFailed(errors)) : undefined;
   let result: Awaited<ReturnType<typeof listDeals>> | undefined;
@@ -119,11 +121,11 @@ async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewe
     people: new Map(people.map((p) => [p.id, p.name])),
     accounts: result ? await namesByIds(db, 'accounts', org, result.deals.map((d) => d.accountId)) : new Map<string, string>(),
   };
-  const form = dealFilterForm(DEALS_PATH, filters, { stages, people, problem, withStage: true, accountName: accountNames.get(filters.accountId) });
+  const form = dealFilterForm(DEALS_PATH, filters, { stages, people, problem, withStage: true, accountName: accountNames.get(filters.accountId), controls });
   return {
     status: problem ? 400 : 200,
     body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a>${trashLink(DEALS_PATH)}</div>
-${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}${dealsPager(filters, result.pagination)}` : ''}`,
+${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}${dealsPager(filters, result.pagination, controls)}` : ''}`,
   };
 }
 

@@ -8,6 +8,7 @@ import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
 import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
+import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
 
 export const DEALS_PATH = '/admin/data/deals';
 export const BOARD_PATH = '/admin/data/deals/board';
@@ -105,12 +106,19 @@ export function viewSwitch(current: 'table' | 'board', filters: DealFilters): Sa
   return html`<nav class="view-switch" aria-label="Deal views"><ul>${link('table', 'Table', DEALS_PATH)}${link('board', 'Board', BOARD_PATH)}</ul></nav>`;
 }
 
-export function dealFilterForm(action: string, filters: DealFilters, opts: { stages: readonly DealStage[]; people: readonly Person[]; problem?: FormProblem | undefined; withStage: boolean; accountName?: string | undefined }): SafeHtml {
+/** The filter form of the table (with its order and creation-day controls) and of the board (without: its columns keep their order). */
+export function dealFilterForm(
+  action: string,
+  filters: DealFilters,
+  opts: { stages: readonly DealStage[]; people: readonly Person[]; problem?: FormProblem | undefined; withStage: boolean; accountName?: string | undefined; controls?: ListControls },
+): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const extra = html`${opts.withStage ? selectField({ name: 'stage', label: 'Stage', value: filters.stage, error: f.stage, options: stageOptions(opts.stages), blank: 'All stages', markOptional: false }) : ''}
   ${selectField({ name: 'ownerId', label: 'Owner', value: filters.ownerId, error: f.ownerId, options: personOptions(opts.people), blank: 'Anyone', markOptional: false })}
+  ${opts.controls ? listControls(opts.controls, Object.entries(f).map(([field, message]) => ({ field, message }))) : ''}
   ${filters.accountId && opts.withStage ? html`<input type="hidden" name="accountId" value="${filters.accountId}"><p class="filter-chip">Account: ${opts.accountName ?? filters.accountId}</p>` : ''}`;
-  const active = Boolean(filters.stage || filters.ownerId || filters.accountId);
+  const c = opts.controls;
+  const active = Boolean(filters.stage || filters.ownerId || filters.accountId || (c && (c.sort || c.from || c.to)));
   return searchForm({ action, label: 'Search deals', q: filters.q, error: f.q, hint: 'Part of the deal name.', extra, active, submit: 'Filter' });
 }
 
@@ -129,9 +137,9 @@ export function dealsTable(deals: readonly Deal[], names: { stages: ReadonlyMap<
   return dataTable('Deals', ['Name', 'Stage', 'Amount', 'Account', 'Owner', 'Expected close', 'Created'], rows, 'No deals match.');
 }
 
-export function dealsPager(filters: DealFilters, pagination: Pagination): SafeHtml | '' {
+export function dealsPager(filters: DealFilters, pagination: Pagination, controls: ListControls): SafeHtml | '' {
   const { q, stage, ownerId, accountId } = filters;
-  return pager(DEALS_PATH, { q: q || undefined, stage: stage || undefined, ownerId: ownerId || undefined, accountId: accountId || undefined }, pagination);
+  return pager(DEALS_PATH, { q: q || undefined, stage: stage || undefined, ownerId: ownerId || undefined, accountId: accountId || undefined, ...listControlsParams(controls) }, pagination);
 }
 
 /**

@@ -10,6 +10,7 @@ import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
+import { listControlsOf, listControlsQuery } from '../list-controls.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { objectNames } from './names.store.js';
@@ -76,7 +77,8 @@ export const recordsModule: AdminModule = {
       const org = viewer.organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const filters = readFilters(request);
-      const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue || undefined, page: queryPage(request), limit: DEFAULT_LIMIT });
+      const controls = listControlsOf(request);
+      const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue || undefined, ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT });
       let problem: FormProblem | undefined;
       let result: Awaited<ReturnType<typeof listRecords>> | undefined;
       try {
@@ -91,8 +93,8 @@ export const recordsModule: AdminModule = {
         title: o.name,
         crumbs: ['Data'],
         status: problem ? 400 : 200,
-        body: html`<div class="toolbar">${recordFilterForm(o, filters, problem)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a>${trashLink(recordsPath(o.slug))}</div>
-${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination)}` : ''}`,
+        body: html`<div class="toolbar">${recordFilterForm(o, filters, problem, controls)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a>${trashLink(recordsPath(o.slug))}</div>
+${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination, controls)}` : ''}`,
       });
     });
 

@@ -4,6 +4,7 @@ import type { Field } from '../../modules/objects/definition.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
 import { badge, button, checkbox, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
+import { listControls, listControlsParams, TIME_CONSOLE_SORTS, type ListControls } from '../list-controls.js';
 import { dayOnly, dayTag, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
@@ -95,11 +96,18 @@ export interface RecordFilters {
   overdue: boolean;
 }
 
-export function recordFilterForm(o: CustomObject, filters: RecordFilters, problem: FormProblem | undefined): SafeHtml {
+/** The orders of an object's records: creation and change times, then each date and number field both ways. */
+function recordSorts(o: CustomObject): Option[] {
+  const sortable = o.fields.filter((field) => field.type === 'date' || field.type === 'datetime' || field.type === 'number');
+  return [...TIME_CONSOLE_SORTS, ...sortable.flatMap((field) => [{ value: field.key, label: `${field.label} ↑` }, { value: `-${field.key}`, label: `${field.label} ↓` }])];
+}
+
+export function recordFilterForm(o: CustomObject, filters: RecordFilters, problem: FormProblem | undefined, controls: ListControls): SafeHtml {
   const f = problem?.fields ?? {};
   const searchable = o.fields.some((field) => field.type === 'text' || field.type === 'long_text');
   const extra = html`${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: filters.stage, error: f.stage, options: stageOptions(o), blank: 'All stages', markOptional: false }) : ''}
-  ${dueFieldOf(o) ? checkbox({ name: 'overdue', value: 'true', label: 'Overdue only', checked: filters.overdue, error: f.overdue }) : ''}`;
+  ${dueFieldOf(o) ? checkbox({ name: 'overdue', value: 'true', label: 'Overdue only', checked: filters.overdue, error: f.overdue }) : ''}
+  ${listControls(controls, Object.entries(f).map(([field, message]) => ({ field, message })), recordSorts(o))}`;
   return searchForm({
     action: recordsPath(o.slug),
     label: `Search ${o.name}`,
@@ -107,7 +115,7 @@ export function recordFilterForm(o: CustomObject, filters: RecordFilters, proble
     error: f.q,
     hint: searchable ? 'Part of any text field.' : 'This object has no text fields to search.',
     extra,
-    active: Boolean(filters.stage || filters.overdue),
+    active: Boolean(filters.stage || filters.overdue || controls.sort || controls.from || controls.to),
     submit: 'Filter',
   });
 }
@@ -137,8 +145,8 @@ export function recordsTable(o: CustomObject, records: readonly RecordView[], op
   return dataTable(o.name, head, rows, `No ${o.name} records match.`);
 }
 
-export function recordsPager(o: CustomObject, filters: RecordFilters, pagination: Pagination): SafeHtml | '' {
-  return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined }, pagination);
+export function recordsPager(o: CustomObject, filters: RecordFilters, pagination: Pagination, controls: ListControls): SafeHtml | '' {
+  return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined, ...listControlsParams(controls) }, pagination);
 }
 
 export function recordDetail(o: CustomObject, r: RecordView, opts: { history: TimelineEntry[]; timeZone: string; isAdmin: boolean }): SafeHtml {

@@ -56,3 +56,6 @@ export const deleteDescription = (what: string) =>
 /** `{id, changes}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>
   Type.Object({ id: IdArg(what), changes }, { additionalProperties: false });
+
+/** How a list tool pages (cursor first, pages still work). */
+export const PAGING_HELP = 'Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (same `sort` and filters), or use `page`.';

@@ -17,7 +17,7 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.get('/notes', {
     config: { auth: { anyOf: ['notes:read'] } },
-    schema: { tags, summary: 'List notes', description: 'Newest first; `targetId` lists the notes on one item.', querystring: ListNotesQuery, response: { 200: NoteListEnvelope } },
+    schema: { tags, summary: 'List notes', description: 'Newest first, or in `sort`; `after` walks with cursors. `targetId` lists the notes on one item, `targetObject` those on one kind of item. The notes on an item in the trash are hidden until it is restored.', querystring: ListNotesQuery, response: { 200: NoteListEnvelope } },
     handler: async (request) => ok(await listNotes(ctx, requirePrincipal(request).organization.id, request.query)),
   });
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ItemTarget, TARGET_OBJECTS } from '../shared/item-target.js';
 import { StringEnum } from '../../http/schemas.js';
@@ -36,7 +37,8 @@ export const ListNotesQuery = Type.Object(
   {
     targetId: Type.Optional(Id('Only the notes on this item.')),
     targetObject: Type.Optional(StringEnum(TARGET_OBJECTS, { description: 'Only the notes on items of this kind.' })),
-    ...PageQuery,
+    ...ListParams,
+    ...SortQuery(TIME_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

@@ -2,12 +2,12 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { buildEvent, diffChanges, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Caller } from '../shared/caller.js';
 import { checkTarget } from '../shared/item-target.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { MAX_NOTE_BYTES, type CreateNoteBody, type ListNotesQuery, type Note, type UpdateNoteBody } from './notes.schemas.js';
 import { findNote, insertNote, listNotes as listStored, noteBodyAad, updateNoteBody, type StoredNote } from './notes.store.js';
@@ -59,9 +59,10 @@ export async function getNote(ctx: Ctx, organizationId: string, id: string): Pro
 }
 
 export async function listNotes(ctx: Ctx, organizationId: string, query: ListNotesQuery) {
-  const page = { page: query.page, limit: query.limit };
-  const { notes, total } = await listStored(ctx.database.db, organizationId, { targetId: query.targetId, targetObject: query.targetObject }, page, listView(query));
-  return { notes: notes.map((n) => toNote(ctx, n)), pagination: paginate(page, total) };
+  const view = listView(query);
+  const filter = { targetId: query.targetId, targetObject: query.targetObject };
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, filter, listRequest(query, defaultSort(view)), view);
+  return { notes: rows.map((n) => toNote(ctx, n)), pagination };
 }
 
 /** A new body records note.updated; the same body changes nothing. */

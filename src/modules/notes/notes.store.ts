@@ -1,8 +1,9 @@
 import type { Executor } from '../../db/database.js';
 import type { NotesTable } from '../../db/schema.js';
 import type { EncryptedColumn } from '../../crypto/encrypted-column.js';
-import { inView, listOrder, type TrashView } from '../../db/trash.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { inView, type TrashView } from '../../db/trash.js';
+import { equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import type { ListRequest } from '../../lib/list-request.js';
 import { targetOf } from '../shared/item-target.store.js';
 import type { ItemTarget } from '../shared/item-target.js';
 
@@ -21,7 +22,7 @@ export interface StoredNote {
   deletedAt: string | null;
 }
 
-type Row = Omit<NotesTable, 'seq' | 'deleted_at'> & { deleted_at: string | null };
+type Row = Omit<NotesTable, 'seq' | 'deleted_at' | 'target_deleted_at'> & { deleted_at: string | null };
 
 export const toStoredNote = (r: Row): StoredNote => ({
   id: r.id,
@@ -49,21 +50,16 @@ export async function updateNoteBody(db: Executor, n: StoredNote): Promise<void>
   await db.updateTable('notes').set({ body_enc: n.bodyEnc, updated_at: n.updatedAt }).where('organization_id', '=', n.organizationId).where('id', '=', n.id).execute();
 }
 
-export interface NoteFilter {
-  targetId?: string | undefined;
-  targetObject?: string | undefined;
-}
+/** The equality filters of `GET /notes`: query parameter → column. */
+export const NOTE_FILTERS = { targetId: 'target_id', targetObject: 'target_object' } as const;
+export type NoteFilter = Partial<Record<keyof typeof NOTE_FILTERS, string>>;
 
-/** A page of notes (live, or the trash), newest first, with the total count of the filter. */
-export async function listNotes(db: Executor, organizationId: string, filter: NoteFilter, page: PageRequest, view: TrashView) {
-  let q = db.selectFrom('notes').where('organization_id', '=', organizationId).where(inView('notes', view));
-  if (filter.targetId !== undefined) q = q.where('target_id', '=', filter.targetId);
-  if (filter.targetObject !== undefined) q = q.where('target_object', '=', filter.targetObject);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy(listOrder('notes', view)).limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { notes: rows.map(toStoredNote), total: Number(count.n) };
+/** A page of notes (live, or the trash) in the requested sort (db/list-page.ts). */
+export async function listNotes(db: Executor, organizationId: string, filter: NoteFilter, request: ListRequest, view: TrashView): Promise<ListPage<StoredNote>> {
+  let q = db.selectFrom('notes').where('notes.organization_id', '=', organizationId).where(inView('notes', view));
+  for (const c of [...equalityConditions('notes', NOTE_FILTERS, filter), ...timeRangeConditions('notes', request.range)]) q = q.where(c);
+  const page = await readColumnPage<Row & { seq: number }>(q, 'notes', request);
+  return { rows: page.rows.map(toStoredNote), pagination: page.pagination };
 }
 
 /** Every note (live or trashed) on one of the items `targetIds`: an erasure and an item's purge remove them. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 
@@ -97,6 +97,8 @@ export async function dueReminders(db: Executor, dialect: Dialect, now: string, 
   const perKind = await Promise.all(
     REMINDER_KINDS.map(async (kind) => {
       let q = loose(db).selectFrom(TABLES[kind].table).select(columns(kind)).where('fired_at', 'is', null).where('fire_at', '<=', now).orderBy('fire_at').limit(limit);
+      // A task hidden with its trashed item keeps its plan and fires once the item is restored (late, never lost).
+      if (kind === 'task') q = q.where(sql<SqlBool>`not exists (select 1 from tasks where tasks.id = task_reminders.task_id and tasks.target_deleted_at is not null)`);
       if (dialect === 'postgres') q = q.forUpdate().skipLocked();
       return ((await q.execute()) as Row[]).map((r) => toReminder(kind, r));
     }),

@@ -19,7 +19,7 @@ export function registerUserRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List users',
-      description: 'The people of your organization, newest first: the ids `ownerId` and `assigneeId` take, with names to show.',
+      description: 'The people of your organization, newest first or in `sort`: the ids `ownerId` and `assigneeId` take, with names to show. Filters `role` and `active`; `after` walks with cursors.',
       querystring: ListUsersQuery,
       response: { 200: UserListEnvelope },
     },

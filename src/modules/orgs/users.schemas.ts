@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 
 export const USER_ROLES = ['admin', 'member'] as const;
 
@@ -24,5 +25,13 @@ export type User = Static<typeof User>;
 export const UserEnvelope = Envelope(Type.Object({ user: Type.Ref(User) }));
 export const UserListEnvelope = Envelope(Type.Object({ users: Type.Array(Type.Ref(User)), pagination: Type.Ref(Pagination) }));
 
-export const ListUsersQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const ListUsersQuery = Type.Object(
+  {
+    role: Type.Optional(Type.Unsafe<(typeof USER_ROLES)[number]>({ type: 'string', enum: [...USER_ROLES], description: 'Only the users with this role.' })),
+    active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) users; every user is active today.' })),
+    ...ListParams,
+    ...SortQuery(NAMED_SORTS),
+  },
+  { additionalProperties: false },
+);
 export type ListUsersQuery = Static<typeof ListUsersQuery>;

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { findUser, listUsers, listUsersPage, setUserAdmin, type UserRow } from './users.store.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
+import { cursorPagination, paginate } from '../../lib/pagination.js';
 import type { ListUsersQuery, User } from './users.schemas.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';
@@ -47,10 +48,13 @@ function toUser(ctx: Pick<Ctx, 'cipher'>, u: UserRow): User {
   return { id, name, email, role: isAdmin ? 'admin' : 'member', active: true, createdAt };
 }
 
+/** `active=false` matches nobody while users cannot be deactivated. */
 export async function listApiUsers(ctx: Ctx, organizationId: string, query: ListUsersQuery) {
-  const page = { page: query.page, limit: query.limit };
-  const { users, total } = await listUsersPage(ctx.database.db, organizationId, page);
-  return { users: users.map((u) => toUser(ctx, u)), pagination: paginate(page, total) };
+  const request = listRequest(query);
+  const isAdmin = query.role === undefined ? undefined : query.role === 'admin';
+  if (query.active === false) return { users: [], pagination: request.cursor ? cursorPagination(request.limit, null) : paginate(request, 0) };
+  const { rows, pagination } = await listUsersPage(ctx.database.db, ctx.database.dialect, organizationId, { isAdmin }, request);
+  return { users: rows.map((u) => toUser(ctx, u)), pagination };
 }
 
 export async function getApiUser(ctx: Ctx, organizationId: string, userId: string): Promise<User> {

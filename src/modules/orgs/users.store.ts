@@ -1,6 +1,9 @@
 import type { Executor } from '../../db/database.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { sql } from 'kysely';
+import type { Dialect } from '../../config.js';
+import { columnPosition, columnSort, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage } from '../../db/list-page.js';
+import type { ListRequest } from '../../lib/list-request.js';
 
 /** Users' sign-in e-mails are sealed like any contact detail. */
 export const USER_ENCRYPTED_COLUMNS = contactColumns('users', ['email']);
@@ -72,14 +75,22 @@ export async function listUsers(db: Executor, organizationId: string): Promise<U
   return rows.map(toUser);
 }
 
-/** A page of the organization's users, newest first, with their count. */
-export async function listUsersPage(db: Executor, organizationId: string, page: PageRequest): Promise<{ users: UserRow[]; total: number }> {
-  const q = db.selectFrom('users').where('organization_id', '=', organizationId);
-  const [rows, count] = await Promise.all([
-    q.select(COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { users: rows.map(toUser), total: Number(count.n) };
+/** The tiebreak of a user list: users have no seq column on SQLite, where the rowid ends every index (migration 0022). */
+const USER_SEQ: Record<Dialect, string> = { sqlite: 'users.rowid', postgres: 'users.seq' };
+
+export interface UserFilter {
+  isAdmin?: boolean | undefined;
+}
+
+/** A page of the organization's users in the requested sort (db/list-page.ts). */
+export async function listUsersPage(db: Executor, dialect: Dialect, organizationId: string, filter: UserFilter, request: ListRequest): Promise<ListPage<UserRow>> {
+  let q = db.selectFrom('users').where('users.organization_id', '=', organizationId);
+  if (filter.isAdmin !== undefined) q = q.where('users.is_admin', '=', filter.isAdmin ? 1 : 0);
+  for (const c of timeRangeConditions('users', request.range)) q = q.where(c);
+  const seq = sql.ref(USER_SEQ[dialect]);
+  const key = { ...columnSort('users', request.sort, TIME_AND_NAME), seq };
+  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort), (rows) => rows.select([...COLUMNS, sql<number>`${seq}`.as('seq')]));
+  return { rows: page.rows.map(toUser), pagination: page.pagination };
 }
 
 /** Which of `ids` are users of the organization (for validating references in one query). */

@@ -22,3 +22,13 @@ export async function deleteAttached(db: Executor, organizationId: string, a: At
   }
   if (a.notes.length > 0) await db.deleteFrom('notes').where('organization_id', '=', organizationId).where('id', 'in', a.notes).execute();
 }
+
+/**
+ * Notes and tasks follow the item they are on into the trash and back: `deletedAt` is the item's trash time,
+ * null when it is restored. Their own trash state is kept, so each comes back as it was.
+ */
+export async function followTarget(db: Executor, organizationId: string, targetId: string, deletedAt: string | null): Promise<void> {
+  for (const table of ['notes', 'tasks'] as const) {
+    await db.updateTable(table).set({ target_deleted_at: deletedAt }).where('organization_id', '=', organizationId).where('target_id', '=', targetId).execute();
+  }
+}

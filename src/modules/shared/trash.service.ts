@@ -8,7 +8,7 @@ import type { Actor } from '../orgs/principal.js';
 import type { Caller } from './caller.js';
 import { removeRecordDependents } from '../objects/records.purge.js';
 import { checkCondition, lockForCondition, type WriteOptions } from './precondition.js';
-import { attachedTo, deleteAttached } from './attached.store.js';
+import { attachedTo, deleteAttached, followTarget } from './attached.store.js';
 
 /**
  * Delete, restore and permanent delete (contract §7) for every resource: a resource says how to find and
@@ -43,6 +43,9 @@ export const listView = (query: { deleted?: boolean | undefined }): TrashView =>
 
 /** A list's order when `sort` is not given: newest first; the trash newest deletion first. */
 export const defaultSort = (view: TrashView): string => (view === 'trash' ? '-deletedAt' : '-createdAt');
+
+/** Items that notes and tasks hang on (everything but notes and tasks themselves). */
+const carriesAttached = (object: TrashObject): boolean => object !== 'note' && object !== 'task';
 
 const EMPTY: Changes = { before: {}, after: {} };
 
@@ -80,6 +83,7 @@ export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: 
   const now = ctx.clock.now();
   const deletedAt = now.toISOString();
   if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, deletedAt))) throw notFound(r.label);
+  if (carriesAttached(r.object)) await followTarget(trx, caller.organizationId, id, deletedAt);
   await r.trashed?.(trx, current);
   const changes = { before: { deletedAt: null }, after: { deletedAt } };
   await recordEvent(trx, trashEvent('deleted', r.object, { id, organizationId: caller.organizationId, objectSlug: r.objectSlug }, caller.actor, now, changes));
@@ -96,6 +100,7 @@ export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx
   checkCondition(opts, r.object, r.present(current));
   const restored = r.restored ? await r.restored(trx, current) : current;
   if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, null))) throw notFound(r.label);
+  if (carriesAttached(r.object)) await followTarget(trx, caller.organizationId, id, null);
   const changes = { before: { deletedAt: current.deletedAt }, after: { deletedAt: null } };
   await recordEvent(trx, trashEvent('restored', r.object, { id, organizationId: caller.organizationId, objectSlug: r.objectSlug }, caller.actor, ctx.clock.now(), changes));
   return r.present({ ...restored, deletedAt: null });
@@ -116,7 +121,7 @@ export async function purgeAttached(trx: Executor, organizationId: string, itemI
 export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, object: TrashObject, rows: readonly PurgedRow[], actor: Actor, now: Date): Promise<void> {
   const slugs = object === 'record' && rows.length > 0 ? await removeRecordDependents(trx, ctx.database.dialect, rows) : new Map<string, string>();
   for (const row of rows) await recordEvent(trx, trashEvent('purged', object, { ...row, objectSlug: slugs.get(row.id) }, actor, now));
-  if (object === 'note' || object === 'task') return;
+  if (!carriesAttached(object)) return;
   for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
     await purgeAttached(trx, organizationId, rows.filter((r) => r.organizationId === organizationId).map((r) => r.id), actor, now);
   }

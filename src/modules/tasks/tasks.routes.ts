@@ -20,7 +20,8 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
     schema: {
       tags,
       summary: 'List tasks',
-      description: 'Newest first. Filters: `status`, `assigneeId`, `targetId` (the tasks on one item), `dueBefore`/`dueAfter` (exclusive days), `overdue=true` (open tasks due before the organization\'s local today).',
+      description:
+        'Newest first, or in `sort` (`dueDate`: soonest due first, undated last); `after` walks with cursors. Filters: `status`, `assigneeId`, `targetId` (the tasks on one item), `targetObject`, `dueBefore`/`dueAfter` (exclusive days), `overdue=true` (open tasks due before the organization\'s local today), the time ranges. The tasks on an item in the trash are hidden until it is restored.',
       querystring: ListTasksQuery,
       response: { 200: TaskListEnvelope },
     },

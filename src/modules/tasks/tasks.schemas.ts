@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
+import { Pagination } from '../../lib/pagination.js';
+import { ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
-import { ItemTarget } from '../shared/item-target.js';
+import { ItemTarget, TARGET_OBJECTS } from '../shared/item-target.js';
 
 export const TASK_STATUSES = ['open', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -49,15 +50,20 @@ export const Task = Type.Object(
 );
 export type Task = Static<typeof Task>;
 
+/** `dueDate`: soonest due first, tasks without a due day last (`-dueDate` the reverse). */
+export const TASK_SORTS = [...TIME_SORTS, 'dueDate', '-dueDate'] as const;
+
 export const ListTasksQuery = Type.Object(
   {
     status: Type.Optional(StringEnum(TASK_STATUSES, { description: 'Only open or only done tasks.' })),
     assigneeId: Type.Optional(Id('Only the tasks of this user.')),
     targetId: Type.Optional(Id('Only the tasks on this item.')),
+    targetObject: Type.Optional(StringEnum(TARGET_OBJECTS, { description: 'Only the tasks on items of this kind.' })),
     dueBefore: Type.Optional(Type.String({ format: 'date', description: 'Only tasks due before this day (YYYY-MM-DD, exclusive).' })),
     dueAfter: Type.Optional(Type.String({ format: 'date', description: 'Only tasks due after this day (YYYY-MM-DD, exclusive).' })),
     overdue: Type.Optional(Type.Boolean({ description: 'true: only open tasks whose due date is before the organization\'s local today.' })),
-    ...PageQuery,
+    ...ListParams,
+    ...SortQuery(TASK_SORTS),
     ...TrashQuery,
   },
   { additionalProperties: false },

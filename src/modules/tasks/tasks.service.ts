@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { formatDateOnly, localDate, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
-import { paginate } from '../../lib/pagination.js';
+import { listRequest } from '../../lib/list-request.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import { planReminder } from '../objects/reminders.service.js';
@@ -11,7 +11,7 @@ import { deletePendingReminder, deleteReminder, organizationTimezone } from '../
 import { existingUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { targetErrors } from '../shared/item-target.js';
-import { listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import type { CreateTaskBody, ListTasksQuery, Task, UpdateTaskBody } from './tasks.schemas.js';
 import { findTask, insertTask, listTasks as listStored, updateTask as updateStored, type StoredTask } from './tasks.store.js';
@@ -93,16 +93,16 @@ export async function getTask(ctx: Ctx, organizationId: string, id: string): Pro
   return toTask(stored);
 }
 
-/** Filters, and `overdue`: open tasks due before the organization's local today. Newest first. */
+/** Filters, and `overdue`: open tasks due before the organization's local today. */
 export async function listTasks(ctx: Ctx, organization: { id: string; timezone: string }, query: ListTasksQuery) {
-  const page = { page: query.page, limit: query.limit };
   const today = localDate(ctx.clock.now(), organization.timezone);
   const overdue = query.overdue === true;
   const dueBefore = overdue && (query.dueBefore === undefined || today < query.dueBefore) ? today : query.dueBefore;
-  const filter = { status: overdue ? 'open' as const : query.status, assigneeId: query.assigneeId, targetId: query.targetId, dueBefore, dueAfter: query.dueAfter };
+  const filter = { status: overdue ? 'open' : query.status, assigneeId: query.assigneeId, targetId: query.targetId, targetObject: query.targetObject, dueBefore, dueAfter: query.dueAfter };
   if (overdue && query.status === 'done') throw validationFailed([{ field: 'overdue', code: 'not_allowed', message: 'only open tasks are overdue; leave status out or send open' }]);
-  const { tasks, total } = await listStored(ctx.database.db, organization.id, filter, page, listView(query));
-  return { tasks: tasks.map(toTask), pagination: paginate(page, total) };
+  const view = listView(query);
+  const { rows, pagination } = await listStored(ctx.database.db, organization.id, filter, listRequest(query, defaultSort(view)), view);
+  return { tasks: rows.map(toTask), pagination };
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { Executor } from '../../db/database.js';
 import type { TasksTable } from '../../db/schema.js';
-import { inView, listOrder, type TrashView } from '../../db/trash.js';
-import { offsetOf, type PageRequest } from '../../lib/pagination.js';
+import { sql } from 'kysely';
+import { inView, type TrashView } from '../../db/trash.js';
+import { columnPosition, columnSort, equalityConditions, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage, type PositionOf, type SortKey } from '../../db/list-page.js';
+import type { ListRequest } from '../../lib/list-request.js';
 import { targetColumns, targetOf } from '../shared/item-target.store.js';
 import type { ItemTarget } from '../shared/item-target.js';
 import type { TaskStatus } from './tasks.schemas.js';
@@ -21,7 +23,7 @@ export interface StoredTask {
   deletedAt: string | null;
 }
 
-type Row = Omit<TasksTable, 'seq' | 'deleted_at'> & { deleted_at: string | null };
+type Row = Omit<TasksTable, 'seq' | 'deleted_at' | 'target_deleted_at'> & { deleted_at: string | null };
 
 export const toStoredTask = (r: Row): StoredTask => ({
   id: r.id,
@@ -37,7 +39,7 @@ export const toStoredTask = (r: Row): StoredTask => ({
   deletedAt: r.deleted_at,
 });
 
-function toRow(t: StoredTask): Omit<TasksTable, 'seq' | 'deleted_at'> {
+function toRow(t: StoredTask): Omit<TasksTable, 'seq' | 'deleted_at' | 'target_deleted_at'> {
   return {
     id: t.id,
     organization_id: t.organizationId,
@@ -66,28 +68,35 @@ export async function updateTask(db: Executor, t: StoredTask): Promise<void> {
   await db.updateTable('tasks').set(changes).where('organization_id', '=', t.organizationId).where('id', '=', t.id).execute();
 }
 
-export interface TaskFilter {
-  status?: TaskStatus | undefined;
-  assigneeId?: string | undefined;
-  targetId?: string | undefined;
+/** The equality filters of `GET /tasks`: query parameter → column. */
+export const TASK_FILTERS = { status: 'status', assigneeId: 'assignee_id', targetId: 'target_id', targetObject: 'target_object' } as const;
+export type TaskFilter = Partial<Record<keyof typeof TASK_FILTERS, string>> & {
   /** Exclusive bounds on the due day. */
   dueBefore?: string | undefined;
   dueAfter?: string | undefined;
+};
+
+/** The undated sort last by due day: the same expression as the index of migration 0022 (a literal, not a parameter, so SQLite matches it). */
+const NO_DUE_DATE = '9999-12-31';
+const DUE_KEY = sql`coalesce(${sql.ref('tasks.due_date')}, '9999-12-31')`;
+
+function taskSortKey(sort: string): { key: SortKey; positionOf: PositionOf<Row & { seq: number }> } {
+  if (sort.replace(/^-/, '') !== 'dueDate') return { key: columnSort('tasks', sort, TIME_AND_NAME), positionOf: columnPosition(sort) };
+  return {
+    key: { expr: DUE_KEY, descending: sort.startsWith('-'), seq: sql.ref('tasks.seq'), valueType: 'string', expression: true },
+    positionOf: (r) => ({ value: r.due_date ?? NO_DUE_DATE, seq: Number(r.seq) }),
+  };
 }
 
-/** A page of tasks (live, or the trash), newest first, with the total count of the filter. */
-export async function listTasks(db: Executor, organizationId: string, filter: TaskFilter, page: PageRequest, view: TrashView) {
-  let q = db.selectFrom('tasks').where('organization_id', '=', organizationId).where(inView('tasks', view));
-  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
-  if (filter.assigneeId !== undefined) q = q.where('assignee_id', '=', filter.assigneeId);
-  if (filter.targetId !== undefined) q = q.where('target_id', '=', filter.targetId);
-  if (filter.dueBefore !== undefined) q = q.where('due_date', '<', filter.dueBefore);
-  if (filter.dueAfter !== undefined) q = q.where('due_date', '>', filter.dueAfter);
-  const [rows, count] = await Promise.all([
-    q.selectAll().orderBy(listOrder('tasks', view)).limit(page.limit).offset(offsetOf(page)).execute(),
-    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { tasks: rows.map(toStoredTask), total: Number(count.n) };
+/** A page of tasks (live, or the trash) in the requested sort (db/list-page.ts). */
+export async function listTasks(db: Executor, organizationId: string, filter: TaskFilter, request: ListRequest, view: TrashView): Promise<ListPage<StoredTask>> {
+  let q = db.selectFrom('tasks').where('tasks.organization_id', '=', organizationId).where(inView('tasks', view));
+  for (const c of [...equalityConditions('tasks', TASK_FILTERS, filter), ...timeRangeConditions('tasks', request.range)]) q = q.where(c);
+  if (filter.dueBefore !== undefined) q = q.where('tasks.due_date', '<', filter.dueBefore);
+  if (filter.dueAfter !== undefined) q = q.where('tasks.due_date', '>', filter.dueAfter);
+  const { key, positionOf } = taskSortKey(request.sort);
+  const page = await readPage<Row & { seq: number }>(q, key, request, positionOf);
+  return { rows: page.rows.map(toStoredTask), pagination: page.pagination };
 }
 
 /** Every task (live or trashed) on one of the items `targetIds`: an erasure and an item's purge remove them. */

@@ -410,7 +410,7 @@ export interface paths {
         };
         /**
          * List notes
-         * @description Newest first; `targetId` lists the notes on one item.
+         * @description Newest first, or in `sort`; `after` walks with cursors. `targetId` lists the notes on one item, `targetObject` those on one kind of item. The notes on an item in the trash are hidden until it is restored.
          */
         get: operations["listNotes"];
         put?: never;
@@ -681,7 +681,7 @@ export interface paths {
         };
         /**
          * List tasks
-         * @description Newest first. Filters: `status`, `assigneeId`, `targetId` (the tasks on one item), `dueBefore`/`dueAfter` (exclusive days), `overdue=true` (open tasks due before the organization's local today).
+         * @description Newest first, or in `sort` (`dueDate`: soonest due first, undated last); `after` walks with cursors. Filters: `status`, `assigneeId`, `targetId` (the tasks on one item), `targetObject`, `dueBefore`/`dueAfter` (exclusive days), `overdue=true` (open tasks due before the organization's local today), the time ranges. The tasks on an item in the trash are hidden until it is restored.
          */
         get: operations["listTasks"];
         put?: never;
@@ -750,7 +750,7 @@ export interface paths {
         };
         /**
          * List users
-         * @description The people of your organization, newest first: the ids `ownerId` and `assigneeId` take, with names to show.
+         * @description The people of your organization, newest first or in `sort`: the ids `ownerId` and `assigneeId` take, with names to show. Filters `role` and `active`; `after` walks with cursors.
          */
         get: operations["listUsers"];
         put?: never;
@@ -5475,16 +5475,28 @@ export interface operations {
     listNotes: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt";
                 /** @description Only the notes on this item. */
                 targetId?: string;
                 /** @description Only the notes on items of this kind. */
                 targetObject?: "lead" | "account" | "deal" | "record";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -7605,8 +7617,14 @@ export interface operations {
     listTasks: {
         parameters: {
             query?: {
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
                 /** @description Only the tasks of this user. */
                 assigneeId?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description true lists the trash instead: items deleted within the retention period, newest deletion first. */
                 deleted?: boolean;
                 /** @description Only tasks due after this day (YYYY-MM-DD, exclusive). */
@@ -7619,10 +7637,18 @@ export interface operations {
                 overdue?: boolean;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "dueDate" | "-dueDate";
                 /** @description Only open or only done tasks. */
                 status?: "open" | "done";
                 /** @description Only the tasks on this item. */
                 targetId?: string;
+                /** @description Only the tasks on items of this kind. */
+                targetObject?: "lead" | "account" | "deal" | "record";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;
@@ -8136,10 +8162,26 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description Only active (true) or inactive (false) users; every user is active today. */
+                active?: boolean;
+                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Only the users with this role. */
+                role?: "admin" | "member";
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path?: never;

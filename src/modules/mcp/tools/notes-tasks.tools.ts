@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError } from '../../../errors.js';
 import { StringEnum } from '../../../http/schemas.js';
-import { CreateNoteBody } from '../../notes/notes.schemas.js';
-import { createNote } from '../../notes/notes.service.js';
+import { CreateNoteBody, ListNotesQuery } from '../../notes/notes.schemas.js';
+import { createNote, listNotes } from '../../notes/notes.service.js';
 import type { Scope } from '../../orgs/principal.js';
 import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
 import { TARGET_OBJECTS } from '../../shared/item-target.js';
@@ -11,7 +11,7 @@ import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
 import { createTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineTool, GetInput, IdArg } from '../mcp.tool.js';
+import { defineTool, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
@@ -46,10 +46,19 @@ export const noteTaskTools = [
     run: async ({ ctx, caller }, { id }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, { status: 'done' })) }),
   }),
   defineTool({
+    name: 'list_notes',
+    title: 'List notes',
+    description: `Notes, newest first: \`targetId\` (the notes on one item), \`targetObject\` (lead, account, deal, record), \`createdAfter\`/\`updatedAfter\` (and …Before, ISO instants). \`sort\`: -createdAt, createdAt, -updatedAt, updatedAt. ${PAGING_HELP}`,
+    scopes: ['notes:read'],
+    readOnly: true,
+    input: ListNotesQuery,
+    run: ({ ctx, organizationId }, input) => listNotes(ctx, organizationId, input),
+  }),
+  defineTool({
     name: 'search_tasks',
     title: 'Search tasks',
     description:
-      "Tasks, newest first: filter by `status` (open, done), `assigneeId`, `targetId` (the tasks on one item), `dueBefore`/`dueAfter` (YYYY-MM-DD, exclusive), `overdue: true` (open tasks due before the organization's local today). Paged with `page` and `limit`.",
+      `Tasks, newest first: filter by \`status\` (open, done), \`assigneeId\`, \`targetId\` (the tasks on one item), \`targetObject\`, \`dueBefore\`/\`dueAfter\` (YYYY-MM-DD, exclusive), \`overdue: true\` (open tasks due before the organization's local today), \`createdAfter\`/\`updatedAfter\` (and …Before). \`sort\`: dueDate (soonest first, undated last), -dueDate, -createdAt, createdAt, -updatedAt, updatedAt. ${PAGING_HELP}`,
     scopes: ['tasks:read'],
     readOnly: true,
     input: ListTasksQuery,

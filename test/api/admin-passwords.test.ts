@@ -36,8 +36,8 @@ beforeAll(async () => {
   admin = await signIn(app, await addConsoleUser(t.ctx, a.orgId, { admin: true }));
 });
 afterAll(async () => {
-  await app.close();
-  await t.close();
+  await app?.close();
+  await t?.close();
 });
 
 describe('changing your own password', () => {

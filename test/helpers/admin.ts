@@ -38,12 +38,20 @@ export async function addConsoleUser(ctx: AppContext, orgId: string, opts: { adm
   return { id, email, password: PASSWORD };
 }
 
-/** The set-up of a console test file: an app, an organization with an API key, and one console user signed in. */
+/**
+ * The set-up of a console test file: an app, an organization with an API key, and one console user signed in.
+ * The app is closed again if the rest fails, so that a file's `afterAll(() => t?.close())` has nothing left to do.
+ */
 export async function openConsole(user: { name: string; admin?: boolean }, opts: { app?: TestAppOptions; timezone?: string } = {}): Promise<{ t: TestApp; a: Seeded; s: ConsoleSession }> {
   const t = await buildTestApp(opts.app);
-  const a = await seedOrg(t.ctx, opts.timezone ? { timezone: opts.timezone } : {});
-  const s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, user));
-  return { t, a, s };
+  try {
+    const a = await seedOrg(t.ctx, opts.timezone ? { timezone: opts.timezone } : {});
+    const s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, user));
+    return { t, a, s };
+  } catch (err) {
+    await t.close();
+    throw err;
+  }
 }
 
 export function csrfOf(body: string): string {

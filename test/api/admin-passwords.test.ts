@@ -63,6 +63,8 @@ describe('changing your own password', () => {
     expect(await signedIn(elsewhere.cookie)).toBe(false);
     expect((await attemptSignIn(app, user.email, user.password)).status).toBe(401);
     expect((await attemptSignIn(app, user.email, 'my brand new password')).status).toBe(303);
+    // Stored at the production cost (test users start with a cheaper hash: helpers/password-hash.ts).
+    expect(await passwordHash(user.id)).toMatch(/^scrypt\$32768\$8\$1\$/);
   });
 
   it('shows each problem next to its field, changing nothing', async () => {

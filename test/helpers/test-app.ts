@@ -12,6 +12,7 @@ import { closeContext, createContext, type AppContext } from '../../src/context.
 import { openDatabase } from '../../src/db/database.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { RedisRateLimiter } from '../../src/http/rate-limit.js';
+import { shareCompiledSchemas } from './compiled-schemas.js';
 
 export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
 
@@ -70,7 +71,13 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redisUrl = process.env.TEST_REDIS_URL;
   const rateLimiter = opts.redisPrefix && redisUrl ? new RedisRateLimiter(new Redis(redisUrl), `crm-test:${opts.redisPrefix}:`) : undefined;
   const ctx = await createContext(config, { database, clock: opts.clock, rateLimiter });
-  const app = await buildApp(ctx, { logger: false, ...(opts.onRoute ? { onRoute: opts.onRoute } : {}) });
+  const app = await buildApp(ctx, {
+    logger: false,
+    onRoute(this: FastifyInstance, route) {
+      shareCompiledSchemas(this, route);
+      opts.onRoute?.(route);
+    },
+  });
   opts.beforeReady?.(app);
   await app.ready();
   return {

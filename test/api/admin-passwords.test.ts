@@ -1,10 +1,9 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createUser } from '../../src/modules/orgs/orgs.service.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { addConsoleUser, attemptSignIn, fieldError, get, post, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
@@ -30,7 +29,7 @@ const passwordHash = async (userId: string) =>
 
 beforeAll(async () => {
   t = await buildTestApp({ clock, env: { LOG_LEVEL: 'debug' } });
-  app = await buildApp(t.ctx, { logger: { stream: new Writable({ write: (chunk, _enc, cb) => (logLines.push(chunk.toString()), cb()) }) } });
+  app = await buildAppWithSharedSchemas(t.ctx, { logger: { stream: new Writable({ write: (chunk, _enc, cb) => (logLines.push(chunk.toString()), cb()) }) } });
   await app.ready();
   a = await seedOrg(t.ctx);
   admin = await signIn(app, await addConsoleUser(t.ctx, a.orgId, { admin: true }));

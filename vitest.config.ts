@@ -10,6 +10,8 @@ import { defineConfig } from 'vitest/config';
  */
 const api = (dialect: 'sqlite' | 'postgres') => ({
   extends: true as const,
+  // Worker threads the app starts run the run's build, as its processes do (test/helpers/built-worker-thread.ts).
+  resolve: { alias: [{ find: /^.*\/lib\/worker-thread\.js$/, replacement: fileURLToPath(new URL('./test/helpers/built-worker-thread.ts', import.meta.url)) }] },
   test: {
     name: `api-${dialect}`,
     include: ['test/api/**/*.test.ts', 'examples/**/*.test.ts'],

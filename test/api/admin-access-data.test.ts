@@ -33,7 +33,7 @@ beforeAll(async () => {
   await seedData(a, ids.a, 'a');
   await seedData(b, ids.b, 'b');
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const pages = () => [
   '/admin/data', '/admin/config', '/admin/config/marketplace',

@@ -25,7 +25,7 @@ beforeAll(async () => {
   otherAdmin = await signIn(t.app, bUser);
   leadOfB = (await call(t.app, 'POST', '/leads', { auth: b.auth, body: { name: 'Secret of B' } })).body.data.lead.id;
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 /** Every configuration change the console offers, with a body that would succeed for an administrator. */
 const configPosts = () => [

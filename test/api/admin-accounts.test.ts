@@ -12,7 +12,7 @@ let s: ConsoleSession;
 beforeAll(async () => {
   ({ t, a, s } = await openConsole({ name: 'Clara Console' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const idFrom = (location: string | undefined) => /\/admin\/data\/accounts\/([0-9a-f]{24})/.exec(location ?? '')![1]!;
 const rows = (body: string) => [...body.matchAll(/<td><a href="\/admin\/data\/accounts\/[0-9a-f]{24}">(.*?)<\/a><\/td>/g)].map((m) => m[1]);

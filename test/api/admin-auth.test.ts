@@ -16,7 +16,7 @@ beforeAll(async () => {
   t = await buildTestApp({ clock });
   a = await seedOrg(t.ctx);
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 describe('sign-in', () => {
   it('sends anonymous visitors to the sign-in form, remembering the page', async () => {

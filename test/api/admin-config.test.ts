@@ -13,7 +13,7 @@ const clock = new ManualClock('2026-03-02T09:00:00.000Z');
 beforeAll(async () => {
   ({ t, a, s: admin } = await openConsole({ admin: true, name: 'Ada Admin' }, { app: { clock }, timezone: 'Europe/Paris' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 describe('API keys', () => {
   it('creates a key shown exactly once, which works until revoked', async () => {

@@ -14,7 +14,7 @@ beforeAll(async () => {
   ({ t, a, s } = await openConsole({ name: 'Dana Deals' }));
   accountId = (await call(t.app, 'POST', '/accounts', { auth: a.auth, body: { name: 'Babbage & Co' } })).body.data.account.id;
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const idFrom = (location: string | undefined) => /\/admin\/data\/deals\/([0-9a-f]{24})/.exec(location ?? '')![1]!;
 const names = (body: string) => [...body.matchAll(/<a (?:class="deal-card-name" )?href="\/admin\/data\/deals\/[0-9a-f]{24}">(.*?)<\/a>/g)].map((m) => m[1]);

@@ -12,7 +12,7 @@ let s: ConsoleSession;
 beforeAll(async () => {
   ({ t, a, s } = await openConsole({ name: 'Clara Console' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const idFrom = (location: string | undefined) => /\/admin\/data\/leads\/([0-9a-f]{24})/.exec(location ?? '')![1]!;
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
   }
   s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Clara Console' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const order = (body: string, names: string[]) => names.map((n) => body.indexOf(`>${n}<`));
 

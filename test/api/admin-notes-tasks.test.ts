@@ -14,7 +14,7 @@ beforeAll(async () => {
   a = await seedOrg(t.ctx, { timezone: 'Europe/Paris' });
   s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Clara Console' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 describe('console timeline', () => {
   it('lead, account, deal and record pages show the item\'s changes, notes and tasks', async () => {

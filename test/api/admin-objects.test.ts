@@ -14,7 +14,7 @@ const clock = new ManualClock('2026-03-02T09:00:00.000Z');
 beforeAll(async () => {
   ({ t, a, s: admin } = await openConsole({ admin: true, name: 'Olga Objects' }, { app: { clock }, timezone: 'Europe/Paris' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 /** The definition form's fields as the browser would send them: blank rows included. */
 type Row = Partial<Record<'key' | 'label' | 'type' | 'options' | 'required' | 'role', string>>;

@@ -14,7 +14,7 @@ beforeAll(async () => {
   ({ t, a, s: admin } = await openConsole({ admin: true, name: 'Ada Admin' }));
   member = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Max Member' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 describe('console erasure', () => {
   it('erases nothing until the confirmation is ticked, then shows the receipt and lists it', async () => {

@@ -13,7 +13,7 @@ beforeAll(async () => {
   ({ t, a, s } = await openConsole({ name: 'Tess Trash' }));
   await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'gizmos', name: 'Gizmos', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 describe.each([
   { api: '/leads', key: 'lead', page: '/admin/data/leads', body: { name: 'Console Capybara' } },

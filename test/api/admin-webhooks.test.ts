@@ -15,7 +15,7 @@ beforeAll(async () => {
   org = await seedOrg(h.t.ctx, { timezone: 'UTC' });
   admin = await signIn(h.t.app, await addConsoleUser(h.t.ctx, org.orgId, { admin: true, name: 'Wendy Webhooks' }));
 });
-afterAll(() => h.close());
+afterAll(() => h?.close());
 
 const secretOf = (body: string) => /id="secret-value" class="code" type="text" readonly value="(whsec_[^"]+)"/.exec(body)?.[1];
 

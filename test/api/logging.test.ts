@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { API } from '../helpers/http.js';
 
@@ -10,13 +9,13 @@ describe('logs', () => {
   let t: TestApp;
   let s: Seeded;
   const lines: string[] = [];
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof buildAppWithSharedSchemas>>;
 
   beforeAll(async () => {
     t = await buildTestApp({ env: { LOG_LEVEL: 'debug' } });
     s = await seedOrg(t.ctx);
     const stream = new Writable({ write(chunk, _enc, cb) { lines.push(chunk.toString()); cb(); } });
-    app = await buildApp(t.ctx, { logger: { stream } });
+    app = await buildAppWithSharedSchemas(t.ctx, { logger: { stream } });
     await app.ready();
   });
   afterAll(async () => {

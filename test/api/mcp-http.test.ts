@@ -2,27 +2,23 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
-import { callError, callOk, connect, httpTransport, listen, rpc } from '../helpers/mcp.js';
+import { callError, callOk, connect, httpTransport, openMcp, rpc, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
 describe('MCP over Streamable HTTP', () => {
+  let mcp: McpSetup | undefined;
   let t: TestApp;
   let origin: string;
   let s: Seeded;
   let client: Client;
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    origin = await listen(t);
-    s = await seedOrg(t.ctx);
-    client = await connect(httpTransport(origin, s.key));
+    mcp = await openMcp();
+    ({ t, origin, s, client } = mcp);
   });
-  afterAll(async () => {
-    await client?.close();
-    await t?.close();
-  });
+  afterAll(() => mcp?.close());
 
   it('identifies itself and lists its tools with JSON-schema inputs, descriptions and scopes', async () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'crm' });

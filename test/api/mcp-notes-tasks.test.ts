@@ -1,28 +1,24 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
-import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { addKey, type Seeded } from '../helpers/seed.js';
+import { callError, callOk, connect, httpTransport, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
 /** add_note, create_task, complete_task, list_notes, search_tasks, list_users and get_timeline over Streamable HTTP. */
 describe('MCP notes, tasks and timeline tools', () => {
+  let mcp: McpSetup | undefined;
   let t: TestApp;
   let origin: string;
   let s: Seeded;
   let client: Client;
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    origin = await listen(t);
-    s = await seedOrg(t.ctx);
-    client = await connect(httpTransport(origin, s.key));
+    mcp = await openMcp();
+    ({ t, origin, s, client } = mcp);
   });
-  afterAll(async () => {
-    await client?.close();
-    await t?.close();
-  });
+  afterAll(() => mcp?.close());
 
   it('an agent notes a call, plans a follow-up, completes it and reads the lead\'s timeline', async () => {
     const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Ada' } })).body.data.lead.id;

@@ -2,13 +2,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { MCP_TOOLS } from '../../src/modules/mcp/tools/index.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
-import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { callError, callOk, connect, httpTransport, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
 /** The resource tools beyond leads, through the SDK's client over Streamable HTTP. */
 describe('MCP tools', () => {
+  let mcp: McpSetup | undefined;
   let t: TestApp;
   let origin: string;
   let s: Seeded;
@@ -18,15 +19,14 @@ describe('MCP tools', () => {
   const mcpActor = () => ({ type: 'API_KEY', id: s.keyId, channel: 'MCP' });
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    origin = await listen(t);
-    [s, other] = [await seedOrg(t.ctx), await seedOrg(t.ctx)];
-    [client, otherClient] = await Promise.all([connect(httpTransport(origin, s.key)), connect(httpTransport(origin, other.key))]);
+    mcp = await openMcp();
+    ({ t, origin, s, client } = mcp);
+    other = await seedOrg(t.ctx);
+    otherClient = await connect(httpTransport(origin, other.key));
   });
   afterAll(async () => {
-    await client?.close();
     await otherClient?.close();
-    await t?.close();
+    await mcp?.close();
   });
 
   it('refuses every tool to a key without its scope, before validating the input', async () => {

@@ -1,28 +1,24 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import type { TestApp } from '../helpers/test-app.js';
+import type { Seeded } from '../helpers/seed.js';
+import { callError, callOk, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
 /** The delete tools: one per resource, marked destructive; trashed items vanish from the other tools. */
 describe('MCP delete tools', () => {
+  let mcp: McpSetup | undefined;
   let t: TestApp;
   let s: Seeded;
   let client: Client;
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    const origin = await listen(t);
-    s = await seedOrg(t.ctx);
-    client = await connect(httpTransport(origin, s.key));
+    mcp = await openMcp();
+    ({ t, s, client } = mcp);
     await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'parcels', name: 'Parcels', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
   });
-  afterAll(async () => {
-    await client?.close();
-    await t?.close();
-  });
+  afterAll(() => mcp?.close());
 
   it('lists one delete tool per resource, annotated destructive (and only those)', async () => {
     const { tools } = await client.listTools();

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { buildAppWithSharedSchemas } from '../helpers/test-app.js';
 import { call, expectError } from '../helpers/http.js';
 import { databaseText, rowsText } from '../helpers/database-text.js';
 import { decryptedText } from '../helpers/decrypted-text.js';
@@ -31,7 +31,7 @@ const post = (path: string, auth: Seeded['auth'], body: unknown, headers?: Recor
 beforeAll(async () => {
   h = await startHarness();
   const stream = new Writable({ write(chunk, _enc, cb) { log.push(chunk.toString()); cb(); } });
-  app = await buildApp({ ...h.t.ctx, config: { ...h.t.ctx.config, logLevel: 'debug' } }, { logger: { stream } });
+  app = await buildAppWithSharedSchemas({ ...h.t.ctx, config: { ...h.t.ctx.config, logLevel: 'debug' } }, { logger: { stream } });
   a = await endpoint(h);
   b = await seedOrg(h.t.ctx);
   const auth = a.org.auth;

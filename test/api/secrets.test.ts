@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
 import { createUser } from '../../src/modules/orgs/orgs.service.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 import { runScenario, type Scenario } from '../helpers/scenario.js';
@@ -18,12 +17,12 @@ describe('secrets never in clear', () => {
   let scenario: Scenario;
   const lines: string[] = [];
   const userEmail = 'Console.User.Secret@Example.com';
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof buildAppWithSharedSchemas>>;
   let limited: Awaited<ReturnType<typeof addKey>>;
 
   beforeAll(async () => {
     t = await buildTestApp({ env: { LOG_LEVEL: 'debug', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
-    app = await buildApp(t.ctx, { logger: { stream: new Writable({ write(chunk, _e, cb) { lines.push(chunk.toString()); cb(); } }) } });
+    app = await buildAppWithSharedSchemas(t.ctx, { logger: { stream: new Writable({ write(chunk, _e, cb) { lines.push(chunk.toString()); cb(); } }) } });
     await app.ready();
     s = await seedOrg(t.ctx);
     await createUser(t.ctx, { organizationId: s.orgId, email: userEmail, name: 'Console User', password: 'correct horse battery' });

@@ -1,8 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
@@ -122,7 +121,7 @@ describe('TRUST_PROXY', () => {
   async function logged(env: Record<string, string>) {
     const t = await buildTestApp({ env: { LOG_LEVEL: 'info', ...env } });
     const lines: string[] = [];
-    const app = await buildApp(t.ctx, { logger: { stream: new Writable({ write(chunk, _e, cb) { lines.push(chunk.toString()); cb(); } }) } });
+    const app = await buildAppWithSharedSchemas(t.ctx, { logger: { stream: new Writable({ write(chunk, _e, cb) { lines.push(chunk.toString()); cb(); } }) } });
     try {
       const res = await app.inject({ method: 'GET', url: '/health', headers: { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https' }, remoteAddress: '10.0.0.2' });
       const entry = lines.map((l) => JSON.parse(l)).find((e) => e.msg === 'request completed');

@@ -1,9 +1,8 @@
 import { createClient } from '@crm/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { buildApp } from '../../src/app.js';
 import { addKey, addUser, seedOrg, type Seeded } from '../helpers/seed.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { call, expectError } from '../helpers/http.js';
 import { listen } from '../helpers/mcp.js';
 
@@ -57,7 +56,7 @@ describe('users', () => {
   it('never writes a user\'s e-mail to the log', async () => {
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-    const logged = await buildApp({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug' } }, { logger: { stream } });
+    const logged = await buildAppWithSharedSchemas({ ...t.ctx, config: { ...t.ctx.config, logLevel: 'debug' } }, { logger: { stream } });
     try {
       const res = await logged.inject({ method: 'GET', url: '/api/public/v1/users', headers: s.auth });
       expect(res.statusCode).toBe(200);

@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
 import { checkWebhookInput } from '../../src/modules/webhooks/webhooks.service.js';
@@ -314,7 +313,7 @@ describe('secrets never reach the logs', () => {
   it('logs nothing of the secret while creating, rotating and failing', async () => {
     let logs = '';
     const stream = new Writable({ write(chunk, _enc, done) { logs += chunk.toString(); done(); } });
-    const app = await buildApp({ ...t.ctx, config: { ...t.config, logLevel: 'trace' } }, { logger: { stream } });
+    const app = await buildAppWithSharedSchemas({ ...t.ctx, config: { ...t.config, logLevel: 'trace' } }, { logger: { stream } });
     await app.ready();
     const created = await call(app, 'POST', '/webhooks', { auth: a.auth, body: { url: 'http://127.0.0.1:9/log', events: ['*'] } });
     const rotated = await call(app, 'POST', `/webhooks/${created.body.data.webhook.id}/rotate-secret`, { auth: a.auth });

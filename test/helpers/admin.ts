@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
-import { hashPassword } from '../../src/crypto/password.js';
 import { createUser } from '../../src/modules/orgs/orgs.service.js';
 import { setUserPassword } from '../../src/modules/orgs/users.store.js';
+import { cheapPasswordHash } from './password-hash.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './test-app.js';
 import { seedOrg, type Seeded } from './seed.js';
 
@@ -23,27 +23,32 @@ export interface PageResponse {
 
 let counter = 0;
 export const PASSWORD = 'correct horse battery staple';
-/** PASSWORD's hash at the production scrypt cost, made once per test file. */
-let passwordHash: Promise<string> | undefined;
+/** PASSWORD's hash, made once (at a low cost: see cheapPasswordHash). */
+const PASSWORD_HASH = cheapPasswordHash(PASSWORD);
 
-/**
- * A user of the organization who can sign in to the console. The password hash is made once and stored for every
- * such user: a hash per user cost 32 MiB and about 0.1 s of CPU each; every sign-in still verifies at full cost.
- */
+/** A user of the organization who can sign in to the console with PASSWORD. */
 export async function addConsoleUser(ctx: AppContext, orgId: string, opts: { admin?: boolean; name?: string } = {}) {
   counter += 1;
   const email = `console${counter}.${orgId}@example.com`;
   const { id } = await createUser(ctx, { organizationId: orgId, email, name: opts.name ?? `Console user ${counter}`, admin: opts.admin ?? false });
-  await setUserPassword(ctx.database.db, orgId, id, await (passwordHash ??= hashPassword(PASSWORD)), ctx.clock.now().toISOString());
+  await setUserPassword(ctx.database.db, orgId, id, PASSWORD_HASH, ctx.clock.now().toISOString());
   return { id, email, password: PASSWORD };
 }
 
-/** The set-up of a console test file: an app, an organization with an API key, and one console user signed in. */
+/**
+ * The set-up of a console test file: an app, an organization with an API key, and one console user signed in.
+ * The app is closed again if the rest fails, so that a file's `afterAll(() => t?.close())` has nothing left to do.
+ */
 export async function openConsole(user: { name: string; admin?: boolean }, opts: { app?: TestAppOptions; timezone?: string } = {}): Promise<{ t: TestApp; a: Seeded; s: ConsoleSession }> {
   const t = await buildTestApp(opts.app);
-  const a = await seedOrg(t.ctx, opts.timezone ? { timezone: opts.timezone } : {});
-  const s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, user));
-  return { t, a, s };
+  try {
+    const a = await seedOrg(t.ctx, opts.timezone ? { timezone: opts.timezone } : {});
+    const s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, user));
+    return { t, a, s };
+  } catch (err) {
+    await t.close();
+    throw err;
+  }
 }
 
 export function csrfOf(body: string): string {

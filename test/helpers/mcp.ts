@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { expect } from 'vitest';
-import type { TestApp } from './test-app.js';
+import { buildTestApp, type TestApp } from './test-app.js';
+import { seedOrg, type Seeded } from './seed.js';
 
 /** The app listening on a free local port (MCP clients speak real HTTP, not inject); returns its origin. */
 export async function listen(t: TestApp): Promise<string> {
@@ -15,6 +16,34 @@ export async function connect(transport: Transport): Promise<Client> {
   const client = new Client({ name: 'crm-tests', version: '1.0.0' });
   await client.connect(transport);
   return client;
+}
+
+export interface McpSetup {
+  t: TestApp;
+  origin: string;
+  s: Seeded;
+  client: Client;
+  /** Closes the client and the app; safe to call on a set-up that never finished. */
+  close(): Promise<void>;
+}
+
+/** The set-up of an MCP test file: the app listening on a free port, an organization, and the SDK client with its key. */
+export async function openMcp(): Promise<McpSetup> {
+  const t = await buildTestApp();
+  let client: Client | undefined;
+  const close = async () => {
+    await client?.close();
+    await t.close();
+  };
+  try {
+    const origin = await listen(t);
+    const s = await seedOrg(t.ctx);
+    client = await connect(httpTransport(origin, s.key));
+    return { t, origin, s, client, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
 
 /** The SDK's own client over Streamable HTTP with an API key as Bearer token. */

@@ -6,12 +6,13 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
 import { openDatabase } from '../../src/db/database.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { RedisRateLimiter } from '../../src/http/rate-limit.js';
+import { shareCompiledSchemas } from './compiled-schemas.js';
 
 export const dialect = (process.env.TEST_DIALECT ?? 'sqlite') as 'sqlite' | 'postgres';
 
@@ -38,6 +39,17 @@ export interface TestAppOptions {
 }
 
 const TEST_KEY = randomBytes(32).toString('base64');
+
+/** buildApp, with the route schemas compiled once per test worker (compiled-schemas.ts); for a second app on a test app's context. */
+export function buildAppWithSharedSchemas(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  return buildApp(ctx, {
+    ...opts,
+    onRoute(this: FastifyInstance, route) {
+      shareCompiledSchemas(this, route);
+      opts.onRoute?.(route);
+    },
+  });
+}
 
 /** Builds the real app on a fresh database: a temp SQLite file, or a new schema in the run's PostgreSQL database. */
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -70,7 +82,7 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const redisUrl = process.env.TEST_REDIS_URL;
   const rateLimiter = opts.redisPrefix && redisUrl ? new RedisRateLimiter(new Redis(redisUrl), `crm-test:${opts.redisPrefix}:`) : undefined;
   const ctx = await createContext(config, { database, clock: opts.clock, rateLimiter });
-  const app = await buildApp(ctx, { logger: false, ...(opts.onRoute ? { onRoute: opts.onRoute } : {}) });
+  const app = await buildAppWithSharedSchemas(ctx, { logger: false, ...(opts.onRoute ? { onRoute: opts.onRoute } : {}) });
   opts.beforeReady?.(app);
   await app.ready();
   return {

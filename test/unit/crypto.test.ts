@@ -5,6 +5,7 @@ import { createFieldCipher, DecryptionError } from '../../src/crypto/field-ciphe
 import { createBlindIndex } from '../../src/crypto/blind-index.js';
 import { generateApiKey, hashSecret, looksLikeApiKey } from '../../src/crypto/secrets.js';
 import { hashPassword, verifyPassword } from '../../src/crypto/password.js';
+import { cheapPasswordHash } from '../helpers/password-hash.js';
 
 const k1 = randomBytes(32).toString('base64');
 const k2 = randomBytes(32).toString('base64');
@@ -93,9 +94,15 @@ describe('API keys and passwords', () => {
   });
   it('passwords verify with scrypt and fail otherwise', async () => {
     const stored = await hashPassword('correct horse battery');
-    expect(stored).toMatch(/^scrypt\$/);
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(await verifyPassword('correct horse battery', stored)).toBe(true);
     expect(await verifyPassword('wrong horse battery', stored)).toBe(false);
     expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+  it('verifies a password at the scrypt cost its hash names (older or cheaper hashes keep working)', async () => {
+    const cheap = cheapPasswordHash('correct horse battery');
+    expect(cheap).toMatch(/^scrypt\$1024\$/);
+    expect(await verifyPassword('correct horse battery', cheap)).toBe(true);
+    expect(await verifyPassword('wrong horse battery', cheap)).toBe(false);
   });
 });

@@ -158,6 +158,19 @@ describe('POST /leads/batch', () => {
 });
 
 describe('PATCH /leads/batch', () => {
+  it('two batches at once with the same ifMatch on the same leads: each lead is updated by exactly one of them', async () => {
+    const o = await seedOrg(t.ctx);
+    const leads = [];
+    for (let i = 0; i < 10; i++) leads.push(await create({ name: `Race ${i}` }, o));
+    // Without the batch's row lock, PostgreSQL lets both read the version ifMatch names before either writes.
+    for (let round = 0; round < 4; round++) {
+      const current = await Promise.all(leads.map(async (l) => (await call(t.app, 'GET', `/leads/${l.id}`, { auth: o.auth })).body.data.lead));
+      const items = (title: string) => current.map((l) => ({ id: l.id, title, ifMatch: etagOf(l) }));
+      const [a, b] = await Promise.all([patch({ items: items(`A${round}`) }, o), patch({ items: items(`B${round}`) }, o)]);
+      current.forEach((_, i) => expect([a.body.data.results[i].status, b.body.data.results[i].status].sort()).toEqual([200, 412]));
+    }
+  });
+
   it('updates each item alone: 200, 404, 400, 409 and 412 with the current lead; one event per change', async () => {
     const o = await seedOrg(t.ctx);
     const a = await create({ name: 'A' }, o);

@@ -98,6 +98,16 @@ describe('POST /leads/batch', () => {
     expect((await events(o)).map((e) => e.type)).toEqual(['lead.created', 'lead.created']);
   });
 
+  it('a bad phone number is that item\'s 400, the same error a single create gives, and the other items are created', async () => {
+    const o = await seedOrg(t.ctx);
+    const bad = { name: 'Bad Phone', phoneNumber: 'not a phone', ownerId: 'aaaaaaaaaaaaaaaaaaaaaaaa' };
+    const single = await call(t.app, 'POST', '/leads', { auth: o.auth, body: bad });
+    const res = await batch({ items: [{ name: 'Fine', phoneNumber: '+14155550100' }, bad, { name: 'Also Fine', email: 'also@example.com' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 201]);
+    expect(res.body.data.results[1].error).toEqual({ code: single.body.code, message: single.body.message, errors: single.body.errors });
+    expect(res.body.data.results[1].error.errors.map((e: { field: string }) => e.field)).toEqual(['phoneNumber']);
+  });
+
   it('refuses the whole batch only when its envelope is wrong: no items, 101 items, unknown upsertBy or property', async () => {
     const item = { name: 'X' };
     for (const body of [{ items: [] }, { items: Array.from({ length: 101 }, () => item) }, { items: [item], upsertBy: 'phone' }, { items: [item], extra: true }, { items: 'x' }]) {

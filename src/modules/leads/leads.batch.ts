@@ -12,28 +12,42 @@ import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
 import {
-  createLead, externalIdClashes, findLiveLead, leadChanges, leadUpdatedEvent, patchedLead, prepareLeads, present, referenceErrors, storePreparedLeads, toLead, updateLead,
+  createLead, externalIdClashes, findLiveLead, leadChanges, leadUpdatedEvent, patchedLead, prepareLeads, present, type PreparedLeads, referenceErrors, storePreparedLeads, toLead, updateLead,
 } from './leads.service.js';
 import { findContactMatches, findLeads, updateLeads as updateStoredLeads, type StoredLead } from './leads.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
 /**
- * Many new leads in one go, for POST /leads/batch: each lead's references and external id are checked first
- * (three queries for the whole batch), then every lead that passed is stored with storeNewLeads (multi-row
- * statements: the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another
- * writer took an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
+ * Many new leads in one go, for POST /leads/batch: each lead prepared on its own (a bad phone number is that
+ * lead's 400, as on a single create, where it comes first), then references and external ids checked (three
+ * queries for the whole batch), then every lead that passed stored with storeNewLeads (multi-row statements:
+ * the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another writer took
+ * an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
  */
 async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
-  const outcomes: (Lead | AppError | undefined)[] = (await referenceErrors(trx, organizationId, inputs)).map((errors) => (errors.length ? validationFailed(errors) : undefined));
+  const prepared = inputs.map((input) => {
+    try {
+      return prepareLeads(ctx, organizationId, [input]);
+    } catch (err) {
+      return asItemError(err);
+    }
+  });
+  const outcomes: (Lead | AppError | undefined)[] = prepared.map((p) => (p instanceof AppError ? p : undefined));
+  (await referenceErrors(trx, organizationId, inputs)).forEach((errors, i) => {
+    if (errors.length && outcomes[i] === undefined) outcomes[i] = validationFailed(errors);
+  });
   const clashes = await externalIdClashes(trx, organizationId, inputs.map((input, i) => (outcomes[i] === undefined ? input : {})));
   clashes.forEach((taken, i) => {
     if (taken) outcomes[i] = externalIdTaken('lead');
   });
-  const pending = inputs.flatMap((input, i) => (outcomes[i] === undefined ? [i] : []));
+  const pending = inputs.flatMap((_, i) => (outcomes[i] === undefined ? [i] : []));
+  if (pending.length === 0) return outcomes as (Lead | AppError)[];
+  const ready = pending.map((i) => prepared[i] as PreparedLeads);
   try {
-    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, prepareLeads(ctx, organizationId, pending.map((i) => inputs[i]!))));
+    const all = { rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
+    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

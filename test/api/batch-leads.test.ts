@@ -90,6 +90,24 @@ describe('POST /leads/batch', () => {
     expect(seen.map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
   });
 
+  it('items of one batch naming one existing lead (upsert key or PATCH id): applied in order, each event\'s before the previous after', async () => {
+    const o = await seedOrg(t.ctx);
+    const lead = await create({ name: 'Once', email: 'twice@example.com', title: 'T0' }, o);
+    const up = await batch({ upsertBy: 'email', items: [{ name: 'Once', email: 'twice@example.com', title: 'T1' }, { name: 'Once', email: 'TWICE@example.com', title: 'T2', ifMatch: etagOf(lead) }, { name: 'Once', email: 'twice@example.com', title: 'T3' }] }, o);
+    expect(up.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
+    expect(up.body.data.results[1].lead).toMatchObject({ id: lead.id, title: 'T1' });
+    const patched = await patch({ items: [{ id: lead.id, title: 'T4' }, { id: lead.id, title: 'T5', ifMatch: etagOf(up.body.data.results[2].lead) }, { id: lead.id, status: 'CONTACTED' }] }, o);
+    expect(patched.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
+    expect(patched.body.data.results[2].lead).toMatchObject({ title: 'T4', status: 'CONTACTED' });
+    const updates = (await events(o)).filter((e) => e.type === 'lead.updated').map((e) => (e.data as unknown as { changes: { before: object; after: object } }).changes);
+    expect(updates).toEqual([
+      { before: { title: 'T0' }, after: { title: 'T1' } },
+      { before: { title: 'T1' }, after: { title: 'T3' } },
+      { before: { title: 'T3' }, after: { title: 'T4' } },
+      { before: { status: 'NEW' }, after: { status: 'CONTACTED' } },
+    ]);
+  });
+
   it('without upsertBy, two items with one new external id: the second is 409; a bad owner is that item\'s 400', async () => {
     const o = await seedOrg(t.ctx);
     const res = await batch({ items: [{ name: 'A', externalId: 'dup' }, { name: 'B', externalId: 'dup' }, { name: 'C', ownerId: 'aaaaaaaaaaaaaaaaaaaaaaaa' }, { name: 'D' }] }, o);

@@ -186,6 +186,16 @@ describe('POST /leads/batch', () => {
 });
 
 describe('PATCH /leads/batch', () => {
+  it('a bulk update renaming some leads and not others: the name search follows the new names only', async () => {
+    const o = await seedOrg(t.ctx);
+    const [a, b, c] = [await create({ name: 'Quillfeather One' }, o), await create({ name: 'Quillfeather Two' }, o), await create({ name: 'Quillfeather Three' }, o)];
+    const res = await patch({ items: [{ id: a.id, name: 'Zanzibar One' }, { id: b.id, title: 'Kept name' }, { id: c.id, name: 'Zanzibar Three', status: 'CONTACTED' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 200, 200]);
+    const search = async (q: string) => (await call(t.app, 'GET', `/leads?q=${q}`, { auth: o.auth })).body.data.leads.map((l: { id: string }) => l.id).sort();
+    expect(await search('Zanzibar')).toEqual([a.id, c.id].sort());
+    expect(await search('Quillfeather')).toEqual([b.id]);
+  });
+
   it('two batches at once with the same ifMatch on the same leads: each lead is updated by exactly one of them', async () => {
     const o = await seedOrg(t.ctx);
     const leads = [];

@@ -138,23 +138,33 @@ export async function findLeads(db: Executor, organizationId: string, ids: reado
   return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.id, toStored(r as Row)]));
 }
 
-const UPDATED_COLUMNS = [
-  'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign', 'status', 'company',
-  'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'external_id', 'updated_at',
-] as const;
-type UpdatedRow = Pick<LeadsTable, 'id' | 'organization_id' | (typeof UPDATED_COLUMNS)[number]>;
+/** The columns a batch's bulk update writes: its leads keep their contacts, duplicate and external id. */
+const FIELD_COLUMNS = ['source', 'source_campaign', 'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'updated_at'] as const;
+type FieldColumn = 'name' | (typeof FIELD_COLUMNS)[number];
+type FieldRow = Pick<LeadsTable, 'id' | 'organization_id' | FieldColumn>;
 
-/** One UPDATE … FROM (VALUES …) for many leads; both databases name the VALUES columns column1, column2, … */
-const updateLeadRows = compiledForRows(['id', 'organization_id', ...UPDATED_COLUMNS] as const, (db, rows: UpdatedRow[]) => {
-  const values = sql.join(rows.map((r) => sql`(${sql.join([r.id, r.organization_id, ...UPDATED_COLUMNS.map((c) => r[c])])})`));
-  const set = sql.join(UPDATED_COLUMNS.map((c, i) => sql`${sql.ref(c)} = ${sql.ref(`v.column${i + 3}`)}`));
-  const query = sql`update leads set ${set} from (values ${values}) as v where leads.id = v.column1 and leads.organization_id = v.column2`;
-  return { compile: () => query.compile(db) };
-}, BULK_CHUNK_SIZES);
+/** One UPDATE … FROM (VALUES …) of `columns` for many leads; both databases name the VALUES columns column1, column2, … */
+function fieldUpdate(columns: readonly FieldColumn[]) {
+  return compiledForRows(['id', 'organization_id', ...columns] as const, (db, rows: FieldRow[]) => {
+    const values = sql.join(rows.map((r) => sql`(${sql.join([r.id, r.organization_id, ...columns.map((c) => r[c])])})`));
+    const set = sql.join(columns.map((c, i) => sql`${sql.ref(c)} = ${sql.ref(`v.column${i + 3}`)}`));
+    const query = sql`update leads set ${set} from (values ${values}) as v where leads.id = v.column1 and leads.organization_id = v.column2`;
+    return { compile: () => query.compile(db) };
+  }, BULK_CHUNK_SIZES);
+}
 
-/** Writes many updated leads (a batch) in as few statements as their number allows. */
-export async function updateLeads(db: Executor, leads: readonly StoredLead[]): Promise<void> {
-  await guardExternalId('lead', () => updateLeadRows(db, leads.map((l) => toRow(l))));
+const fieldUpdates = { renamed: fieldUpdate(['name', ...FIELD_COLUMNS]), named: fieldUpdate(FIELD_COLUMNS) };
+
+/**
+ * Writes the fields of many updated leads (a batch) whose contacts, duplicate and external id are unchanged, in
+ * as few statements as their number allows. Those columns are left out of the SET list, and `name` is set only
+ * where it changed: SQLite rewrites every index (and the name's search index, by trigger) whose column a SET
+ * list names, changed or not.
+ */
+export async function updateLeadFields(db: Executor, leads: readonly { lead: StoredLead; renamed: boolean }[]): Promise<void> {
+  const rows = (renamed: boolean) => leads.filter((l) => l.renamed === renamed).map(({ lead }) => toRow(lead));
+  await fieldUpdates.renamed(db, rows(true));
+  await fieldUpdates.named(db, rows(false));
 }
 
 /** The equality filters of `GET /leads`: query parameter → column. */

@@ -13,3 +13,12 @@ export async function lockRow(db: Executor, dialect: Dialect, table: LockableTab
   if (dialect === 'sqlite') return;
   await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', id).forUpdate().execute();
 }
+
+/**
+ * Locks many rows of the organization in one statement (a batch's items), in id order so that two batches
+ * naming the same rows wait for each other instead of deadlocking. As lockRow: nothing to do on SQLite.
+ */
+export async function lockRows(db: Executor, dialect: Dialect, table: LockableTable, organizationId: string, ids: readonly string[]): Promise<void> {
+  if (dialect === 'sqlite' || ids.length === 0) return;
+  await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).orderBy('id').forUpdate().execute();
+}

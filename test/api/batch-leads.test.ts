@@ -90,12 +90,40 @@ describe('POST /leads/batch', () => {
     expect(seen.map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
   });
 
+  it('items of one batch naming one existing lead (upsert key or PATCH id): applied in order, each event\'s before the previous after', async () => {
+    const o = await seedOrg(t.ctx);
+    const lead = await create({ name: 'Once', email: 'twice@example.com', title: 'T0' }, o);
+    const up = await batch({ upsertBy: 'email', items: [{ name: 'Once', email: 'twice@example.com', title: 'T1' }, { name: 'Once', email: 'TWICE@example.com', title: 'T2', ifMatch: etagOf(lead) }, { name: 'Once', email: 'twice@example.com', title: 'T3' }] }, o);
+    expect(up.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
+    expect(up.body.data.results[1].lead).toMatchObject({ id: lead.id, title: 'T1' });
+    const patched = await patch({ items: [{ id: lead.id, title: 'T4' }, { id: lead.id, title: 'T5', ifMatch: etagOf(up.body.data.results[2].lead) }, { id: lead.id, status: 'CONTACTED' }] }, o);
+    expect(patched.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
+    expect(patched.body.data.results[2].lead).toMatchObject({ title: 'T4', status: 'CONTACTED' });
+    const updates = (await events(o)).filter((e) => e.type === 'lead.updated').map((e) => (e.data as unknown as { changes: { before: object; after: object } }).changes);
+    expect(updates).toEqual([
+      { before: { title: 'T0' }, after: { title: 'T1' } },
+      { before: { title: 'T1' }, after: { title: 'T3' } },
+      { before: { title: 'T3' }, after: { title: 'T4' } },
+      { before: { status: 'NEW' }, after: { status: 'CONTACTED' } },
+    ]);
+  });
+
   it('without upsertBy, two items with one new external id: the second is 409; a bad owner is that item\'s 400', async () => {
     const o = await seedOrg(t.ctx);
     const res = await batch({ items: [{ name: 'A', externalId: 'dup' }, { name: 'B', externalId: 'dup' }, { name: 'C', ownerId: 'aaaaaaaaaaaaaaaaaaaaaaaa' }, { name: 'D' }] }, o);
     expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 409, 400, 201]);
     expect(res.body.data.results[2].error.errors).toEqual([{ field: 'ownerId', code: 'not_found', message: expect.any(String) }]);
     expect((await events(o)).map((e) => e.type)).toEqual(['lead.created', 'lead.created']);
+  });
+
+  it('a bad phone number is that item\'s 400, the same error a single create gives, and the other items are created', async () => {
+    const o = await seedOrg(t.ctx);
+    const bad = { name: 'Bad Phone', phoneNumber: 'not a phone', ownerId: 'aaaaaaaaaaaaaaaaaaaaaaaa' };
+    const single = await call(t.app, 'POST', '/leads', { auth: o.auth, body: bad });
+    const res = await batch({ items: [{ name: 'Fine', phoneNumber: '+14155550100' }, bad, { name: 'Also Fine', email: 'also@example.com' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 201]);
+    expect(res.body.data.results[1].error).toEqual({ code: single.body.code, message: single.body.message, errors: single.body.errors });
+    expect(res.body.data.results[1].error.errors.map((e: { field: string }) => e.field)).toEqual(['phoneNumber']);
   });
 
   it('refuses the whole batch only when its envelope is wrong: no items, 101 items, unknown upsertBy or property', async () => {
@@ -158,6 +186,29 @@ describe('POST /leads/batch', () => {
 });
 
 describe('PATCH /leads/batch', () => {
+  it('a bulk update renaming some leads and not others: the name search follows the new names only', async () => {
+    const o = await seedOrg(t.ctx);
+    const [a, b, c] = [await create({ name: 'Quillfeather One' }, o), await create({ name: 'Quillfeather Two' }, o), await create({ name: 'Quillfeather Three' }, o)];
+    const res = await patch({ items: [{ id: a.id, name: 'Zanzibar One' }, { id: b.id, title: 'Kept name' }, { id: c.id, name: 'Zanzibar Three', status: 'CONTACTED' }] }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 200, 200]);
+    const search = async (q: string) => (await call(t.app, 'GET', `/leads?q=${q}`, { auth: o.auth })).body.data.leads.map((l: { id: string }) => l.id).sort();
+    expect(await search('Zanzibar')).toEqual([a.id, c.id].sort());
+    expect(await search('Quillfeather')).toEqual([b.id]);
+  });
+
+  it('two batches at once with the same ifMatch on the same leads: each lead is updated by exactly one of them', async () => {
+    const o = await seedOrg(t.ctx);
+    const leads = [];
+    for (let i = 0; i < 10; i++) leads.push(await create({ name: `Race ${i}` }, o));
+    // Without the batch's row lock, PostgreSQL lets both read the version ifMatch names before either writes.
+    for (let round = 0; round < 4; round++) {
+      const current = await Promise.all(leads.map(async (l) => (await call(t.app, 'GET', `/leads/${l.id}`, { auth: o.auth })).body.data.lead));
+      const items = (title: string) => current.map((l) => ({ id: l.id, title, ifMatch: etagOf(l) }));
+      const [a, b] = await Promise.all([patch({ items: items(`A${round}`) }, o), patch({ items: items(`B${round}`) }, o)]);
+      current.forEach((_, i) => expect([a.body.data.results[i].status, b.body.data.results[i].status].sort()).toEqual([200, 412]));
+    }
+  });
+
   it('updates each item alone: 200, 404, 400, 409 and 412 with the current lead; one event per change', async () => {
     const o = await seedOrg(t.ctx);
     const a = await create({ name: 'A' }, o);

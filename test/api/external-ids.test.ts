@@ -1,4 +1,5 @@
 import { eventually } from '../helpers/receiver.js';
+import { etagOf } from '../../src/lib/etag.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -82,6 +83,18 @@ describe.each(kinds)('externalId on $list', ({ path, key, list, body }) => {
     expect(res.body.data.results[1][key]).toMatchObject({ externalId: `${key}-new` });
     const patched = await call(t.app, 'PATCH', `${path}/batch`, { auth: s.auth, body: { items: [{ id: res.body.data.results[1][key].id, externalId: `${key}-shared` }] } });
     expect(patched.body.data.results[0]).toMatchObject({ status: 409, error: { code: 'EXTERNAL_ID_TAKEN' } });
+  });
+
+  it('PATCH batch locks its rows: two batches at once with the same ifMatch on the same items, each item goes to exactly one', async () => {
+    const items = [];
+    for (let i = 0; i < 6; i++) items.push((await create({})).body.data[key]);
+    // Without the batch's row lock, PostgreSQL lets both read the version ifMatch names before either writes.
+    for (let round = 0; round < 3; round++) {
+      const current = await Promise.all(items.map(async (x) => (await call(t.app, 'GET', `${path}/${x.id}`, { auth: s.auth })).body.data[key]));
+      const batch = (side: string) => call(t.app, 'PATCH', `${path}/batch`, { auth: s.auth, body: { items: current.map((x, i) => ({ id: x.id, ifMatch: etagOf(x), externalId: `${key}-race-${side}${round}-${i}` })) } });
+      const [a, b] = await Promise.all([batch('a'), batch('b')]);
+      current.forEach((_, i) => expect([a.body.data.results[i].status, b.body.data.results[i].status].sort()).toEqual([200, 412]));
+    }
   });
 });
 

@@ -11,7 +11,7 @@ import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holderByExternalId } from '../shared/batch.service.js';
+import { holdersByExternalId } from '../shared/batch.service.js';
 import { Account } from './accounts.schemas.js';
 import { findLiveAccount } from './accounts.service.js';
 
@@ -82,12 +82,13 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     resource: {
       noun: 'account',
       label: 'Account',
+      table: 'accounts',
       createSchema: CreateAccountBody,
       updateSchema: UpdateAccountBody,
       find: (db, caller, _params, id) => findLiveAccount(ctx, db, caller.organizationId, id),
       create: (trx, caller, _params, input) => createAccount(ctx, trx, caller, input as CreateAccountBody),
       update: (trx, caller, _params, id, patch) => updateAccount(ctx, trx, caller, id, patch as UpdateAccountBody),
-      holderOf: holderByExternalId('accounts'),
+      holdersOf: holdersByExternalId('accounts'),
     },
   });
 

@@ -13,7 +13,7 @@ import { DealStagesEnvelope, PutDealStagesBody } from './stages.schemas.js';
 import { putDealStages } from './stage-moves.service.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holderByExternalId } from '../shared/batch.service.js';
+import { holdersByExternalId } from '../shared/batch.service.js';
 import { Deal } from './deals.schemas.js';
 import { findLiveDeal } from './deals.service.js';
 import { getDealStages } from './stages.service.js';
@@ -114,12 +114,13 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     resource: {
       noun: 'deal',
       label: 'Deal',
+      table: 'deals',
       createSchema: CreateDealBody,
       updateSchema: UpdateDealBody,
       find: (db, caller, _params, id) => findLiveDeal(db, caller.organizationId, id),
       create: (trx, caller, _params, input) => createDeal(ctx, trx, caller, input as CreateDealBody),
       update: (trx, caller, _params, id, patch) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody),
-      holderOf: holderByExternalId('deals'),
+      holdersOf: holdersByExternalId('deals'),
     },
   });
 

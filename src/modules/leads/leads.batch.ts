@@ -1,34 +1,53 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
-import { externalIdHolders } from '../../db/external-ids.js';
+import { externalIdHolders, type ExternalIdHolder } from '../../db/external-ids.js';
 import { inSavepoint } from '../../db/savepoint.js';
-import { AppError, validationFailed } from '../../errors.js';
+import { normalizeContacts } from '../../crypto/contact-fields.js';
+import { AppError, notFound, validationFailed } from '../../errors.js';
 import { normalizeEmail } from '../../lib/contact.js';
-import type { BatchResource } from '../shared/batch.service.js';
+import type { CrmEvent } from '../events/events.js';
+import { recordEvents } from '../events/outbox.store.js';
+import { versionCheck, type BatchResource } from '../shared/batch.service.js';
 import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
-import { createLead, externalIdClashes, findLiveLead, prepareLeads, referenceErrors, storePreparedLeads, updateLead } from './leads.service.js';
-import { findOldestDuplicate } from './leads.store.js';
+import {
+  createLead, externalIdClashes, findLiveLead, leadChanges, leadUpdatedEvent, patchedLead, prepareLeads, present, type PreparedLeads, referenceErrors, storePreparedLeads, toLead, updateLead,
+} from './leads.service.js';
+import { findContactMatches, findLeads, updateLeadFields, type StoredLead } from './leads.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
 /**
- * Many new leads in one go, for POST /leads/batch: each lead's references and external id are checked first
- * (three queries for the whole batch), then every lead that passed is stored with storeNewLeads (multi-row
- * statements: the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another
- * writer took an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
+ * Many new leads in one go, for POST /leads/batch: each lead prepared on its own (a bad phone number is that
+ * lead's 400, as on a single create, where it comes first), then references and external ids checked (three
+ * queries for the whole batch), then every lead that passed stored with storeNewLeads (multi-row statements:
+ * the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another writer took
+ * an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
  */
 async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
-  const outcomes: (Lead | AppError | undefined)[] = (await referenceErrors(trx, organizationId, inputs)).map((errors) => (errors.length ? validationFailed(errors) : undefined));
+  const prepared = inputs.map((input) => {
+    try {
+      return prepareLeads(ctx, organizationId, [input]);
+    } catch (err) {
+      return asItemError(err);
+    }
+  });
+  const outcomes: (Lead | AppError | undefined)[] = prepared.map((p) => (p instanceof AppError ? p : undefined));
+  (await referenceErrors(trx, organizationId, inputs)).forEach((errors, i) => {
+    if (errors.length && outcomes[i] === undefined) outcomes[i] = validationFailed(errors);
+  });
   const clashes = await externalIdClashes(trx, organizationId, inputs.map((input, i) => (outcomes[i] === undefined ? input : {})));
   clashes.forEach((taken, i) => {
     if (taken) outcomes[i] = externalIdTaken('lead');
   });
-  const pending = inputs.flatMap((input, i) => (outcomes[i] === undefined ? [i] : []));
+  const pending = inputs.flatMap((_, i) => (outcomes[i] === undefined ? [i] : []));
+  if (pending.length === 0) return outcomes as (Lead | AppError)[];
+  const ready = pending.map((i) => prepared[i] as PreparedLeads);
   try {
-    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, prepareLeads(ctx, organizationId, pending.map((i) => inputs[i]!))));
+    const all = { rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
+    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -42,22 +61,81 @@ function asItemError(err: unknown): AppError {
   throw err;
 }
 
+type UpdateItem = { id: string; input: Record<string, unknown>; ifMatch?: string | undefined };
+
+/**
+ * Many existing leads updated at once, for the hits of an upsert and PATCH /leads/batch: their rows read in
+ * one statement, references checked in two for all, each lead patched as updateLead does it (the same checks
+ * in the same order, the same lead.updated), then one UPDATE (two if only some names change) and one events
+ * INSERT for all that changed, in a savepoint. A lead whose e-mail, phone or external id changes is left to
+ * updateLead (undefined): its duplicate probe and external id check depend on what earlier items of the batch
+ * wrote. Should the bulk statement still fail, every lead of it is left to updateLead.
+ */
+async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: UpdateItem[]): Promise<(Lead | AppError | undefined)[]> {
+  const organizationId = caller.organizationId;
+  const stored = await findLeads(trx, organizationId, items.map((i) => i.id));
+  const refs = await referenceErrors(trx, organizationId, items.map((i) => i.input as UpdateLeadBody));
+  const now = ctx.clock.now();
+  const writes: { k: number; next: StoredLead; renamed: boolean; event: CrmEvent; lead: Lead }[] = [];
+  const outcomes = items.map((item, k): Lead | AppError | undefined => {
+    const current = stored.get(item.id);
+    if (!current) return notFound('Lead');
+    const before = toLead(ctx, current);
+    const patch = item.input as UpdateLeadBody;
+    try {
+      if (item.ifMatch !== undefined) versionCheck(item.ifMatch, before);
+      const contacts = normalizeContacts(patch);
+      if (refs[k]!.length) throw validationFailed(refs[k]!);
+      const { next, contactChanged } = patchedLead(ctx, current, before, patch, contacts);
+      if (contactChanged || next.externalId !== current.externalId) return undefined;
+      const after = present(next, before.email, before.phoneNumber);
+      const changes = leadChanges(before, after);
+      if (Object.keys(changes.after).length === 0) return before;
+      next.updatedAt = now.toISOString();
+      writes.push({ k, next, renamed: next.name !== current.name, event: leadUpdatedEvent(caller, current.id, changes, now), lead: { ...after, updatedAt: next.updatedAt } });
+      return undefined;
+    } catch (err) {
+      return asItemError(err);
+    }
+  });
+  if (writes.length === 0) return outcomes;
+  try {
+    await inSavepoint(trx, async () => {
+      await updateLeadFields(trx, writes.map((w) => ({ lead: w.next, renamed: w.renamed })));
+      await recordEvents(trx, writes.map((w) => w.event));
+    });
+    for (const w of writes) outcomes[w.k] = w.lead;
+  } catch (err) {
+    asItemError(err);
+  }
+  return outcomes;
+}
+
+/** The oldest live lead of the organization holding each e-mail: one probe of the (email index, seq) index for all. */
+async function leadsByEmail(ctx: Ctx, db: Executor, organizationId: string, emails: readonly string[]): Promise<Map<string, ExternalIdHolder>> {
+  const byIndex = new Map(emails.map((email) => [ctx.blindIndex.compute('email', organizationId, normalizeEmail(email)), email]));
+  const matches = await findContactMatches(db, organizationId, [...byIndex.keys()].map((emailBidx) => ({ emailBidx, phoneBidx: null })));
+  const holders = new Map<string, ExternalIdHolder>();
+  for (const m of matches) if (m.emailBidx !== null && byIndex.has(m.emailBidx)) holders.set(byIndex.get(m.emailBidx)!, { id: m.id, trashed: false });
+  return holders;
+}
+
 /** Leads in the batch runner: upserts by e-mail (the duplicate rule: the oldest live lead) or by external id. */
 export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>): BatchResource<Lead, unknown> {
   return {
     noun: 'lead',
     label: 'Lead',
+    table: 'leads',
     createSchema: CreateLeadBody,
     updateSchema: UpdateLeadBody,
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
     create: (trx, caller, _params, input) => createLead(ctx, trx, caller, input as CreateLeadBody),
     update: (trx, caller, _params, id, patch) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody),
     createMany: (trx, caller, _params, inputs) => createLeads(ctx, trx, caller, inputs as CreateLeadBody[]),
-    async holderOf(db, caller, _params, by, value) {
-      if (by === 'externalId') return (await externalIdHolders(db, 'leads', { column: 'organization_id', value: caller.organizationId }, [value])).get(value);
-      const emailBidx = ctx.blindIndex.compute('email', caller.organizationId, normalizeEmail(value));
-      const id = await findOldestDuplicate(db, caller.organizationId, { emailBidx, phoneBidx: null });
-      return id === null ? undefined : { id, trashed: false };
+    updateMany: (trx, caller, _params, items) => updateLeads(ctx, trx, caller, items),
+    holdersOf(db, caller, _params, by, values) {
+      if (by === 'externalId') return externalIdHolders(db, 'leads', { column: 'organization_id', value: caller.organizationId }, values);
+      return leadsByEmail(ctx, db, caller.organizationId, values);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
-import { buildEvent, diffChanges, ENCRYPTED } from '../events/events.js';
+import { buildEvent, diffChanges, ENCRYPTED, type Changes } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
 import { assignOwners } from '../orgs/rules.service.js';
 import { existingUserIds } from '../orgs/users.store.js';
@@ -25,13 +25,13 @@ const TABLE = 'leads';
 const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
-function toLead(ctx: Ctx, s: StoredLead): Lead {
+export function toLead(ctx: Ctx, s: StoredLead): Lead {
   const where = { table: TABLE, rowId: s.id };
   return present(s, openContact(ctx, 'email', where, s.emailEnc), openContact(ctx, 'phone', where, s.phoneEnc));
 }
 
 /** The API shape of a stored lead whose contact fields are already known in clear. */
-function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: string | null): Lead {
+export function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: string | null): Lead {
   return {
     id: s.id,
     name: s.name,
@@ -203,19 +203,16 @@ export async function listLeads(ctx: Ctx, organizationId: string, query: ListLea
   return { leads: rows.map((l) => toLead(ctx, l)), pagination };
 }
 
-/** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */
-export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody, opts: WriteOptions = {}): Promise<Lead> {
-  await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
-  const current = await findLead(trx, caller.organizationId, id);
-  if (!current) throw notFound('Lead');
-  const before = toLead(ctx, current);
-  checkCondition(opts, 'lead', before);
-  const contacts = normalizeContacts(patch);
-  await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
+/**
+ * The stored lead a patch makes of `current` (shown as `before`), given the patch's normalized contacts: its
+ * contact fields sealed anew only when they change. Its duplicate is still the current one; a contact change
+ * (`contactChanged`) calls for a fresh probe.
+ */
+export function patchedLead(ctx: Ctx, current: StoredLead, before: Lead, patch: UpdateLeadBody, contacts: ReturnType<typeof normalizeContacts>) {
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
   const sealed = contactChanged
-    ? seal(ctx, id, caller.organizationId, merged)
+    ? seal(ctx, current.id, current.organizationId, merged)
     : { emailEnc: current.emailEnc, emailBidx: current.emailBidx, phoneEnc: current.phoneEnc, phoneBidx: current.phoneBidx };
   const next: StoredLead = {
     ...current,
@@ -230,27 +227,44 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
     ownerId: merged.ownerId,
     accountId: merged.accountId,
     externalId: merged.externalId,
-    duplicateOf: contactChanged ? await findOldestDuplicate(trx, caller.organizationId, sealed, current.seq) : current.duplicateOf,
   };
+  return { next, contactChanged };
+}
+
+/** What an update changed, as lead.updated shows it (contact fields only as "[encrypted]"). */
+export const leadChanges = (before: Lead, after: Lead) => diffChanges(before, after, EVENT_FIELDS, CONTACT_FIELDS);
+
+export function leadUpdatedEvent(caller: Caller, id: string, changes: Changes, now: Date) {
+  return buildEvent({
+    type: 'lead.updated',
+    organizationId: caller.organizationId,
+    object: 'lead',
+    objectId: id,
+    description: `Lead updated: ${Object.keys(changes.after).join(', ')}`,
+    changes,
+    actor: caller.actor,
+    now,
+  });
+}
+
+/** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */
+export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody, opts: WriteOptions = {}): Promise<Lead> {
+  await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
+  const current = await findLead(trx, caller.organizationId, id);
+  if (!current) throw notFound('Lead');
+  const before = toLead(ctx, current);
+  checkCondition(opts, 'lead', before);
+  const contacts = normalizeContacts(patch);
+  await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
+  const { next, contactChanged } = patchedLead(ctx, current, before, patch, contacts);
+  if (contactChanged) next.duplicateOf = await findOldestDuplicate(trx, caller.organizationId, next, current.seq);
   const after = toLead(ctx, next);
-  const changes = diffChanges(before, after, EVENT_FIELDS, CONTACT_FIELDS);
+  const changes = leadChanges(before, after);
   if (Object.keys(changes.after).length === 0) return before;
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, next);
-  await recordEvent(
-    trx,
-    buildEvent({
-      type: 'lead.updated',
-      organizationId: caller.organizationId,
-      object: 'lead',
-      objectId: id,
-      description: `Lead updated: ${Object.keys(changes.after).join(', ')}`,
-      changes,
-      actor: caller.actor,
-      now,
-    }),
-  );
+  await recordEvent(trx, leadUpdatedEvent(caller, id, changes, now));
   return { ...after, updatedAt: next.updatedAt };
 }
 

@@ -17,6 +17,9 @@ import { guardExternalId } from '../shared/external-id.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
+/** A batch's rows per statement (at most 100 items), then smaller chunks for the rest: a few cached forms. */
+const BULK_CHUNK_SIZES = [100, 25, 5, 1];
+
 /** A lead as stored: contact fields still encrypted. */
 export interface StoredLead {
   seq: number;
@@ -121,6 +124,47 @@ export async function findLead(db: Executor, organizationId: string, id: string,
 export async function updateLead(db: Executor, lead: StoredLead): Promise<void> {
   const { id: _id, organization_id: _org, created_at: _created, ...changes } = toRow(lead);
   await guardExternalId('lead', () => db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute());
+}
+
+/** Live leads by id (ids are unique across organizations: the caller keeps its own), compiled once per chunk size. */
+const liveLeadsById = compiledForRows(['id'] as const, (db, rows: { id: string }[]) =>
+  db.selectFrom('leads').selectAll().where('id', 'in', rows.map((r) => r.id)).where(inView('leads', 'live')),
+  BULK_CHUNK_SIZES,
+);
+
+/** The live leads of the organization among `ids`, by id: one statement for a batch. */
+export async function findLeads(db: Executor, organizationId: string, ids: readonly string[]): Promise<Map<string, StoredLead>> {
+  const rows = await liveLeadsById(db, [...new Set(ids)].map((id) => ({ id })));
+  return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.id, toStored(r as Row)]));
+}
+
+/** The columns a batch's bulk update writes: its leads keep their contacts, duplicate and external id. */
+const FIELD_COLUMNS = ['source', 'source_campaign', 'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'updated_at'] as const;
+type FieldColumn = 'name' | (typeof FIELD_COLUMNS)[number];
+type FieldRow = Pick<LeadsTable, 'id' | 'organization_id' | FieldColumn>;
+
+/** One UPDATE … FROM (VALUES …) of `columns` for many leads; both databases name the VALUES columns column1, column2, … */
+function fieldUpdate(columns: readonly FieldColumn[]) {
+  return compiledForRows(['id', 'organization_id', ...columns] as const, (db, rows: FieldRow[]) => {
+    const values = sql.join(rows.map((r) => sql`(${sql.join([r.id, r.organization_id, ...columns.map((c) => r[c])])})`));
+    const set = sql.join(columns.map((c, i) => sql`${sql.ref(c)} = ${sql.ref(`v.column${i + 3}`)}`));
+    const query = sql`update leads set ${set} from (values ${values}) as v where leads.id = v.column1 and leads.organization_id = v.column2`;
+    return { compile: () => query.compile(db) };
+  }, BULK_CHUNK_SIZES);
+}
+
+const fieldUpdates = { renamed: fieldUpdate(['name', ...FIELD_COLUMNS]), named: fieldUpdate(FIELD_COLUMNS) };
+
+/**
+ * Writes the fields of many updated leads (a batch) whose contacts, duplicate and external id are unchanged, in
+ * as few statements as their number allows. Those columns are left out of the SET list, and `name` is set only
+ * where it changed: SQLite rewrites every index (and the name's search index, by trigger) whose column a SET
+ * list names, changed or not.
+ */
+export async function updateLeadFields(db: Executor, leads: readonly { lead: StoredLead; renamed: boolean }[]): Promise<void> {
+  const rows = (renamed: boolean) => leads.filter((l) => l.renamed === renamed).map(({ lead }) => toRow(lead));
+  await fieldUpdates.renamed(db, rows(true));
+  await fieldUpdates.named(db, rows(false));
 }
 
 /** The equality filters of `GET /leads`: query parameter → column. */

@@ -142,10 +142,10 @@ export async function findLiveRecord(ctx: Ctx, db: Executor, organizationId: str
   return stored && toRecordView(ctx, object, stored);
 }
 
-/** Which record of the object holds the external id, live or trashed (upsert by externalId). */
-export async function recordHolding(ctx: Ctx, db: Executor, organizationId: string, slug: string, externalId: string) {
+/** Which records of the object hold the external ids, live or trashed, by external id (upsert by externalId). */
+export async function recordHolders(ctx: Ctx, db: Executor, organizationId: string, slug: string, externalIds: readonly string[]) {
   const object = await requireObject(ctx, db, organizationId, slug);
-  return (await externalIdHolders(db, 'records', { column: 'object_id', value: object.id }, [externalId])).get(externalId);
+  return externalIdHolders(db, 'records', { column: 'object_id', value: object.id }, externalIds);
 }
 
 export async function getRecord(ctx: Ctx, organizationId: string, slug: string, id: string): Promise<RecordView> {

@@ -44,7 +44,7 @@ const present = <R>(noun: string, results: BatchItemResult<R>[]) =>
 /**
  * Registers the batch routes of a resource (contract §8). Each is one request for the rate limit, one
  * transaction, and the POST honours Idempotency-Key over the whole batch; within it every item succeeds or
- * fails alone (its own savepoint), with its events.
+ * fails alone, with its events (batch.service.ts: in bulk statements where it can, else in its own savepoint).
  */
 export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppContext, spec: BatchRouteSpec<R, P>): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -54,6 +54,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
   const createBody = BatchCreateBody(spec.resource.createSchema, spec.upsertBy, spec.examples.create);
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);
   const resource = spec.resource as BatchResource<R, unknown>;
+  const { dialect } = ctx.database;
 
   app.post(`${spec.path}/batch`, {
     config: { auth: { anyOf: [spec.scope] }, idempotent: true },
@@ -76,7 +77,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       const { valid, refused } = checkCreateItems(resource, body.items, body.upsertBy);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
       return idempotentReply(ctx, request, reply, 200, async (trx) => {
-        const applied = await runCreateBatch(resource, trx, caller, request.params, valid, body.upsertBy);
+        const applied = await runCreateBatch(resource, { trx, dialect, caller, params: request.params }, valid, body.upsertBy);
         return ok({ results: present(noun, inOrder(refused, applied)) });
       });
     },
@@ -100,7 +101,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       const caller = callerOf(request);
       const { valid, refused } = checkUpdateItems(resource, (request.body as { items: unknown[] }).items);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
-      const applied = await inTransaction(ctx, (trx) => runUpdateBatch(resource, trx, caller, request.params, valid));
+      const applied = await inTransaction(ctx, (trx) => runUpdateBatch(resource, { trx, dialect, caller, params: request.params }, valid));
       return ok({ results: present(noun, inOrder(refused, applied)) });
     },
   });

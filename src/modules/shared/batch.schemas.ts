@@ -63,7 +63,9 @@ export function BatchCreateBody(createBody: TSchema, upsertBy: readonly UpsertKe
       }),
       upsertBy: Type.Optional(
         StringEnum(upsertBy, {
-          description: 'Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.',
+          description:
+            'Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. ' +
+            'Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).',
         }),
       ),
     },

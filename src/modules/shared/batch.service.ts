@@ -1,6 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
-import { externalIdHolders } from '../../db/external-ids.js';
+import { externalIdHolders, type ExternalIdHolder } from '../../db/external-ids.js';
+import { lockRows, type LockableTable } from '../../db/row-lock.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
@@ -12,13 +14,15 @@ import type { UpsertKey } from './batch.schemas.js';
 
 /**
  * What a resource hands the batch runner: its single-item services (each item runs them in its own
- * savepoint, atomic with its events) and, optionally, a bulk create for the items that only create.
- * `P` is the route's path parameters (records: the object slug).
+ * savepoint, atomic with its events) and, optionally, a bulk create and a bulk update for many items at
+ * once. `P` is the route's path parameters (records: the object slug).
  */
 export interface BatchResource<R, P> {
   /** The resource's key in a result (`lead`) and its name in messages (`Lead`). */
   noun: string;
   label: string;
+  /** Its table, whose rows a batch locks before reading them (PostgreSQL). */
+  table: LockableTable;
   createSchema: TSchema;
   updateSchema: TSchema;
   /** Checks what the path names (records: the object) before any item runs: a 404 there is the whole request's. */
@@ -26,13 +30,30 @@ export interface BatchResource<R, P> {
   find(db: Executor, caller: Caller, params: P, id: string): Promise<R | undefined>;
   create(trx: Executor, caller: Caller, params: P, input: Record<string, unknown>): Promise<R>;
   update(trx: Executor, caller: Caller, params: P, id: string, patch: Record<string, unknown>): Promise<R>;
-  /** The item an upsert key designates: for `email` the oldest live lead with it, for `externalId` its holder, trashed or not. */
-  holderOf(db: Executor, caller: Caller, params: P, by: UpsertKey, value: string): Promise<{ id: string; trashed: boolean } | undefined>;
+  /**
+   * The items upsert keys designate, by key, in one probe: for `email` the oldest live lead with it, for
+   * `externalId` its holder, trashed or not. A key nothing holds is absent.
+   */
+  holdersOf(db: Executor, caller: Caller, params: P, by: UpsertKey, values: readonly string[]): Promise<Map<string, ExternalIdHolder>>;
   /**
    * Creates many items at once, in the caller's transaction: per input, the resource, or the AppError that
    * refused that input (and nothing of it written). Each created item's events are written with it.
    */
   createMany?(trx: Executor, caller: Caller, params: P, inputs: Record<string, unknown>[]): Promise<(R | AppError)[]>;
+  /**
+   * Updates many distinct existing items at once, in the caller's transaction (their rows already locked),
+   * each as `update` would after checking its `ifMatch` (PreconditionFailed): per item, the resource, the
+   * AppError that refused it (nothing of it written), or undefined to have the runner apply it alone.
+   */
+  updateMany?(trx: Executor, caller: Caller, params: P, items: { id: string; input: Record<string, unknown>; ifMatch?: string | undefined }[]): Promise<(R | AppError | undefined)[]>;
+}
+
+/** Where a batch runs: the caller's transaction on its database. */
+export interface BatchRun<P> {
+  trx: Executor;
+  dialect: Dialect;
+  caller: Caller;
+  params: P;
 }
 
 export interface BatchItemResult<R> {
@@ -43,10 +64,15 @@ export interface BatchItemResult<R> {
 }
 
 /** An item whose `ifMatch` names another version: 412 with the current resource. */
-class PreconditionFailed<R> extends AppError {
+export class PreconditionFailed<R> extends AppError {
   constructor(readonly current: R | undefined) {
     super('PRECONDITION_FAILED', 'ifMatch does not match the current version; the current resource is returned');
   }
+}
+
+/** Throws PreconditionFailed unless `ifMatch` is the current resource's tag (strong comparison, `*` any). */
+export function versionCheck<R>(ifMatch: string, current: R): void {
+  if (!etagMatches(ifMatch, etagOf(current), 'strong')) throw new PreconditionFailed(current);
 }
 
 interface Item {
@@ -132,64 +158,113 @@ export function checkUpdateItems<R>(spec: BatchResource<R, unknown>, raw: unknow
   return { valid, refused };
 }
 
-async function requireVersion<R, P>(spec: BatchResource<R, P>, trx: Executor, caller: Caller, params: P, id: string | undefined, ifMatch: string): Promise<void> {
-  const current = id === undefined ? undefined : await spec.find(trx, caller, params, id);
-  if (current === undefined || !etagMatches(ifMatch, etagOf(current), 'strong')) throw new PreconditionFailed(current);
+async function requireVersion<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, id: string | undefined, ifMatch: string): Promise<void> {
+  const current = id === undefined ? undefined : await spec.find(run.trx, run.caller, run.params, id);
+  if (current === undefined) throw new PreconditionFailed(current);
+  versionCheck(ifMatch, current);
 }
 
 /** One create or upsert item, as if sent alone: the holder of its key updated (200), else a new item (201). */
-async function upsertOne<R, P>(spec: BatchResource<R, P>, trx: Executor, caller: Caller, params: P, item: Item, by: UpsertKey | undefined): Promise<BatchItemResult<R>> {
+async function upsertOne<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, item: Item, by: UpsertKey | undefined): Promise<BatchItemResult<R>> {
+  const { trx, caller, params } = run;
   const key = by ? keyOf(item.input, by) : undefined;
-  const holder = by && key !== undefined ? await spec.holderOf(trx, caller, params, by, key) : undefined;
+  const holder = by && key !== undefined ? (await spec.holdersOf(trx, caller, params, by, [key])).get(key) : undefined;
   if (holder?.trashed) throw externalIdTaken(spec.noun);
-  if (item.ifMatch !== undefined) await requireVersion(spec, trx, caller, params, holder?.id, item.ifMatch);
+  if (item.ifMatch !== undefined) await requireVersion(spec, run, holder?.id, item.ifMatch);
   if (holder) return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, holder.id, item.input) };
   return { index: item.index, status: 201, resource: await spec.create(trx, caller, params, item.input) };
 }
 
-/**
- * POST /{resource}/batch in the caller's transaction. Items that only create (no holder of their upsert key,
- * no ifMatch, no earlier item of the batch creating the same key) go through the resource's bulk create,
- * if it has one: multi-row statements instead of a round of statements per item. Every other item runs
- * alone in its own savepoint, after them, so that an item upserting a key an earlier item created finds
- * that item, as if the items had been sent one by one.
- */
-export async function runCreateBatch<R, P>(spec: BatchResource<R, P>, trx: Executor, caller: Caller, params: P, items: Item[], by: UpsertKey | undefined): Promise<BatchItemResult<R>[]> {
-  const bulk: Item[] = [];
-  const alone: Item[] = [];
-  const claimed = new Set<string>();
-  for (const item of items) {
-    const key = by ? keyOf(item.input, by) : undefined;
-    const createsOnly = spec.createMany !== undefined && item.ifMatch === undefined && (key === undefined || (!claimed.has(key) && !(await spec.holderOf(trx, caller, params, by!, key))));
-    if (key !== undefined) claimed.add(key);
-    (createsOnly ? bulk : alone).push(item);
-  }
+/** The items to apply one by one, in the order of the batch, each in its own savepoint. */
+async function runAlone<R, I extends Item>(run: BatchRun<unknown>, items: I[], apply: (item: I) => Promise<BatchItemResult<R>>): Promise<BatchItemResult<R>[]> {
   const results: BatchItemResult<R>[] = [];
-  if (bulk.length > 0) {
-    const created = await spec.createMany!(trx, caller, params, bulk.map((i) => i.input));
-    created.forEach((outcome, k) => results.push(outcome instanceof AppError ? outcomeOf(bulk[k]!.index, outcome) : { index: bulk[k]!.index, status: 201, resource: outcome }));
-  }
-  for (const item of alone) {
-    results.push(await inSavepoint(trx, () => upsertOne(spec, trx, caller, params, item, by)).catch((err: unknown) => outcomeOf<R>(item.index, err)));
+  for (const item of [...items].sort((a, b) => a.index - b.index)) {
+    results.push(await inSavepoint(run.trx, () => apply(item)).catch((err: unknown) => outcomeOf<R>(item.index, err)));
   }
   return results;
 }
 
-/** PATCH /{resource}/batch: each item in its own savepoint, its ifMatch checked against the current version first. */
-export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, trx: Executor, caller: Caller, params: P, items: UpdateItem[]): Promise<BatchItemResult<R>[]> {
+/**
+ * Hands `updates` to the resource's bulk update: the results it settled, and the items it left to run alone
+ * (those it could not apply exactly as the single update would, say a contact change that needs a fresh
+ * duplicate probe).
+ */
+async function updateInBulk<R, P, I extends Item>(spec: BatchResource<R, P>, run: BatchRun<P>, updates: { item: I; id: string }[]) {
   const results: BatchItemResult<R>[] = [];
-  for (const item of items) {
-    const apply = async (): Promise<BatchItemResult<R>> => {
-      if (item.ifMatch !== undefined) {
-        const current = await spec.find(trx, caller, params, item.id);
-        if (current === undefined) throw notFound(spec.label);
-        if (!etagMatches(item.ifMatch, etagOf(current), 'strong')) throw new PreconditionFailed(current);
-      }
-      return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, item.id, item.input) };
-    };
-    results.push(await inSavepoint(trx, apply).catch((err: unknown) => outcomeOf<R>(item.index, err)));
+  const alone: I[] = [];
+  if (updates.length === 0) return { results, alone };
+  const outcomes = await spec.updateMany!(run.trx, run.caller, run.params, updates.map(({ item, id }) => ({ id, input: item.input, ifMatch: item.ifMatch })));
+  outcomes.forEach((outcome, k) => {
+    const { item } = updates[k]!;
+    if (outcome === undefined) alone.push(item);
+    else results.push(outcome instanceof AppError ? outcomeOf<R>(item.index, outcome) : { index: item.index, status: 200, resource: outcome });
+  });
+  return { results, alone };
+}
+
+/**
+ * POST /{resource}/batch in the caller's transaction, with as few statements as the resource allows: one
+ * probe for every item's upsert key; the rows of the hits locked in one statement (PostgreSQL); the items
+ * that only create through the resource's bulk create, the hits through its bulk update. An item whose key
+ * an earlier item of the batch already names runs alone, after them, in its own savepoint (as does every
+ * item of a resource without the bulk operations), so that it finds what the earlier one wrote, as if the
+ * items had been sent one by one: two items upserting one new key create it, then update it.
+ */
+export async function runCreateBatch<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, items: Item[], by: UpsertKey | undefined): Promise<BatchItemResult<R>[]> {
+  const keys = items.map((item) => (by ? keyOf(item.input, by) : undefined));
+  const holders = by ? await spec.holdersOf(run.trx, run.caller, run.params, by, keys.filter((k): k is string => k !== undefined)) : new Map<string, ExternalIdHolder>();
+  await lockRows(run.trx, run.dialect, spec.table, run.caller.organizationId, [...holders.values()].flatMap((h) => (h.trashed ? [] : [h.id])));
+  const results: BatchItemResult<R>[] = [];
+  const creates: Item[] = [];
+  const updates: { item: Item; id: string }[] = [];
+  const alone: Item[] = [];
+  const claimed = new Set<string>();
+  items.forEach((item, k) => {
+    const key = keys[k];
+    const repeated = key !== undefined && claimed.has(key);
+    if (key !== undefined) claimed.add(key);
+    const holder = key === undefined ? undefined : holders.get(key);
+    if (repeated) alone.push(item);
+    else if (holder?.trashed) results.push(outcomeOf(item.index, externalIdTaken(spec.noun)));
+    else if (holder) (spec.updateMany ? updates.push({ item, id: holder.id }) : alone.push(item));
+    else if (item.ifMatch !== undefined) results.push(outcomeOf(item.index, new PreconditionFailed(undefined)));
+    else (spec.createMany ? creates : alone).push(item);
+  });
+  if (creates.length > 0) {
+    const created = await spec.createMany!(run.trx, run.caller, run.params, creates.map((i) => i.input));
+    created.forEach((outcome, k) => results.push(outcome instanceof AppError ? outcomeOf(creates[k]!.index, outcome) : { index: creates[k]!.index, status: 201, resource: outcome }));
   }
+  const updated = await updateInBulk(spec, run, updates);
+  results.push(...updated.results);
+  results.push(...(await runAlone(run, [...alone, ...updated.alone], (item) => upsertOne(spec, run, item, by))));
   return results;
+}
+
+/**
+ * PATCH /{resource}/batch: the items' rows locked first, in one statement (PostgreSQL), so that each ifMatch
+ * is compared with the version its write replaces, as a single PATCH does; then the resource's bulk update,
+ * or each item in its own savepoint (an id named twice: the later items, after the first).
+ */
+export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, items: UpdateItem[]): Promise<BatchItemResult<R>[]> {
+  const { trx, caller, params } = run;
+  await lockRows(trx, run.dialect, spec.table, caller.organizationId, items.map((i) => i.id));
+  const seen = new Set<string>();
+  const updates: { item: UpdateItem; id: string }[] = [];
+  const alone: UpdateItem[] = [];
+  for (const item of items) {
+    (spec.updateMany && !seen.has(item.id) ? updates.push({ item, id: item.id }) : alone.push(item));
+    seen.add(item.id);
+  }
+  const updated = await updateInBulk(spec, run, updates);
+  const apply = async (item: UpdateItem): Promise<BatchItemResult<R>> => {
+    if (item.ifMatch !== undefined) {
+      const current = await spec.find(trx, caller, params, item.id);
+      if (current === undefined) throw notFound(spec.label);
+      versionCheck(item.ifMatch, current);
+    }
+    return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, item.id, item.input) };
+  };
+  return [...updated.results, ...(await runAlone(run, [...alone, ...updated.alone], apply))];
 }
 
 /** Every item's result, in the order of the items. */
@@ -197,8 +272,8 @@ export function inOrder<R>(...parts: BatchItemResult<R>[][]): BatchItemResult<R>
   return parts.flat().sort((a, b) => a.index - b.index);
 }
 
-/** A resource's `holderOf` when only external ids designate items (accounts, deals: unique per organization). */
-export function holderByExternalId(table: 'accounts' | 'deals') {
-  return async (db: Executor, caller: Caller, _params: unknown, _by: UpsertKey, value: string) =>
-    (await externalIdHolders(db, table, { column: 'organization_id', value: caller.organizationId }, [value])).get(value);
+/** A resource's `holdersOf` when only external ids designate items (accounts, deals: unique per organization). */
+export function holdersByExternalId(table: 'accounts' | 'deals') {
+  return (db: Executor, caller: Caller, _params: unknown, _by: UpsertKey, values: readonly string[]) =>
+    externalIdHolders(db, table, { column: 'organization_id', value: caller.organizationId }, values);
 }

@@ -3039,7 +3039,7 @@ export interface operations {
                         website?: string | null;
                     }[];
                     /**
-                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
                      */
                     upsertBy?: "externalId";
@@ -4106,7 +4106,7 @@ export interface operations {
                         stage?: string;
                     }[];
                     /**
-                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
                      */
                     upsertBy?: "externalId";
@@ -5146,7 +5146,7 @@ export interface operations {
                         title?: string | null;
                     }[];
                     /**
-                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
                      */
                     upsertBy?: "externalId" | "email";
@@ -6869,7 +6869,7 @@ export interface operations {
                         [key: string]: unknown;
                     })[];
                     /**
-                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
+                     * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
                      */
                     upsertBy?: "externalId";

@@ -3,7 +3,7 @@ import type { Pagination } from '../../lib/pagination.js';
 import type { Field } from '../../modules/objects/definition.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
-import { badge, button, checkbox, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
+import { badge, button, checkbox, checkboxGroup, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
 import { dayOnly, dayTag, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
@@ -11,6 +11,8 @@ import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel } from './detail.views.js';
 import { definitionPath, RECORDS_PATH } from './objects.views.js';
 import { own } from '../../lib/own.js';
+import { splitOptions } from '../../modules/objects/record-cells.js';
+import { targetName } from '../../modules/objects/field-values.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -26,6 +28,10 @@ export function recordTitle(o: CustomObject, r: RecordView): string {
   const field = titleField(o);
   const value = field ? own(r, field.key) : null;
   return value === null || value === undefined || value === '' ? `${o.name} ${r.id.slice(-6)}` : String(value);
+}
+
+function relationInput(field: Field, common: { name: string; label: string; value: string; error: string | undefined; required: boolean }): SafeHtml {
+  return textField({ ...common, autocomplete: 'off', maxLength: 24, hint: `The id of ${targetName(field.target)}.` });
 }
 
 /** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, text otherwise. */
@@ -52,6 +58,10 @@ function input(field: Field, value: string, error: string | undefined, timeZone:
       return textField({ ...common, type: 'url', autocomplete: 'off' });
     case 'text':
       return textField({ ...common, maxLength: 1000, autocomplete: 'off' });
+    case 'multi_select':
+      return checkboxGroup({ ...common, options: (field.options ?? []).map((o) => ({ value: o, label: o })), checked: new Set(splitOptions(value)) });
+    case 'relation':
+      return relationInput(field, common);
   }
 }
 
@@ -84,6 +94,8 @@ export function displayValue(field: Field, value: unknown, timeZone: string): Sa
       return timeTag(String(value), timeZone);
     case 'url':
       return html`<a href="${String(value)}" rel="noopener noreferrer">${String(value)}</a>`;
+    case 'multi_select':
+      return Array.isArray(value) ? value.join(', ') : String(value);
     default:
       return String(value);
   }

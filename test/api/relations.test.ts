@@ -1,3 +1,4 @@
+import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -263,5 +264,23 @@ describe('built-in reverse lookups', () => {
     expect(await allPages(`/deals?leadId=${source}`, 'deals')).toEqual([...fromLead].reverse());
     expect(await allPages(`/deals?accountId=${account}&sort=createdAt`, 'deals', 3)).toEqual(withAccount);
     expect((await get(`/deals?leadId=${source}`, b)).body.data.deals).toEqual([]);
+  });
+});
+
+describe('the organization\'s OpenAPI document', () => {
+  it('types a relation as an id naming its target and a multi_select as an array of its options', async () => {
+    const doc = (await call(t.app, 'GET', '/api/public/v1/openapi.json', { auth: a.auth })).body;
+    const record = doc.components.schemas.Record_visits;
+    expect(record.properties.lead.anyOf[0]).toMatchObject({ type: 'string', pattern: '^[0-9a-f]{24}$' });
+    expect(record.properties.lead.anyOf[0].description).toContain('a lead (`leads`)');
+    expect(record.properties.parent.anyOf[0].description).toContain('a record of visits');
+    expect(record.properties.tags.anyOf[0]).toMatchObject({ type: 'array', uniqueItems: true, items: { type: 'string', enum: ['red', 'green', 'blue'] } });
+    const params = doc.paths['/api/public/v1/objects/visits/records'].get.parameters as { name: string; schema: unknown; description: string }[];
+    expect(params.find((p) => p.name === 'filter[tags]')).toMatchObject({ schema: { type: 'string', enum: ['red', 'green', 'blue'] } });
+    expect(params.find((p) => p.name === 'filter[lead]')!.description).toContain('reverse lookup');
+    const types = astToString(await openapiTS(doc));
+    const recordType = /Record_visits: \{([\s\S]*?)\n {8}\};/.exec(types)?.[1] ?? '';
+    expect(recordType).toMatch(/tags: \("red" \| "green" \| "blue"\)\[\] \| null;/);
+    expect(recordType).toMatch(/lead: string \| null;/);
   });
 });

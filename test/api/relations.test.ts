@@ -3,6 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importCsv } from '../../src/modules/import/csv-import.js';
+import { recordImportAdapter } from '../../src/modules/objects/records.import.js';
 
 /*
  * Relation and multi_select fields (contract §9): a relation holds the id of a live lead, account, deal or
@@ -282,5 +287,27 @@ describe('the organization\'s OpenAPI document', () => {
     const recordType = /Record_visits: \{([\s\S]*?)\n {8}\};/.exec(types)?.[1] ?? '';
     expect(recordType).toMatch(/tags: \("red" \| "green" \| "blue"\)\[\] \| null;/);
     expect(recordType).toMatch(/lead: string \| null;/);
+  });
+});
+
+describe('CSV import of records', () => {
+  it('reads a multi_select cell as ;-separated options and a relation cell as the id, checked like the API', async () => {
+    const target = await lead('Imported target');
+    const dir = mkdtempSync(join(tmpdir(), 'crm-relations-'));
+    try {
+      const file = join(dir, 'visits.csv');
+      writeFileSync(file, `title,tags,lead\nfirst,blue; red,${target}\nsecond,,\nbad,pink,0000000000000000deadbeef\n`);
+      const report = await importCsv(t.ctx, { file, organizationId: a.orgId, adapter: await recordImportAdapter(t.ctx, a.orgId, 'visits'), allOrNothing: false });
+      expect(report).toMatchObject({ rows: 3, imported: 2 });
+      expect(report.failed.map((f) => [f.line, f.errors.map((e) => e.field)])).toEqual([[4, ['tags']]]);
+      const found = (await get(`/objects/visits/records?filter[lead]=${target}`)).body.data.records;
+      expect(found).toEqual([expect.objectContaining({ title: 'first', tags: ['red', 'blue'], lead: target })]);
+      const missing = join(dir, 'missing.csv');
+      writeFileSync(missing, 'title,lead\nghost,0000000000000000deadbeef\n');
+      const refused = await importCsv(t.ctx, { file: missing, organizationId: a.orgId, adapter: await recordImportAdapter(t.ctx, a.orgId, 'visits'), allOrNothing: false });
+      expect(refused.failed.map((f) => [f.line, f.errors.map((e) => `${e.field}:${e.code}`)])).toEqual([[2, ['lead:not_found']]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,7 +17,9 @@ import { RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody } from './record-values.js';
 import { joinOptions } from '../../modules/objects/record-cells.js';
-import { recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
+import { recordsPointingAt } from '../../modules/objects/related-records.js';
+import { relatedItems, relationChoices } from './relation-items.js';
+import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
 /** Custom objects listed under Data; more are reached from Configuration › Custom objects. */
@@ -45,6 +47,8 @@ async function formPage(
   opts: { record?: RecordView; values: Record<string, string>; stage: string; problem?: FormProblem; status?: number },
 ) {
   const base = recordsPath(o.slug);
+  const organization = viewerOf(request).organization;
+  const [related, choices] = await Promise.all([relatedItems(deps.ctx, organization, o.fields, [opts.values]), relationChoices(deps.ctx, organization, o.fields)]);
   return deps.render(request, reply, {
     title: opts.record ? `Edit ${recordTitle(o, opts.record)}` : `New ${o.name} record`,
     crumbs: ['Data', o.name],
@@ -57,6 +61,7 @@ async function formPage(
       creating: !opts.record,
       timeZone: viewerOf(request).organization.timezone,
       cancel: opts.record ? `${base}/${opts.record.id}` : base,
+      relations: { related, choices },
     }),
   });
 }
@@ -89,12 +94,13 @@ export const recordsModule: AdminModule = {
         problem = problemOf(err);
       }
       const today = localDate(ctx.clock.now(), org.timezone);
+      const related = result ? await relatedItems(ctx, org, o.fields, result.records) : new Map();
       return deps.render(request, reply, {
         title: o.name,
         crumbs: ['Data'],
         status: problem ? 400 : 200,
         body: html`<div class="toolbar">${recordFilterForm(o, filters, problem)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a>${trashLink(recordsPath(o.slug))}</div>
-${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination)}` : ''}`,
+${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today, relations: { related } })}${recordsPager(o, filters, result.pagination)}` : ''}`,
       });
     });
 
@@ -121,12 +127,16 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewer.organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      const history = await consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug });
+      const [history, related, pointing] = await Promise.all([
+        consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
+        relatedItems(ctx, org, o.fields, [record]),
+        recordsPointingAt(ctx, org, o.slug, record.id, RELATED_LIMIT),
+      ]);
       return deps.render(request, reply, {
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin })}`,
+        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin, relations: { related }, pointing })}`,
       });
     });
 

@@ -9,8 +9,10 @@ import { notNull, type Migration } from './helpers.js';
  *   other field keeps position 0, the column's default, so a release that does not know the column still
  *   writes its rows. SQLite cannot change a primary key in place: the table is rebuilt, as its docs describe
  *   (create, copy, drop, rename), with its two indexes.
- * - Reverse lookups on the built-ins, `GET /leads?accountId=` and `GET /deals?leadId=`, read an index over
- *   live rows (deals by account already have one, migration 0002).
+ * - Reverse lookups on the built-ins, `GET /leads?accountId=`, `GET /deals?leadId=` and `GET /deals?accountId=`,
+ *   read a (reference, seq) index over the rows that have one (an equality implies it, so the partial index
+ *   serves the live list and the trash alike); ids are unique across organizations, so the organization is
+ *   checked per row (db/list-page.ts, organizationScope).
  */
 export const relations: Migration = {
   async up({ db, dialect }) {
@@ -36,7 +38,8 @@ export const relations: Migration = {
       await db.schema.createIndex('record_values_number').on('record_values').columns(['object_id', 'field_key', 'num_value', 'record_seq']).where(sql.ref('num_value'), 'is not', null).execute();
       await db.schema.createIndex('record_values_text').on('record_values').columns(['object_id', 'field_key', 'text_value', 'record_seq']).where(sql.ref('text_value'), 'is not', null).execute();
     }
-    await db.schema.createIndex('leads_live_org_account_seq').on('leads').columns(['organization_id', 'account_id', 'seq']).where(sql.ref('deleted_at'), 'is', null).execute();
-    await db.schema.createIndex('deals_live_org_lead_seq').on('deals').columns(['organization_id', 'lead_id', 'seq']).where(sql.ref('deleted_at'), 'is', null).execute();
+    for (const [table, column] of [['leads', 'account_id'], ['deals', 'lead_id'], ['deals', 'account_id']] as const) {
+      await db.schema.createIndex(`${table}_${column}_seq`).on(table).columns([column, 'seq']).where(sql.ref(column), 'is not', null).execute();
+    }
   },
 };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { recordImportAdapter } from '../../src/modules/objects/records.import.js';
+import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
 
 /*
  * Relation and multi_select fields (contract §9): a relation holds the id of a live lead, account, deal or
@@ -308,6 +309,25 @@ describe('CSV import of records', () => {
       expect(refused.failed.map((f) => [f.line, f.errors.map((e) => `${e.field}:${e.code}`)])).toEqual([[2, ['lead:not_found']]]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('MCP record tools', () => {
+  it('create a record with a relation and a multi_select, and find it by either filter', async () => {
+    const client = await connect(httpTransport(await listen(t), a.key));
+    try {
+      const target = await lead('Through MCP');
+      const { record } = await callOk(client, 'create_record', { object: 'visits', values: { title: 'mcp', lead: target, tags: ['green', 'red'] } });
+      expect(record).toMatchObject({ lead: target, tags: ['red', 'green'] });
+      const byLead = await callOk(client, 'search_records', { object: 'visits', [`filter[lead]`]: target });
+      expect(byLead.records.map((r: { id: string }) => r.id)).toEqual([record.id]);
+      const byTag = await callOk(client, 'search_records', { object: 'visits', 'filter[tags]': 'green', limit: 100 });
+      expect(byTag.records.map((r: { id: string }) => r.id)).toContain(record.id);
+      const { errors } = await callError(client, 'create_record', { object: 'visits', values: { title: 'x', lead: '0000000000000000deadbeef' } }, 'VALIDATION_FAILED');
+      expect(errors).toEqual([expect.objectContaining({ field: 'lead', code: 'not_found' })]);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -37,7 +37,8 @@ export const recordTools = [
       "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields, the records holding an option on a multi_select, the records pointing at an item id on a relation (reverse lookup); `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields. `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
     scopes: ['records:read'],
     readOnly: true,
-    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false }),
+    // filter[<key>] parameters are pattern properties of the list query: they must reach the service, which checks them.
+    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false, patternProperties: ListRecordsQuery.patternProperties }),
     run: ({ ctx, principal }, { object, ...query }) => listRecords(ctx, principal.organization, object, query),
   }),
   defineTool({

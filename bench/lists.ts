@@ -16,7 +16,8 @@ import { fmt, openBench, percentiles, timeIt } from './lib.js';
 import { nameAt, prng } from './names.js';
 
 /**
- * Cursor pages against offset pages on N leads, and a custom date-field filter on M records (contract §8),
+ * Cursor pages against offset pages on N leads, their reverse lookup by account, and custom field filters
+ * (a date range, a relation's reverse lookup, a multi_select option) on M records (contract §8, §9),
  * measured server-side: the service call the route makes, without HTTP. Seeding goes through the stores in
  * bulk (no contact fields: they play no part in a list's order or filters).
  */
@@ -46,6 +47,8 @@ const row = (label: string, rows: number, p: { p50: number; p95: number; p99: nu
 
 async function leadsCase(ctx: AppContext, opts: { leads: number; runs: number }) {
   const org = await createOrganization(ctx, { name: 'Lists bench' });
+  // One lead in ten belongs to one of 1,000 accounts (~100 leads each at 1,000,000): GET /leads?accountId=.
+  const accounts = Array.from({ length: 1_000 }, () => newId());
   const rand = prng(7);
   const base = Date.UTC(2025, 0, 1);
   for (let i = 0; i < opts.leads; i += 10_000) {
@@ -54,7 +57,7 @@ async function leadsCase(ctx: AppContext, opts: { leads: number; runs: number })
       const at = new Date(base + j * 1000).toISOString();
       batch.push({
         id: newId(), organizationId: org.id, name: nameAt(j, rand), emailEnc: null, emailBidx: null, phoneEnc: null, phoneBidx: null,
-        source: 'IMPORT', sourceCampaign: null, status: j % 5 === 0 ? 'QUALIFIED' : 'NEW', company: null, title: null, notes: null, ownerId: null, accountId: null,
+        source: 'IMPORT', sourceCampaign: null, status: j % 5 === 0 ? 'QUALIFIED' : 'NEW', company: null, title: null, notes: null, ownerId: null, accountId: j % 10 === 0 ? accounts[(j / 10) % 1_000]! : null,
         duplicateOf: null, externalId: null, createdAt: at, updatedAt: at, deletedAt: null,
       });
     }
@@ -79,7 +82,11 @@ async function leadsCase(ctx: AppContext, opts: { leads: number; runs: number })
   row('leads, cursor page at 20 depths, -createdAt', opts.leads, await sample(opts.runs, (i) => page({ after: cursors['-createdAt']![i % 20] })), 'p95 < 5 ms');
   row('leads, cursor page at 20 depths, sort=name', opts.leads, await sample(opts.runs, (i) => page({ sort: 'name', after: cursors.name![i % 20] })), 'p95 < 5 ms');
   row('leads, cursor page, status=QUALIFIED', opts.leads, await sample(opts.runs, (i) => page({ status: 'QUALIFIED', after: cursors['-createdAt']![i % 20] })), '');
+  row('leads, accountId=<one of 1,000> (page 1, with count)', opts.leads, await sample(opts.runs, (i) => page({ accountId: accounts[i % 1_000] })), 'p95 < 50 ms');
+  row('leads, accountId=<one of 1,000>, sort=name', opts.leads, await sample(opts.runs, (i) => page({ accountId: accounts[i % 1_000], sort: 'name' })), 'p95 < 50 ms');
 }
+
+const TAGS = ['t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9'];
 
 async function recordsCase(ctx: AppContext, opts: { records: number; runs: number }) {
   const org = await createOrganization(ctx, { name: 'Records bench', timezone: 'UTC' });
@@ -91,18 +98,23 @@ async function recordsCase(ctx: AppContext, opts: { records: number; runs: numbe
         { key: 'title', label: 'Title', type: 'text' },
         { key: 'visit_date', label: 'Visit date', type: 'date' },
         { key: 'score', label: 'Score', type: 'number' },
+        { key: 'lead', label: 'Lead', type: 'relation', target: 'leads' },
+        { key: 'tags', label: 'Tags', type: 'multi_select', options: TAGS },
       ],
     }),
   );
   const object = (await findObject(ctx.database.db, ctx.database.dialect, org.id, 'visits'))!;
   const rand = prng(11);
+  // Each record points at one of 5,000 leads (~100 records each at 500,000) and holds 0–3 of 10 tags.
+  const leads = Array.from({ length: 5_000 }, () => newId());
   const day0 = Date.UTC(2020, 0, 1);
   for (let done = 0; done < opts.records; done += 5_000) {
     const now = new Date(Date.UTC(2026, 0, 1) + done * 1000);
     const batch = Array.from({ length: Math.min(5_000, opts.records - done) }, (_, k) => {
       // Visit dates spread over ~6 years: one month holds ~1.4 % of the records.
       const day = new Date(day0 + Math.floor(rand() * 6 * 365) * 86_400_000).toISOString().slice(0, 10);
-      return buildNewRecord(ctx, object, { title: `visit ${done + k}`, visit_date: day, score: Math.floor(rand() * 1000) }, now);
+      const tags = TAGS.filter(() => rand() < 0.15);
+      return buildNewRecord(ctx, object, { title: `visit ${done + k}`, visit_date: day, score: Math.floor(rand() * 1000), lead: leads[(done + k) % leads.length], tags }, now);
     });
     await ctx.database.db.transaction().execute((trx) => insertRecords(trx, ctx.database.dialect, object, batch));
   }
@@ -115,6 +127,10 @@ async function recordsCase(ctx: AppContext, opts: { records: number; runs: numbe
   const first = await list(month(0));
   row('records, same filter, next cursor page', opts.records, await sample(opts.runs, () => list({ ...month(0), after: first.pagination.nextCursor })), 'p95 < 50 ms');
   row('records, filter[score]=<value> (page 1, with count)', opts.records, await sample(opts.runs, (i) => list({ 'filter[score]': String(i % 1000) })), '');
+  row('records, filter[lead]=<id>: reverse lookup (page 1, with count)', opts.records, await sample(opts.runs, (i) => list({ 'filter[lead]': leads[i % leads.length] })), 'p95 < 50 ms');
+  row('records, filter[tags]=<option> (~15 %, page 1, with count)', opts.records, await sample(opts.runs, (i) => list({ 'filter[tags]': TAGS[i % TAGS.length] })), 'reported');
+  const tagged = await list({ 'filter[tags]': TAGS[0] });
+  row('records, filter[tags]=<option>, next cursor page', opts.records, await sample(opts.runs, () => list({ 'filter[tags]': TAGS[0], after: tagged.pagination.nextCursor })), 'p95 < 50 ms');
   row('records, sort=visit_date (page 1, with count)', opts.records, await sample(Math.min(opts.runs, 20), () => list({ sort: 'visit_date' })), '');
 }
 

@@ -85,6 +85,23 @@ export function selectField(p: FieldBase & { value?: string | null | undefined; 
   );
 }
 
+/** A named item (lead, account, deal, record) offered by a picker. */
+export interface PickerItem {
+  id: string;
+  name: string;
+}
+
+/**
+ * An id input that suggests the newest items of a kind (a datalist: their names as labels) and names the one
+ * currently chosen under it; any id of the organization may be pasted. The service checks it.
+ */
+export function pickerField(p: FieldBase & { value: string; items: readonly PickerItem[]; currentName: string | undefined; what: string }): SafeHtml {
+  const listId = `${fieldId(p.name)}-choices`;
+  const hint = html`${p.currentName ? html`Currently <strong>${p.currentName}</strong>. ` : ''}Pick one of the newest ${p.what} or paste an id.`;
+  return html`${textField({ name: p.name, label: p.label, value: p.value, error: p.error, required: p.required, list: listId, autocomplete: 'off', hint })}
+<datalist id="${listId}">${p.items.map((r) => html`<option value="${r.id}" label="${r.name}"></option>`)}</datalist>`;
+}
+
 /** A group of checkboxes sharing one name, in a fieldset whose legend names the group. */
 export function checkboxGroup(p: FieldBase & { options: readonly Option[]; checked: ReadonlySet<string> }): SafeHtml {
   const id = fieldId(p.name);

@@ -3,6 +3,7 @@ import { encodeListCursor, type ListPosition } from '../lib/list-cursor.js';
 import { cursorPagination, offsetOf, paginate, type Pagination } from '../lib/pagination.js';
 import type { ListRequest, TimeRange } from '../lib/list-request.js';
 import { validationFailed } from '../errors.js';
+import type { Dialect } from '../config.js';
 
 /**
  * One list mechanism for every resource (contract §8): an order on one sort key with `seq` as the tiebreak,
@@ -77,6 +78,19 @@ export function equalityConditions(table: string, columns: Record<string, string
     const value = query[param];
     return value === undefined ? [] : [sql<SqlBool>`${sql.ref(`${table}.${column}`)} = ${value}`];
   });
+}
+
+/**
+ * The scope condition of a list (`leads.organization_id = ?`, `records.object_id = ?`). Narrowed by a
+ * reference to one item (a reverse lookup: `GET /leads?accountId=`, a relation's `filter[field]=<id>`), SQLite
+ * checks it per row (`+`): otherwise its planner, seeing ORDER BY … LIMIT, walks the scope's sort index and
+ * tests every row of the organization or object (1.1 s for `sort=name` at 300,000 leads), instead of reading
+ * the few rows the reference's index names and sorting them. Item ids are unique across organizations, and
+ * the condition still drops any row outside the scope.
+ */
+export function listScope(dialect: Dialect, column: string, value: string, byReference: boolean): Expression<SqlBool> {
+  const ref = sql.ref(column);
+  return dialect === 'sqlite' && byReference ? sql<SqlBool>`+${ref} = ${value}` : sql<SqlBool>`${ref} = ${value}`;
 }
 
 export interface ListPage<R> {

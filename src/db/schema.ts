@@ -357,6 +357,8 @@ export interface RecordValuesTable {
   record_seq: number;
   object_id: string;
   field_key: string;
+  /** 0, or the option's place in a multi_select value (one row per option). */
+  position: Generated<number>;
   num_value: number | null;
   text_value: string | null;
 }

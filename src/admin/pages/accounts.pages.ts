@@ -6,6 +6,9 @@ import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../m
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from '../../modules/accounts/accounts.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
+import { listLeads } from '../../modules/leads/leads.service.js';
+import { recordsPointingAt } from '../../modules/objects/related-records.js';
+import { RELATED_LIMIT } from './records.views.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
@@ -96,11 +99,13 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const viewer = viewerOf(request);
       const org = viewer.organization.id;
       const account = await getAccount(ctx, org, request.params.id);
-      const [people, deals, stages, history] = await Promise.all([
+      const [people, deals, leads, stages, history, pointing] = await Promise.all([
         listPeople(ctx.database.db, org),
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
+        listLeads(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
         consoleTimeline(ctx, org, { object: 'account', id: account.id }),
+        recordsPointingAt(ctx, viewer.organization, 'accounts', account.id, RELATED_LIMIT),
       ]);
       return deps.render(request, reply, {
         title: account.name,
@@ -109,6 +114,8 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         body: html`${deleteButton(request, ACCOUNTS_PATH, account.id, account.name)}${accountDetail(account, {
           owner: people.find((u) => u.id === account.ownerId)?.name,
           deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
+          leads: { leads: leads.leads, total: leads.pagination.total ?? 0 },
+          pointing,
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,

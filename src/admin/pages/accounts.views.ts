@@ -2,13 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
 import type { Account } from '../../modules/accounts/accounts.schemas.js';
 import type { Deal } from '../../modules/deals/deals.schemas.js';
+import type { Lead } from '../../modules/leads/leads.schemas.js';
+import type { PointingRecords } from '../../modules/objects/related-records.js';
 import { button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textField } from '../components.js';
-import { dayTag, money, timeTag } from '../format.js';
+import { dayTag, humanize, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
+import { LEADS_PATH } from './leads.views.js';
+import { pointingPanel } from './records.views.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
 
@@ -85,7 +89,15 @@ export function accountsPager(q: string, pagination: Pagination, controls?: List
 
 export function accountDetail(
   a: Account,
-  opts: { owner: string | undefined; deals: { deals: Deal[]; total: number }; stageLabels: ReadonlyMap<string, string>; history: TimelineEntry[]; timeZone: string },
+  opts: {
+    owner: string | undefined;
+    deals: { deals: Deal[]; total: number };
+    leads: { leads: Lead[]; total: number };
+    pointing: readonly PointingRecords[];
+    stageLabels: ReadonlyMap<string, string>;
+    history: TimelineEntry[];
+    timeZone: string;
+  },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;
   const website = a.website ? html`<a href="${a.website}" rel="noopener noreferrer">${a.website}</a>` : null;
@@ -93,6 +105,8 @@ export function accountDetail(
     (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${opts.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,
   );
   const more = opts.deals.total > opts.deals.deals.length ? html`<p><a href="/admin/data/deals?accountId=${a.id}">All ${opts.deals.total} deals with this account</a></p>` : '';
+  const leadRows = opts.leads.leads.map((l) => html`<tr><td><a href="${LEADS_PATH}/${l.id}">${l.name}</a></td><td>${humanize(l.status)}</td><td>${dayTag(l.createdAt, opts.timeZone)}</td></tr>`);
+  const moreLeads = opts.leads.total > opts.leads.leads.length ? html`<p class="muted">The newest ${opts.leads.leads.length} of ${opts.leads.total} leads.</p>` : '';
   return html`<p class="button-row"><a class="button button--primary" href="${ACCOUNTS_PATH}/${a.id}/edit">Edit account</a> <a class="button button--secondary" href="/admin/data/deals/new?accountId=${a.id}">New deal</a></p>
 <dl class="details">
   ${detailRow(L.domain, a.domain)}
@@ -108,5 +122,9 @@ export function accountDetail(
 <section class="panel" aria-labelledby="account-deals"><h2 id="account-deals">Deals</h2>
 ${dataTable('Deals with this account', ['Name', 'Stage', 'Amount'], dealRows, 'No deals with this account yet.')}${more}
 </section>
+<section class="panel" aria-labelledby="account-leads"><h2 id="account-leads">Leads</h2>
+${dataTable('Leads of this account', ['Name', 'Status', 'Created'], leadRows, 'No leads of this account yet.')}${moreLeads}
+</section>
+${pointingPanel(opts.pointing, opts.timeZone)}
 ${historyPanel(opts.history, opts.timeZone)}`;
 }

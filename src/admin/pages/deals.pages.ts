@@ -18,6 +18,8 @@ import { BOARD_CARDS, dealBoard, type BoardColumn } from './deals-board.views.js
 import { BOARD_PATH, DEAL_LABELS, dealDetail, dealFilterForm, dealForm, dealFormValues, DEALS_PATH, dealsPager, dealsTable, emptyDealForm, viewSwitch, type DealFilters, type DealFormValues } from './deals.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
+import { recordsPointingAt } from '../../modules/objects/related-records.js';
+import { RELATED_LIMIT } from './records.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
 const PICKER_SIZE = 50;
@@ -76,12 +78,13 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
   const viewer = viewerOf(request);
   const org = viewer.organization.id;
   const db = deps.ctx.database.db;
-  const [stages, people, accounts, leads, history] = await Promise.all([
+  const [stages, people, accounts, leads, history, pointing] = await Promise.all([
     getDealStages(db, org),
     listPeople(db, org),
     namesByIds(db, 'accounts', org, [deal.accountId]),
     namesByIds(db, 'leads', org, [deal.leadId]),
     consoleTimeline(deps.ctx, org, { object: 'deal', id: deal.id }),
+    recordsPointingAt(deps.ctx, viewer.organization, 'deals', deal.id, RELATED_LIMIT),
   ]);
   return deps.render(request, reply, {
     title: deal.name,
@@ -94,6 +97,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
       leadName: deal.leadId ? leads.get(deal.leadId) : undefined,
       owner: people.find((p) => p.id === deal.ownerId)?.name,
       history,
+      pointing,
       timeZone: viewer.organization.timezone,
       ...(opts.moveError ? { moveError: opts.moveError } : {}),
     })}`,

@@ -2,7 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
 import type { Deal } from '../../modules/deals/deals.schemas.js';
 import type { DealStage } from '../../modules/deals/stages.schemas.js';
-import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textField, type Option } from '../components.js';
+import type { PointingRecords } from '../../modules/objects/related-records.js';
+import { pointingPanel } from './records.views.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, pickerField, searchForm, selectField, textField, type Option } from '../components.js';
 import { dayOnly, dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
@@ -59,10 +61,6 @@ function currencies(): SafeHtml {
   return (currencyList ??= html`<datalist id="currencies">${Intl.supportedValuesOf('currency').map((c) => html`<option value="${c}" label="${names.of(c) ?? c}"></option>`)}</datalist>`);
 }
 
-function picker(id: string, rows: readonly { id: string; name: string }[]): SafeHtml {
-  return html`<datalist id="${id}">${rows.map((r) => html`<option value="${r.id}" label="${r.name}"></option>`)}</datalist>`;
-}
-
 export interface DealFormContext {
   stages: readonly DealStage[];
   people: readonly Person[];
@@ -79,7 +77,6 @@ export function dealForm(request: FastifyRequest, opts: { action: string; values
   const v = opts.values;
   const L = DEAL_LABELS;
   const c = opts.context;
-  const current = (name: string | undefined, what: string) => html`${name ? html`Currently <strong>${name}</strong>. ` : ''}Pick one of the newest ${what} or paste an id.`;
   return html`${errorSummary(opts.problem, L)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
@@ -88,10 +85,8 @@ export function dealForm(request: FastifyRequest, opts: { action: string; values
   ${textField({ name: 'amount', label: L.amount, value: v.amount, error: f.amount, inputMode: 'decimal', autocomplete: 'off', hint: 'An exact decimal such as 48000.00: up to 15 digits before the point and 4 after.' })}
   ${textField({ name: 'currency', label: L.currency, value: v.currency, error: f.currency, list: 'currencies', maxLength: 3, autocomplete: 'off', hint: 'ISO 4217 code such as EUR or USD; required with an amount.' })}
   ${currencies()}
-  ${textField({ name: 'accountId', label: L.accountId, value: v.accountId, error: f.accountId, list: 'recent-accounts', autocomplete: 'off', hint: current(c.accountName, 'accounts') })}
-  ${picker('recent-accounts', c.accounts)}
-  ${textField({ name: 'leadId', label: L.leadId, value: v.leadId, error: f.leadId, list: 'recent-leads', autocomplete: 'off', hint: current(c.leadName, 'leads') })}
-  ${picker('recent-leads', c.leads)}
+  ${pickerField({ name: 'accountId', label: L.accountId, value: v.accountId, error: f.accountId, items: c.accounts, currentName: c.accountName, what: 'accounts' })}
+  ${pickerField({ name: 'leadId', label: L.leadId, value: v.leadId, error: f.leadId, items: c.leads, currentName: c.leadName, what: 'leads' })}
   ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: personOptions(c.people), blank: 'Unassigned' })}
   ${textField({ name: 'expectedCloseDate', label: L.expectedCloseDate, type: 'date', value: v.expectedCloseDate, error: f.expectedCloseDate, hint: 'A calendar day (YYYY-MM-DD).' })}
   <div class="form-actions">${button(opts.creating ? 'Create deal' : 'Save changes')} <a href="${opts.creating ? DEALS_PATH : opts.action}">Cancel</a></div>
@@ -160,7 +155,7 @@ export function moveForm(request: FastifyRequest, deal: Pick<Deal, 'id' | 'name'
 export function dealDetail(
   request: FastifyRequest,
   d: Deal,
-  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: TimelineEntry[]; timeZone: string; moveError?: string },
+  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: TimelineEntry[]; pointing: readonly PointingRecords[]; timeZone: string; moveError?: string },
 ): SafeHtml {
   const L = DEAL_LABELS;
   const stage = opts.stages.find((s) => s.key === d.stage);
@@ -177,5 +172,6 @@ export function dealDetail(
   ${detailRow('Id', html`<code>${d.id}</code>`)}
 </dl>
 <section class="panel" aria-labelledby="move"><h2 id="move">Move to another stage</h2>${moveForm(request, d, opts.stages, `${DEALS_PATH}/${d.id}`, opts.moveError)}</section>
+${pointingPanel(opts.pointing, opts.timeZone)}
 ${historyPanel(opts.history, opts.timeZone)}`;
 }

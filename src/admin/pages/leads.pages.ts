@@ -11,6 +11,14 @@ import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../m
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
+import { listDeals } from '../../modules/deals/deals.service.js';
+import { getDealStages } from '../../modules/deals/stages.service.js';
+import { recordsPointingAt } from '../../modules/objects/related-records.js';
+import { namesByIds, recentNames } from './names.store.js';
+import { RELATED_LIMIT } from './records.views.js';
+
+/** Newest accounts the lead form's account picker offers. */
+const PICKER_SIZE = 50;
 
 const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
 
@@ -24,7 +32,7 @@ function readForm(body: FormBody): LeadFormValues {
 function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
   const blank = creating ? orUndefined : orNull;
   const body: Record<string, unknown> = { name: v.name, status: v.status };
-  for (const key of ['email', 'phoneNumber', 'company', 'title', 'source', 'sourceCampaign', 'ownerId', 'notes'] as const) body[key] = blank(v[key]);
+  for (const key of ['email', 'phoneNumber', 'company', 'title', 'source', 'sourceCampaign', 'ownerId', 'accountId', 'notes'] as const) body[key] = blank(v[key]);
   return defined(body);
 }
 
@@ -38,6 +46,13 @@ async function formPage(
 ) {
   const viewer = viewerOf(request);
   const creating = opts.leadId === undefined;
+  const db = deps.ctx.database.db;
+  const org = viewer.organization.id;
+  const [users, accounts, accountNames] = await Promise.all([
+    owners(deps, org),
+    recentNames(db, 'accounts', org, PICKER_SIZE),
+    namesByIds(db, 'accounts', org, [opts.values.accountId || null]),
+  ]);
   return deps.render(request, reply, {
     title: creating ? 'New lead' : `Edit ${opts.leadName}`,
     crumbs: ['Data', 'Leads'],
@@ -46,7 +61,9 @@ async function formPage(
       action: creating ? LEADS_PATH : `${LEADS_PATH}/${opts.leadId}`,
       values: opts.values,
       problem: opts.problem,
-      users: await owners(deps, viewer.organization.id),
+      users,
+      accounts,
+      accountName: accountNames.get(opts.values.accountId),
       creating,
     }),
   });
@@ -98,16 +115,26 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const viewer = viewerOf(request);
       const org = viewer.organization.id;
       const lead = await getLead(ctx, org, request.params.id);
-      const [users, history, duplicate] = await Promise.all([
+      const [users, history, duplicate, accountNames, deals, stages, pointing] = await Promise.all([
         owners(deps, org),
         consoleTimeline(ctx, org, { object: 'lead', id: lead.id }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
+        namesByIds(ctx.database.db, 'accounts', org, [lead.accountId]),
+        listDeals(ctx, org, { leadId: lead.id, page: 1, limit: RELATED_LIMIT }),
+        getDealStages(ctx.database.db, org),
+        recordsPointingAt(ctx, viewer.organization, 'leads', lead.id, RELATED_LIMIT),
       ]);
+      const related = {
+        accountName: lead.accountId ? accountNames.get(lead.accountId) : undefined,
+        deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
+        stageLabels: new Map(stages.map((s) => [s.key, s.label])),
+        pointing,
+      };
       return deps.render(request, reply, {
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone)}`,
+        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related)}`,
       });
     });
 

@@ -2,8 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Pagination } from '../../lib/pagination.js';
 import { LEAD_STATUSES, type Lead } from '../../modules/leads/leads.schemas.js';
 import { LEAD_SOURCES } from '../../modules/orgs/rules.schemas.js';
-import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField } from '../components.js';
-import { dayTag, humanize, timeTag } from '../format.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, pickerField, searchForm, selectField, textArea, textField, type PickerItem } from '../components.js';
+import { dayTag, humanize, money, timeTag } from '../format.js';
+import type { Deal } from '../../modules/deals/deals.schemas.js';
+import type { PointingRecords } from '../../modules/objects/related-records.js';
+import { pointingPanel } from './records.views.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
@@ -23,12 +26,13 @@ export const LEAD_LABELS = {
   source: 'Source',
   sourceCampaign: 'Campaign',
   ownerId: 'Owner',
+  accountId: 'Account',
   notes: 'Notes',
 } as const;
 export type LeadFormValues = Record<keyof typeof LEAD_LABELS, string>;
 
 export const emptyLeadForm = (): LeadFormValues => ({
-  name: '', email: '', phoneNumber: '', company: '', title: '', status: 'NEW', source: '', sourceCampaign: '', ownerId: '', notes: '',
+  name: '', email: '', phoneNumber: '', company: '', title: '', status: 'NEW', source: '', sourceCampaign: '', ownerId: '', accountId: '', notes: '',
 });
 
 export function leadFormValues(lead: Lead): LeadFormValues {
@@ -42,6 +46,7 @@ export function leadFormValues(lead: Lead): LeadFormValues {
     source: lead.source ?? '',
     sourceCampaign: lead.sourceCampaign ?? '',
     ownerId: lead.ownerId ?? '',
+    accountId: lead.accountId ?? '',
     notes: lead.notes ?? '',
   };
 }
@@ -50,7 +55,16 @@ const options = (values: readonly string[]) => values.map((v) => ({ value: v, la
 
 export function leadForm(
   request: FastifyRequest,
-  opts: { action: string; values: LeadFormValues; problem?: FormProblem | undefined; users: { id: string; name: string }[]; creating: boolean },
+  opts: {
+    action: string;
+    values: LeadFormValues;
+    problem?: FormProblem | undefined;
+    users: { id: string; name: string }[];
+    /** The newest accounts, offered by the account picker, and the name of the one in the form. */
+    accounts: readonly PickerItem[];
+    accountName: string | undefined;
+    creating: boolean;
+  },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
@@ -67,6 +81,7 @@ export function leadForm(
   ${selectField({ name: 'source', label: L.source, value: v.source, error: f.source, options: options(LEAD_SOURCES), blank: 'Not set' })}
   ${textField({ name: 'sourceCampaign', label: L.sourceCampaign, value: v.sourceCampaign, error: f.sourceCampaign, maxLength: 200 })}
   ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: opts.users.map((u) => ({ value: u.id, label: u.name })), blank: opts.creating ? 'Set by assignment rules' : 'Unassigned' })}
+  ${pickerField({ name: 'accountId', label: L.accountId, value: v.accountId, error: f.accountId, items: opts.accounts, currentName: opts.accountName, what: 'accounts' })}
   ${textArea({ name: 'notes', label: L.notes, value: v.notes, error: f.notes, rows: 5 })}
   <div class="form-actions">${button(opts.creating ? 'Create lead' : 'Save changes')} <a href="${opts.creating ? LEADS_PATH : opts.action}">Cancel</a></div>
 </form>`;
@@ -96,8 +111,19 @@ export function leadsPager(q: string, pagination: Pagination, controls?: ListCon
   return pager(LEADS_PATH, { q: q || undefined, ...(controls ? listControlsParams(controls) : {}) }, pagination);
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string): SafeHtml {
+export interface LeadRelated {
+  accountName: string | undefined;
+  deals: { deals: Deal[]; total: number };
+  stageLabels: ReadonlyMap<string, string>;
+  pointing: readonly PointingRecords[];
+}
+
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string, related: LeadRelated): SafeHtml {
   const row = detailRow;
+  const dealRows = related.deals.deals.map(
+    (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${related.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,
+  );
+  const moreDeals = related.deals.total > related.deals.deals.length ? html`<p class="muted">The newest ${related.deals.deals.length} of ${related.deals.total} deals.</p>` : '';
   return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
 <dl class="details">
   ${row(LEAD_LABELS.email, lead.email)}
@@ -108,11 +134,16 @@ export function leadDetail(lead: Lead, owner: string | undefined, duplicateName:
   ${row(LEAD_LABELS.source, lead.source && humanize(lead.source))}
   ${row(LEAD_LABELS.sourceCampaign, lead.sourceCampaign)}
   ${row(LEAD_LABELS.ownerId, lead.ownerId ? (owner ?? lead.ownerId) : null)}
+  ${row(LEAD_LABELS.accountId, lead.accountId ? html`<a href="/admin/data/accounts/${lead.accountId}">${related.accountName ?? lead.accountId}</a>` : null)}
   ${row('Duplicate of', lead.duplicateOf ? html`<a href="${LEADS_PATH}/${lead.duplicateOf}">${duplicateName ?? lead.duplicateOf}</a>` : null)}
   ${row(LEAD_LABELS.notes, lead.notes)}
   ${row('Created', timeTag(lead.createdAt, timeZone))}
   ${row('Updated', timeTag(lead.updatedAt, timeZone))}
   ${row('Id', html`<code>${lead.id}</code>`)}
 </dl>
+<section class="panel" aria-labelledby="lead-deals"><h2 id="lead-deals">Deals</h2>
+${dataTable('Deals from this lead', ['Name', 'Stage', 'Amount'], dealRows, 'No deals from this lead yet.')}${moreDeals}
+</section>
+${pointingPanel(related.pointing, timeZone)}
 ${historyPanel(history, timeZone)}`;
 }

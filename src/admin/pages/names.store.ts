@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { inView } from '../../db/trash.js';
 
 /** Tables whose live rows the console names in tables and pickers by their `name` column alone (nothing decrypted). */
-type NamedTable = 'accounts' | 'leads';
+type NamedTable = 'accounts' | 'leads' | 'deals';
 
 /**
  * The names of the given rows of the organization (one query, however many ids a page shows). Looked up by

@@ -37,6 +37,7 @@ function toDefinition(draft: ObjectDraft) {
       type: row.type as FieldDefinition['type'],
       required: row.required === 'on',
       ...(options.length ? { options } : {}),
+      ...(row.target.trim() !== '' ? { target: row.target.trim() } : {}),
       ...(row.role === 'due' ? { role: 'due' as const } : {}),
     };
   };

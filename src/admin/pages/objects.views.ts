@@ -12,7 +12,7 @@ export const RECORDS_PATH = '/admin/data/objects';
 /** An object's definition page; under its slug, so no slug (not even "new") can collide with the create form. */
 export const definitionPath = (slug: string) => `${OBJECTS_PATH}/${slug}/definition`;
 
-export const FIELD_KEYS = ['key', 'label', 'type', 'required', 'role', 'options'] as const;
+export const FIELD_KEYS = ['key', 'label', 'type', 'required', 'role', 'options', 'target'] as const;
 export const STAGE_KEYS = ['key', 'label'] as const;
 export type FieldRow = Row<(typeof FIELD_KEYS)[number]>;
 export type StageRow = Row<(typeof STAGE_KEYS)[number]>;
@@ -25,9 +25,11 @@ export const TYPE_LABELS: Record<FieldType, string> = {
   date: 'Date',
   datetime: 'Date and time',
   select: 'Select (options)',
+  multi_select: 'Multi-select (options)',
   email: 'E-mail',
   phone: 'Phone',
   url: 'URL',
+  relation: 'Relation (to a lead, account, deal or record)',
 };
 
 /** A draft of the definition form: what the user typed, row by row, before the service accepts it. */
@@ -42,7 +44,7 @@ export function draftOf(o: CustomObject): ObjectDraft {
   return {
     slug: o.slug,
     name: o.name,
-    fields: o.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required ? 'on' : '', role: f.role ?? '', options: (f.options ?? []).join('\n') })),
+    fields: o.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required ? 'on' : '', role: f.role ?? '', options: (f.options ?? []).join('\n'), target: f.target ?? '' })),
     stages: o.stages.map((s) => ({ key: s.key, label: s.label })),
   };
 }
@@ -61,7 +63,8 @@ function fieldRow(row: FieldRow, i: number, f: Record<string, string>): SafeHtml
   ${textField({ name: `${at}.key`, label: 'Key', value: row.key, error: f[`${at}.key`], markOptional: false, autocomplete: 'off', maxLength: 50 })}
   ${textField({ name: `${at}.label`, label: 'Label', value: row.label, error: f[`${at}.label`], markOptional: false, autocomplete: 'off', maxLength: 100 })}
   ${selectField({ name: `${at}.type`, label: 'Type', value: row.type || 'text', error: f[`${at}.type`], options: FIELD_TYPES.map((t) => ({ value: t, label: TYPE_LABELS[t] })), markOptional: false })}
-  ${textArea({ name: `${at}.options`, label: 'Options', value: row.options, error: f[`${at}.options`], rows: 2, markOptional: false, hint: 'Select fields only: one per line.' })}
+  ${textArea({ name: `${at}.options`, label: 'Options', value: row.options, error: f[`${at}.options`], rows: 2, markOptional: false, hint: 'Select and multi-select fields only: one per line.' })}
+  ${textField({ name: `${at}.target`, label: 'Points at', value: row.target, error: f[`${at}.target`], markOptional: false, autocomplete: 'off', maxLength: 50, hint: 'Relation fields only: leads, accounts, deals or an object slug.' })}
   <div class="row-checks">
     ${checkbox({ name: `${at}.required`, label: 'Required', checked: row.required === 'on', error: f[`${at}.required`] })}
     ${checkbox({ name: `${at}.role`, value: 'due', label: 'Due date', checked: row.role === 'due', error: f[`${at}.role`], hint: 'One date field: overdue filter and reminders.' })}

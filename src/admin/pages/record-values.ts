@@ -2,10 +2,11 @@ import { zonedDateTimeToUtc } from '../../lib/dates.js';
 import type { Field } from '../../modules/objects/definition.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
 import { own } from '../../lib/own.js';
+import { joinOptions, splitOptions } from '../../modules/objects/record-cells.js';
 
 /*
  * A record's values as form text and back. Inputs are text (the browser's date and datetime-local pickers
- * included); what can be converted is converted to the API's types, anything else is passed through as
+ * included), a multi_select's checked options joined by `;` as in a CSV cell; what can be converted is converted to the API's types, anything else is passed through as
  * typed so the service refuses it with its own message.
  */
 
@@ -42,6 +43,7 @@ export function formValue(field: Field, value: unknown, timeZone: string): strin
   if (field.type === 'boolean') return value ? 'true' : 'false';
   if (field.type === 'date') return String(value).slice(0, 10);
   if (field.type === 'datetime') return toLocalInput(String(value), timeZone);
+  if (field.type === 'multi_select' && Array.isArray(value)) return joinOptions(value.map(String));
   return String(value);
 }
 
@@ -61,6 +63,8 @@ export function apiValue(field: Field, raw: string, timeZone: string): unknown {
       return value === 'true' ? true : value === 'false' ? false : value;
     case 'datetime':
       return fromLocalInput(value, timeZone) ?? value;
+    case 'multi_select':
+      return splitOptions(value);
     default:
       return value;
   }

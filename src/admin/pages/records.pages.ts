@@ -9,7 +9,7 @@ import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
-import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
+import { defined, formBody, list, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { listControlsOf, listControlsQuery } from '../list-controls.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
@@ -17,7 +17,10 @@ import { objectNames } from './names.store.js';
 import { RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody } from './record-values.js';
-import { recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
+import { joinOptions } from '../../modules/objects/record-cells.js';
+import { recordsPointingAt } from '../../modules/objects/related-records.js';
+import { relatedItems, relationChoices } from './relation-items.js';
+import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
 /** Custom objects listed under Data; more are reached from Configuration › Custom objects. */
@@ -33,7 +36,8 @@ function readFilters(request: FastifyRequest): RecordFilters {
 /** The submitted values of the object's fields, by key (the form's input names). */
 function submitted(o: CustomObject, request: FastifyRequest): { values: Record<string, string>; stage: string } {
   const body = formBody(request);
-  return { values: Object.fromEntries(o.fields.map((f) => [f.key, text(body, f.key)])), stage: text(body, 'stage') };
+  const value = (f: CustomObject['fields'][number]) => (f.type === 'multi_select' ? joinOptions(list(body, f.key)) : text(body, f.key));
+  return { values: Object.fromEntries(o.fields.map((f) => [f.key, value(f)])), stage: text(body, 'stage') };
 }
 
 async function formPage(
@@ -44,6 +48,8 @@ async function formPage(
   opts: { record?: RecordView; values: Record<string, string>; stage: string; problem?: FormProblem; status?: number },
 ) {
   const base = recordsPath(o.slug);
+  const organization = viewerOf(request).organization;
+  const [related, choices] = await Promise.all([relatedItems(deps.ctx, organization, o.fields, [opts.values]), relationChoices(deps.ctx, organization, o.fields)]);
   return deps.render(request, reply, {
     title: opts.record ? `Edit ${recordTitle(o, opts.record)}` : `New ${o.name} record`,
     crumbs: ['Data', o.name],
@@ -56,6 +62,7 @@ async function formPage(
       creating: !opts.record,
       timeZone: viewerOf(request).organization.timezone,
       cancel: opts.record ? `${base}/${opts.record.id}` : base,
+      relations: { related, choices },
     }),
   });
 }
@@ -89,12 +96,13 @@ export const recordsModule: AdminModule = {
         problem = problemOf(err);
       }
       const today = localDate(ctx.clock.now(), org.timezone);
+      const related = result ? await relatedItems(ctx, org, o.fields, result.records) : new Map();
       return deps.render(request, reply, {
         title: o.name,
         crumbs: ['Data'],
         status: problem ? 400 : 200,
         body: html`<div class="toolbar">${recordFilterForm(o, filters, problem, controls)}<a class="button button--primary" href="${recordsPath(o.slug)}/new">New record</a>${trashLink(recordsPath(o.slug))}</div>
-${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today })}${recordsPager(o, filters, result.pagination, controls)}` : ''}`,
+${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, today, relations: { related } })}${recordsPager(o, filters, result.pagination, controls)}` : ''}`,
       });
     });
 
@@ -121,12 +129,16 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewer.organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      const history = await consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug });
+      const [history, related, pointing] = await Promise.all([
+        consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
+        relatedItems(ctx, org, o.fields, [record]),
+        recordsPointingAt(ctx, org, o.slug, record.id, RELATED_LIMIT),
+      ]);
       return deps.render(request, reply, {
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin })}`,
+        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin, relations: { related }, pointing })}`,
       });
     });
 

@@ -3,7 +3,7 @@ import type { Pagination } from '../../lib/pagination.js';
 import type { Field } from '../../modules/objects/definition.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import type { RecordView } from '../../modules/objects/records.service.js';
-import { badge, button, checkbox, csrfField, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
+import { badge, button, checkbox, checkboxGroup, csrfField, pickerField, type PickerItem, dataTable, errorSummary, pager, searchForm, selectField, textArea, textField, type Option } from '../components.js';
 import { listControls, listControlsParams, TIME_CONSOLE_SORTS, type ListControls } from '../list-controls.js';
 import { dayOnly, dayTag, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
@@ -12,6 +12,10 @@ import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { detailRow, historyPanel } from './detail.views.js';
 import { definitionPath, RECORDS_PATH } from './objects.views.js';
 import { own } from '../../lib/own.js';
+import { splitOptions } from '../../modules/objects/record-cells.js';
+import { targetName } from '../../modules/objects/field-values.js';
+import type { PointingRecords } from '../../modules/objects/related-records.js';
+import type { RelatedItem } from './relation-items.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -29,8 +33,18 @@ export function recordTitle(o: CustomObject, r: RecordView): string {
   return value === null || value === undefined || value === '' ? `${o.name} ${r.id.slice(-6)}` : String(value);
 }
 
-/** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, text otherwise. */
-function input(field: Field, value: string, error: string | undefined, timeZone: string): SafeHtml {
+/** What the console knows of relation fields: the live items values point at, and the newest items per field for pickers. */
+export interface RelationContext {
+  related: ReadonlyMap<string, RelatedItem>;
+  choices?: Readonly<Record<string, PickerItem[]>>;
+}
+const NO_RELATIONS: RelationContext = { related: new Map() };
+
+/** "leads", or "records of projects": what a relation's picker offers. */
+const targetPlural = (target: string | undefined) => targetName(target).replace(/^an? (lead|account|deal)$/, '$1s');
+
+/** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, checkboxes for multi-selects, an item picker for relations, text otherwise. */
+function input(field: Field, value: string, error: string | undefined, timeZone: string, relations: RelationContext): SafeHtml {
   const common = { name: field.key, label: field.label, value, error, required: field.required };
   switch (field.type) {
     case 'long_text':
@@ -53,6 +67,10 @@ function input(field: Field, value: string, error: string | undefined, timeZone:
       return textField({ ...common, type: 'url', autocomplete: 'off' });
     case 'text':
       return textField({ ...common, maxLength: 1000, autocomplete: 'off' });
+    case 'multi_select':
+      return checkboxGroup({ ...common, options: (field.options ?? []).map((o) => ({ value: o, label: o })), checked: new Set(splitOptions(value)) });
+    case 'relation':
+      return pickerField({ ...common, items: relations.choices?.[field.key] ?? [], currentName: relations.related.get(value)?.name, what: targetPlural(field.target) });
   }
 }
 
@@ -60,21 +78,24 @@ function input(field: Field, value: string, error: string | undefined, timeZone:
 export function recordForm(
   request: FastifyRequest,
   o: CustomObject,
-  opts: { action: string; values: Record<string, string>; stage: string; problem?: FormProblem | undefined; creating: boolean; timeZone: string; cancel: string },
+  opts: { action: string; values: Record<string, string>; stage: string; problem?: FormProblem | undefined; creating: boolean; timeZone: string; cancel: string; relations: RelationContext },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const labels = { stage: 'Stage', ...Object.fromEntries(o.fields.map((field) => [field.key, field.label])) };
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
-  ${o.fields.map((field) => input(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone))}
+  ${o.fields.map((field) => input(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone, opts.relations))}
   ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
   <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>
 </form>`;
 }
 
-/** A stored value for reading: Yes/No, days and instants in the organization's terms, links for URLs. */
-export function displayValue(field: Field, value: unknown, timeZone: string): SafeHtml | string | null {
+/**
+ * A stored value for reading: Yes/No, days and instants in the organization's terms, links for URLs, a
+ * relation as a link named after its item (the bare id when the item is trashed or gone).
+ */
+export function displayValue(field: Field, value: unknown, timeZone: string, relations: RelationContext = NO_RELATIONS): SafeHtml | string | null {
   if (value === null || value === undefined || value === '') return null;
   switch (field.type) {
     case 'boolean':
@@ -85,6 +106,12 @@ export function displayValue(field: Field, value: unknown, timeZone: string): Sa
       return timeTag(String(value), timeZone);
     case 'url':
       return html`<a href="${String(value)}" rel="noopener noreferrer">${String(value)}</a>`;
+    case 'multi_select':
+      return Array.isArray(value) ? value.join(', ') : String(value);
+    case 'relation': {
+      const item = relations.related.get(String(value));
+      return item ? html`<a href="${item.href}">${item.name}</a>` : html`<code>${String(value)}</code> <span class="muted">(not found)</span>`;
+    }
     default:
       return String(value);
   }
@@ -127,7 +154,7 @@ function columns(o: CustomObject): Field[] {
   return o.fields.filter((f) => f !== title && f !== due && f.type !== 'long_text').slice(0, 3);
 }
 
-export function recordsTable(o: CustomObject, records: readonly RecordView[], opts: { timeZone: string; today: string }): SafeHtml {
+export function recordsTable(o: CustomObject, records: readonly RecordView[], opts: { timeZone: string; today: string; relations: RelationContext }): SafeHtml {
   const shown = columns(o);
   const due = dueFieldOf(o);
   const stageLabels = new Map(o.stages.map((s) => [s.key, s.label]));
@@ -135,7 +162,7 @@ export function recordsTable(o: CustomObject, records: readonly RecordView[], op
     const dueDay = due && typeof r[due.key] === 'string' ? String(r[due.key]).slice(0, 10) : undefined;
     return html`<tr>
   <td><a href="${recordsPath(o.slug)}/${r.id}">${recordTitle(o, r)}</a></td>
-  ${shown.map((f) => html`<td>${displayValue(f, own(r, f.key), opts.timeZone) ?? ''}</td>`)}
+  ${shown.map((f) => html`<td>${displayValue(f, own(r, f.key), opts.timeZone, opts.relations) ?? ''}</td>`)}
   ${o.stages.length ? html`<td>${r.stage ? badge(stageLabels.get(r.stage) ?? r.stage) : ''}</td>` : ''}
   ${due ? html`<td>${dueDay ? html`${dayOnly(dueDay)}${dueDay < opts.today ? html` ${badge('Overdue', 'warn')}` : ''}` : ''}</td>` : ''}
   <td>${dayTag(r.createdAt, opts.timeZone)}</td>
@@ -149,15 +176,36 @@ export function recordsPager(o: CustomObject, filters: RecordFilters, pagination
   return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined, ...listControlsParams(controls) }, pagination);
 }
 
-export function recordDetail(o: CustomObject, r: RecordView, opts: { history: TimelineEntry[]; timeZone: string; isAdmin: boolean }): SafeHtml {
+export function recordDetail(o: CustomObject, r: RecordView, opts: { history: TimelineEntry[]; timeZone: string; isAdmin: boolean; relations: RelationContext; pointing: readonly PointingRecords[] }): SafeHtml {
   const stage = o.stages.find((s) => s.key === r.stage);
   return html`<p class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}</p>
 <dl class="details">
-  ${o.fields.map((f) => detailRow(f.label, displayValue(f, own(r, f.key), opts.timeZone)))}
+  ${o.fields.map((f) => detailRow(f.label, displayValue(f, own(r, f.key), opts.timeZone, opts.relations)))}
   ${o.stages.length ? detailRow('Stage', stage?.label ?? r.stage) : ''}
   ${detailRow('Created', timeTag(r.createdAt, opts.timeZone))}
   ${detailRow('Updated', timeTag(r.updatedAt, opts.timeZone))}
   ${detailRow('Id', html`<code>${r.id}</code>`)}
 </dl>
+${pointingPanel(opts.pointing, opts.timeZone)}
 ${historyPanel(opts.history, opts.timeZone)}`;
+}
+
+/** Records listed per relation field under "Related records" on an item's page. */
+export const RELATED_LIMIT = 10;
+
+/**
+ * "Related records" on an item's page: per relation field that targets the item's kind, the newest records
+ * pointing at it (the reverse lookup), each linked; nothing when none does.
+ */
+export function pointingPanel(groups: readonly PointingRecords[], timeZone: string): SafeHtml | '' {
+  if (groups.length === 0) return '';
+  const tables = groups.map((g) => {
+    const caption = `${g.object.name} by ${g.field.label}`;
+    const rows = g.records.map((r) => html`<tr><td><a href="${recordsPath(g.object.slug)}/${r.id}">${recordTitle(g.object, r)}</a></td><td>${dayTag(r.createdAt, timeZone)}</td></tr>`);
+    const more = g.total > g.records.length ? html`<p class="muted">The newest ${g.records.length} of ${g.total}.</p>` : '';
+    return html`${dataTable(caption, [g.object.name, 'Created'], rows, '')}${more}`;
+  });
+  return html`<section class="panel" aria-labelledby="related-records"><h2 id="related-records">Related records</h2>
+${tables}
+</section>`;
 }

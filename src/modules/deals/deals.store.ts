@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { DealsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { equalityConditions, listScope, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 
@@ -90,7 +90,8 @@ export type DealFilter = Partial<Record<keyof typeof DEAL_FILTERS, string>> & { 
 
 /** A page of deals (live, or the trash) in the requested sort (db/list-page.ts). */
 export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredDeal>> {
-  let q = db.selectFrom('deals').where('deals.organization_id', '=', organizationId).where(inView('deals', view));
+  const byReference = filter.leadId !== undefined || filter.accountId !== undefined;
+  let q = db.selectFrom('deals').where(listScope(dialect, 'deals.organization_id', organizationId, byReference)).where(inView('deals', view));
   for (const c of [...equalityConditions('deals', DEAL_FILTERS, filter), ...timeRangeConditions('deals', request.range)]) q = q.where(c);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
   const page = await readColumnPage<DealsTable & { seq: number; deleted_at: string | null }>(q, 'deals', request);

@@ -7,7 +7,7 @@ import type { LeadsTable } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { columnPosition, equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { columnPosition, equalityConditions, listScope, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import { encodeListCursor } from '../../lib/list-cursor.js';
 import { paginate } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
@@ -192,7 +192,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     return { rows: rows.map(toStored), pagination: paginate(request, total, cursor) };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);
-  let q = db.selectFrom('leads').where('leads.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'leads', filter, view));
+  let q = db.selectFrom('leads').where(listScope(dialect, 'leads.organization_id', organizationId, filters.accountId !== undefined)).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
   for (const c of [...equalityConditions('leads', LEAD_FILTERS, filters), ...timeRangeConditions('leads', request.range)]) q = q.where(c);
   const page = await readColumnPage<Row>(q, 'leads', request);

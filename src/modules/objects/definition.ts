@@ -1,15 +1,19 @@
 import type { FieldError } from '../../errors.js';
 import { RESERVED_KEYS, type FieldDefinition, type FieldType, type StageDefinition } from './objects.schemas.js';
 
-/** A field as kept in a definition: `required` always present, `options` only on select, `role` only when set. */
+/** A field as kept in a definition: `required` always present, `options` only on (multi) selects, `target` only on relations, `role` only when set. */
 export interface Field {
   key: string;
   label: string;
   type: FieldType;
   required: boolean;
   options?: string[];
+  target?: string;
   role?: 'due';
 }
+
+const OPTION_TYPES: ReadonlySet<FieldType> = new Set(['select', 'multi_select']);
+export const hasOptions = (f: Pick<Field, 'type'>): boolean => OPTION_TYPES.has(f.type);
 
 export interface Definition {
   fields: Field[];
@@ -23,6 +27,7 @@ export function normalizeField(f: FieldDefinition): Field {
     type: f.type,
     required: f.required === true,
     ...(f.options !== undefined ? { options: [...f.options] } : {}),
+    ...(f.target !== undefined ? { target: f.target } : {}),
     ...(f.role !== undefined ? { role: f.role } : {}),
   };
 }
@@ -38,7 +43,9 @@ export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(Object.getOwnProperty
 
 /**
  * The rules of a definition that JSON Schema can't express: unique and non-reserved keys (a prototype name
- * stays allowed only on a field already defined with it, in `existingKeys`), options exactly on select fields, `role: due` only on a date field and at most once, unique stage keys. Every problem is
+ * stays allowed only on a field already defined with it, in `existingKeys`), options exactly on select and
+ * multi_select fields, a target exactly on relation fields (whether it exists is the service's check),
+ * `role: due` only on a date field and at most once, unique stage keys. Every problem is
  * reported, with the path of the offending entry (e.g. `fields.2.key`).
  */
 export function definitionErrors(d: Definition, existingKeys: ReadonlySet<string> = new Set()): FieldError[] {
@@ -55,11 +62,17 @@ export function definitionErrors(d: Definition, existingKeys: ReadonlySet<string
       errors.push({ field: `${at}.key`, code: 'duplicate', message: `"${f.key}" is used by another field` });
     }
     seen.add(f.key);
-    if (f.type === 'select' && (f.options === undefined || f.options.length === 0)) {
-      errors.push({ field: `${at}.options`, code: 'required', message: 'are required on a select field (at least one)' });
+    if (hasOptions(f) && (f.options === undefined || f.options.length === 0)) {
+      errors.push({ field: `${at}.options`, code: 'required', message: `are required on a ${f.type} field (at least one)` });
     }
-    if (f.type !== 'select' && f.options !== undefined) {
-      errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'are only allowed on a select field' });
+    if (!hasOptions(f) && f.options !== undefined) {
+      errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'are only allowed on a select or multi_select field' });
+    }
+    if (f.type === 'relation' && f.target === undefined) {
+      errors.push({ field: `${at}.target`, code: 'required', message: 'is required on a relation field (leads, accounts, deals or an object slug)' });
+    }
+    if (f.type !== 'relation' && f.target !== undefined) {
+      errors.push({ field: `${at}.target`, code: 'not_allowed', message: 'is only allowed on a relation field' });
     }
     if (f.role === 'due') {
       if (f.type !== 'date') errors.push({ field: `${at}.role`, code: 'not_allowed', message: 'is only allowed on a date field' });
@@ -85,7 +98,7 @@ export interface DefinitionChange {
   removedStages: StageDefinition[];
 }
 
-/** Compares two definitions field by field (by key) and stage by stage. */
+/** Compares two definitions field by field (by key) and stage by stage; a relation pointing elsewhere counts as retyped. */
 export function diffDefinitions(before: Definition, after: Definition): DefinitionChange {
   const change: DefinitionChange = { removedFields: [], retypedFields: [], removedOptions: [], newlyRequired: [], roleChanged: [], removedStages: [] };
   const next = new Map(after.fields.map((f, index) => [f.key, { f, index }]));
@@ -96,7 +109,7 @@ export function diffDefinitions(before: Definition, after: Definition): Definiti
       continue;
     }
     const { f, index } = found;
-    if (f.type !== old.type) {
+    if (f.type !== old.type || f.target !== old.target) {
       change.retypedFields.push({ before: old, after: f, index });
       continue;
     }

@@ -1,9 +1,10 @@
 import { isEmail, normalizeEmail, normalizePhone } from '../../lib/contact.js';
 import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
+import { ID_PATTERN } from '../../lib/ids.js';
 import type { Field } from './definition.js';
 
-/** A value as stored in a record's data (e-mails and phones still in clear here; the service encrypts them). */
-export type StoredValue = string | number | boolean;
+/** A value as stored in a record's data (e-mails and phones still in clear here; the service encrypts them); a multi_select's options as an array. */
+export type StoredValue = string | number | boolean | string[];
 export type ParseResult = { ok: true; value: StoredValue } | { ok: false; code: string; message: string };
 
 export const MAX_TEXT = 1_000;
@@ -19,10 +20,26 @@ const typeName: Record<Field['type'], string> = {
   date: 'a date string (YYYY-MM-DD)',
   datetime: 'an ISO 8601 timestamp string',
   select: 'a string',
+  multi_select: 'an array of strings',
   email: 'a string',
   phone: 'a string',
   url: 'a string',
+  relation: 'an id string (24 lowercase hex characters)',
 };
+const ID = new RegExp(ID_PATTERN);
+
+/**
+ * A multi_select value: distinct options of the field, stored in the order the definition lists them (so the
+ * same set always reads and compares the same, whatever order it was sent in). An empty array is the caller's
+ * to treat as "no value".
+ */
+export function parseOptions(field: Field, value: unknown): ParseResult {
+  if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) return fail('invalid_type', 'must be an array of strings');
+  const options = field.options ?? [];
+  if (!value.every((v) => options.includes(v))) return fail('invalid_value', `must hold only: ${options.join(', ')}`);
+  if (new Set(value).size !== value.length) return fail('duplicate', 'must not repeat an option');
+  return { ok: true, value: options.filter((o) => value.includes(o)) };
+}
 
 // Calendar date, time (seconds and fraction optional), then Z or an offset (±hh:mm, ±hhmm or ±hh).
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
@@ -66,6 +83,7 @@ export function parseFieldValue(field: Field, value: unknown): ParseResult {
   const wrongType = fail('invalid_type', `must be ${typeName[field.type]}`);
   if (field.type === 'number') return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : wrongType;
   if (field.type === 'boolean') return typeof value === 'boolean' ? { ok: true, value } : wrongType;
+  if (field.type === 'multi_select') return parseOptions(field, value);
   if (typeof value !== 'string') return wrongType;
   switch (field.type) {
     case 'text':
@@ -93,7 +111,15 @@ export function parseFieldValue(field: Field, value: unknown): ParseResult {
     }
     case 'url':
       return parseUrl(value) ? { ok: true, value } : fail('invalid_format', 'must be an absolute http(s) URL');
+    case 'relation':
+      return ID.test(value) ? { ok: true, value } : fail('invalid_format', `must be the id of ${targetName(field.target)}`);
   }
+}
+
+/** How messages name a relation's target: "a lead", or "a record of projects". */
+export function targetName(target: string | undefined): string {
+  const builtIn: Record<string, string> = { leads: 'a lead', accounts: 'an account', deals: 'a deal' };
+  return builtIn[target ?? ''] ?? `a record of ${target ?? 'the target object'}`;
 }
 
 /** The API form of a stored value: date-only fields read back as midnight UTC (contract §4). */

@@ -3,8 +3,8 @@ import type { AppContext } from '../../context.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { exampleOf } from '../../http/openapi-examples.js';
 import { pascalCase } from '../../http/openapi-operation-ids.js';
-import type { Field } from './definition.js';
-import { MAX_LONG_TEXT, MAX_TEXT } from './field-values.js';
+import { hasOptions, type Field } from './definition.js';
+import { MAX_LONG_TEXT, MAX_TEXT, targetName } from './field-values.js';
 import { allObjects, type StoredObject } from './objects.store.js';
 import { isRanged, RANGE_OPERATORS } from './record-filters.js';
 import { isFilterable } from './record-values.js';
@@ -35,6 +35,10 @@ function valueSchema(field: Field, mode: 'read' | 'write'): Schema {
     case 'email': return described({ type: 'string', format: 'email' });
     case 'phone': return described({ type: 'string', description: 'International format with the country code; returned as E.164.' });
     case 'url': return described({ type: 'string', format: 'uri' });
+    case 'multi_select':
+      return described({ type: 'array', items: { type: 'string', enum: field.options ?? [] }, uniqueItems: true, description: 'Distinct options, returned in the order the field lists them; [] clears like null.' });
+    case 'relation':
+      return described({ type: 'string', pattern: '^[0-9a-f]{24}$', description: `The id of ${targetName(field.target)} (\`${field.target ?? ''}\`) of this organization, live when written; kept when that item is later trashed, purged or erased.` });
   }
 }
 
@@ -107,11 +111,17 @@ function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string
   return unique;
 }
 
+function filterDescription(f: Field): string {
+  if (f.type === 'multi_select') return `Only records whose ${f.label} holds this option.`;
+  if (f.type === 'relation') return `Only records whose ${f.label} points at this ${targetName(f.target).replace(/^an? /, '')} id (a reverse lookup).`;
+  return `Only records whose ${f.label} equals this value.`;
+}
+
 /** The list's `filter[…]` parameters and `sort` values for one object's fields (contract §8). */
 function listParameters(o: StoredObject): { filters: Schema[]; sort: Schema } {
   const filters = o.definition.fields.filter(isFilterable).flatMap((f) => {
-    const value = f.type === 'select' ? { type: 'string', enum: f.options ?? [] } : f.type === 'boolean' ? { type: 'boolean' } : f.type === 'number' ? { type: 'number' } : { type: 'string' };
-    const eq = { in: 'query', name: `filter[${f.key}]`, required: false, schema: value, description: `Only records whose ${f.label} equals this value.` };
+    const value = hasOptions(f) ? { type: 'string', enum: f.options ?? [] } : f.type === 'boolean' ? { type: 'boolean' } : f.type === 'number' ? { type: 'number' } : { type: 'string' };
+    const eq = { in: 'query', name: `filter[${f.key}]`, required: false, schema: value, description: filterDescription(f) };
     const ranges = isRanged(f)
       ? RANGE_OPERATORS.map((op) => ({ in: 'query', name: `filter[${f.key}][${op}]`, required: false, schema: value, description: `Only records whose ${f.label} is ${op} this value.` }))
       : [];

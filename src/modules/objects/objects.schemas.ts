@@ -3,8 +3,11 @@ import { Envelope, StringEnum, Timestamp } from '../../http/schemas.js';
 import { Pagination } from '../../lib/pagination.js';
 import { ListParams } from '../../lib/list-request.js';
 
-export const FIELD_TYPES = ['text', 'long_text', 'number', 'boolean', 'date', 'datetime', 'select', 'email', 'phone', 'url'] as const;
+export const FIELD_TYPES = ['text', 'long_text', 'number', 'boolean', 'date', 'datetime', 'select', 'multi_select', 'email', 'phone', 'url', 'relation'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
+
+/** The built-in kinds a relation field can point at; any other target is an object slug of the organization. */
+export const BUILT_IN_TARGETS = ['leads', 'accounts', 'deals'] as const;
 
 /** Keys every record has; a field can't take one of them (the record shape is flat). */
 export const RESERVED_KEYS = ['id', 'objectSlug', 'stage', 'externalId', 'createdAt', 'updatedAt', 'deletedAt'] as const;
@@ -27,14 +30,23 @@ export const FieldDefinition = Type.Object(
         'The record property name, camelCase (`visitDate`) or snake_case (`due_on`): a lower-case letter, then letters, digits and _. Not a reserved key (id, objectSlug, stage, createdAt, updatedAt, deletedAt) nor a name every JavaScript object has (constructor, toString, valueOf, hasOwnProperty, …).',
     }),
     label,
-    type: StringEnum(FIELD_TYPES, { description: 'Value type; `date` is date-only (YYYY-MM-DD).' }),
+    type: StringEnum(FIELD_TYPES, {
+      description:
+        'Value type; `date` is date-only (YYYY-MM-DD); `multi_select` is an array of distinct options; `relation` is the id of a live item of `target`.',
+    }),
     required: Type.Optional(Type.Boolean({ default: false, description: 'A record must always have a value (default false).' })),
     options: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
         minItems: 1,
         maxItems: MAX_OPTIONS,
         uniqueItems: true,
-        description: 'The allowed values of a `select` field (required for select, refused on other types).',
+        description: 'The allowed values of a `select` or `multi_select` field (required for those, refused on other types).',
+      }),
+    ),
+    target: Type.Optional(
+      Type.String({
+        pattern: SLUG_PATTERN,
+        description: 'What a `relation` field points at: `leads`, `accounts`, `deals` or the slug of an object of the organization (required for relation, refused on other types).',
       }),
     ),
     role: Type.Optional(StringEnum(['due'] as const, { description: '`due` on one date field: drives the overdue filter and the record.due reminder.' })),
@@ -87,7 +99,7 @@ export const UpdateObjectBody = Type.Object(
     additionalProperties: false,
     minProperties: 1,
     description:
-      '`fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.',
+      '`fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation\'s new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused.',
   },
 );
 export type UpdateObjectBody = Static<typeof UpdateObjectBody>;
@@ -103,6 +115,7 @@ export const CustomObject = Type.Object(
         type: StringEnum(FIELD_TYPES),
         required: Type.Boolean(),
         options: Type.Optional(Type.Array(Type.String())),
+        target: Type.Optional(Type.String()),
         role: Type.Optional(StringEnum(['due'] as const)),
       }),
     ),

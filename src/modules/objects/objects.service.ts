@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
+import { definitionTargetErrors } from './relation-targets.js';
 import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'config'>;
@@ -25,6 +26,8 @@ function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: Create
 
 export async function createObject(ctx: Ctx, trx: Executor, organizationId: string, input: CreateObjectBody): Promise<CustomObject> {
   const definition = buildDefinition(input.fields, input.stages);
+  const targetErrors = await definitionTargetErrors(trx, ctx.database.dialect, organizationId, definition, input.slug);
+  if (targetErrors.length) throw validationFailed(targetErrors);
   if (await findObject(trx, ctx.database.dialect, organizationId, input.slug)) throw slugTaken(input.slug);
   const limit = ctx.config.maxObjectsPerOrganization;
   if ((await countObjects(trx, ctx.database.dialect, organizationId)) >= limit) {
@@ -70,7 +73,8 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
   }
   for (const { before, after, index } of change.retypedFields) {
     if (await fieldHasData(db, dialect, object.id, before.key)) {
-      errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `can't change from ${before.type} to ${after.type}: field "${before.key}" has data in some records` });
+      const from = before.type === after.type ? `target ${before.target ?? ''} to ${after.target ?? ''}` : `${before.type} to ${after.type}`;
+      errors.push({ field: `fields.${index}.${before.type === after.type ? 'target' : 'type'}`, code: 'in_use', message: `can't change from ${from}: field "${before.key}" has data in some records` });
     }
   }
   for (const { field, index } of change.roleChanged) {
@@ -79,7 +83,7 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
     }
   }
   for (const { field, index, options } of change.removedOptions) {
-    const used = await optionsInUse(db, dialect, object.id, field.key, options);
+    const used = await optionsInUse(db, object.id, field.key, options);
     if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `can't lose ${used.map((o) => `"${o}"`).join(', ')}: some records of field "${field.key}" have them` });
   }
   for (const { field, index } of change.newlyRequired) {
@@ -100,7 +104,7 @@ export async function updateObject(ctx: Ctx, trx: Executor, organizationId: stri
   if (!object) throw notFound('Object');
   checkCondition(opts, 'object', toCustomObject(object));
   const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages, object.definition);
-  const errors = await changeErrors(ctx, trx, object, next);
+  const errors = [...(await definitionTargetErrors(trx, ctx.database.dialect, organizationId, next, object.slug)), ...(await changeErrors(ctx, trx, object, next))];
   if (errors.length) throw validationFailed(errors);
   const updated: StoredObject = { ...object, name: patch.name?.trim() ?? object.name, definition: next };
   if (JSON.stringify(toCustomObject(updated)) === JSON.stringify(toCustomObject(object))) return toCustomObject(object);

@@ -117,16 +117,20 @@ export async function fieldHasGaps(db: Executor, dialect: Dialect, objectId: str
   return (await anyRecord(db, objectId).where(fieldValue(dialect, key), 'is', null).executeTakeFirst()) !== undefined;
 }
 
-/** The options among `options` that some record of the object holds in select field `key`. */
-export async function optionsInUse(db: Executor, dialect: Dialect, objectId: string, key: string, options: string[]): Promise<string[]> {
+/**
+ * The options among `options` that some record of the object (trash included) holds in select or
+ * multi_select field `key`: read from the filter index, where a multi_select has one row per option.
+ */
+export async function optionsInUse(db: Executor, objectId: string, key: string, options: string[]): Promise<string[]> {
   const rows = await db
-    .selectFrom('records')
-    .select(fieldValue(dialect, key).as('value'))
+    .selectFrom('record_values')
+    .select('text_value')
     .distinct()
-    .where('records.object_id', '=', objectId)
-    .where(fieldValue(dialect, key), 'in', options)
+    .where('object_id', '=', objectId)
+    .where('field_key', '=', key)
+    .where('text_value', 'in', options)
     .execute();
-  return rows.map((r) => String(r.value));
+  return rows.map((r) => String(r.text_value));
 }
 
 export async function stageInUse(db: Executor, objectId: string, stage: string): Promise<boolean> {

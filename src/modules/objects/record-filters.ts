@@ -3,13 +3,16 @@ import { validationFailed, type FieldError } from '../../errors.js';
 import { isEmail, normalizeEmail, normalizePhone } from '../../lib/contact.js';
 import { parseDateOnly } from '../../lib/dates.js';
 import type { Definition, Field } from './definition.js';
+import { ID_PATTERN } from '../../lib/ids.js';
 import { parseInstant } from './field-values.js';
 import { isFilterable, TEXT_PREFIX } from './record-values.js';
 
 /**
  * `filter[<field>]=v` and `filter[<field>][gte|lte|gt|lt]=v` on records (contract §8), checked against the
  * object's definition: equality on select, boolean, text, email, phone (and number, date, datetime), ranges
- * on number, date and datetime. Every bad parameter is reported, named as sent.
+ * on number, date and datetime. On a multi_select, `=option` finds the records holding that option; on a
+ * relation, `=id` the records pointing at that item (a reverse lookup; the item need not be live, so links to
+ * a trashed or purged item can still be found). Every bad parameter is reported, named as sent.
  */
 
 export const RANGE_OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const;
@@ -33,6 +36,7 @@ export interface FieldFilter {
   conditions: FieldCondition[];
 }
 
+const ID = new RegExp(ID_PATTERN);
 const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
 
 function parseValue(field: Field, raw: string, blind: { blindIndex: BlindIndex; organizationId: string }): number | string | null {
@@ -50,7 +54,10 @@ function parseValue(field: Field, raw: string, blind: { blindIndex: BlindIndex; 
     case 'datetime':
       return parseInstant(raw);
     case 'select':
+    case 'multi_select':
       return field.options?.includes(raw) ? raw : null;
+    case 'relation':
+      return ID.test(raw) ? raw : null;
     case 'email':
       return isEmail(raw) ? blind.blindIndex.compute('email', blind.organizationId, normalizeEmail(raw)) : null;
     case 'phone': {
@@ -68,6 +75,8 @@ const EXPECTED: Record<string, string> = {
   date: 'a date (YYYY-MM-DD)',
   datetime: 'an ISO 8601 timestamp with Z or an offset',
   select: 'one of the field options',
+  multi_select: 'one of the field options',
+  relation: 'an id (24 lowercase hex characters)',
   email: 'an e-mail address',
   phone: 'a phone number with its country code',
 };

@@ -25,7 +25,8 @@ function stageError(definition: Definition, value: unknown): FieldError | null {
 /**
  * Checks a record body against the object's definition and collects every problem: unknown or read-only keys,
  * wrong types and formats, bad options, impossible dates, missing required fields (`create`) or a required
- * field cleared with null (`update`), and a stage that isn't one of the object's.
+ * field cleared with null or [] (`update`), and a stage that isn't one of the object's. Whether a relation's
+ * id names a live item is checked apart, against the database (relation-targets.ts).
  */
 export function parseRecordInput(definition: Definition, input: Record<string, unknown>, mode: 'create' | 'update'): ParsedInput {
   const errors: FieldError[] = [];
@@ -51,7 +52,8 @@ export function parseRecordInput(definition: Definition, input: Record<string, u
       errors.push(readOnly ? { field: key, code: 'read_only', message: 'is set by the server' } : { field: key, code: 'unknown_field', message: 'is not a field of this object' });
       continue;
     }
-    if (value === null) {
+    // An empty multi_select holds no option: it clears like null, and a required one must have one.
+    if (value === null || (field.type === 'multi_select' && Array.isArray(value) && value.length === 0)) {
       if (field.required) errors.push({ field: key, code: 'required', message: mode === 'create' ? 'is required' : 'is required and cannot be cleared' });
       else values.set(key, null);
       continue;

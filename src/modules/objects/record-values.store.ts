@@ -6,7 +6,7 @@ import type { IndexedValue } from './record-values.js';
 const CHUNK = 300;
 
 export async function addRecordValues(db: Executor, objectId: string, entries: readonly { seq: number; values: readonly IndexedValue[] }[]): Promise<void> {
-  const rows = entries.flatMap((e) => e.values.map((v) => ({ record_seq: e.seq, object_id: objectId, field_key: v.fieldKey, num_value: v.numValue, text_value: v.textValue })));
+  const rows = entries.flatMap((e) => e.values.map((v) => ({ record_seq: e.seq, object_id: objectId, field_key: v.fieldKey, position: v.position, num_value: v.numValue, text_value: v.textValue })));
   for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto('record_values').values(rows.slice(i, i + CHUNK)).execute();
 }
 

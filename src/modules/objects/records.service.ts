@@ -21,6 +21,7 @@ import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
 import { deletePendingReminder, deleteReminder, organizationTimezone } from './reminders.store.js';
 import { recordContactIndexes } from './record-contacts.js';
+import { checkRelationTargets } from './relation-targets.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 import { externalIdHolders } from '../../db/external-ids.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
@@ -120,11 +121,13 @@ async function emit(trx: Executor, caller: Caller, object: StoredObject, type: E
   );
 }
 
-/** Stores the record, plans its due reminder, records record.created — in the caller's transaction. */
+/** Stores the record (its relations checked against live targets), plans its due reminder, records record.created — in the caller's transaction. */
 export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, input: RecordInput): Promise<RecordView> {
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   const now = ctx.clock.now();
-  const [stored] = await insertRecords(trx, ctx.database.dialect, object, [buildNewRecord(ctx, object, input, now)]);
+  const record = buildNewRecord(ctx, object, input, now);
+  await checkRelationTargets(trx, caller.organizationId, object.definition.fields, new Map(Object.entries(record.data)));
+  const [stored] = await insertRecords(trx, ctx.database.dialect, object, [record]);
   if (stored!.dueDate !== null) {
     await planReminder(trx, { kind: 'record', itemId: stored!.id, organizationId: caller.organizationId, dueDate: stored!.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
@@ -201,6 +204,8 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
   checkCondition(opts, 'record', before);
   const parsed = parseRecordInput(object.definition, patch, 'update');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
+  // Only the relations sent are checked: a record whose target went to the trash since can still change otherwise.
+  await checkRelationTargets(trx, caller.organizationId, object.definition.fields, parsed.values);
   const data = applyValues(ctx, object.definition, id, current.data, parsed.values);
   const next: StoredRecord = {
     ...current,

@@ -5,7 +5,7 @@ import type { RecordsTable } from '../../db/schema.js';
 import { substringMatch } from '../../db/search.js';
 import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { afterPosition, columnSort, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage, type SortKey } from '../../db/list-page.js';
+import { afterPosition, columnSort, listScope, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage, type SortKey } from '../../db/list-page.js';
 import { jsonField } from '../../db/json-fields.js';
 import { encodeListCursor } from '../../lib/list-cursor.js';
 import type { FieldFilter, RecordSort } from './record-filters.js';
@@ -156,7 +156,8 @@ function recordSortKey(dialect: Dialect, sort: RecordSort): { key: SortKey; posi
 export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, sort: RecordSort, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredRecord>> {
   const plain = !request.cursor && (filter.fields ?? []).length === 0 && Object.keys(request.range).length === 0 && request.sort === '-createdAt' && filter.externalId === undefined;
   if (dialect === 'sqlite' && filter.query && view === 'live' && plain) return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, request);
-  let q = db.selectFrom('records').where('records.object_id', '=', object.id).where(inView('records', view));
+  const byReference = (filter.fields ?? []).some((f) => f.field.type === 'relation');
+  let q = db.selectFrom('records').where(listScope(dialect, 'records.object_id', object.id, byReference)).where(inView('records', view));
   if (filter.stage !== undefined) q = q.where('records.stage', '=', filter.stage);
   if (filter.dueBefore !== undefined) q = q.where('records.due_date', '<', filter.dueBefore);
   if (filter.externalId !== undefined) q = q.where('records.external_id', '=', filter.externalId);

@@ -12,21 +12,31 @@ const TABLE_OF = { lead: 'leads', account: 'accounts', deal: 'deals' } as const;
 
 /** True when the target is a live (not trashed) item of the organization; a record also in the named object. */
 export async function isLiveItem(db: Executor, organizationId: string, target: ItemTarget): Promise<boolean> {
-  if (target.object === 'record') {
-    const row = await db
+  return (await liveItemIds(db, organizationId, target, [target.id])).has(target.id);
+}
+
+/**
+ * Which of `ids` are live (not trashed) items of the organization of one kind: leads, accounts, deals, or
+ * records of the object `objectSlug` — one query, in the caller's transaction.
+ */
+export async function liveItemIds(db: Executor, organizationId: string, kind: Omit<ItemTarget, 'id'>, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  if (kind.object === 'record') {
+    const rows = await db
       .selectFrom('records')
       .innerJoin('custom_objects', 'custom_objects.id', 'records.object_id')
       .select('records.id')
       .where('records.organization_id', '=', organizationId)
-      .where('records.id', '=', target.id)
-      .where('custom_objects.slug', '=', target.objectSlug ?? '')
+      .where('records.id', 'in', [...ids])
+      .where('custom_objects.organization_id', '=', organizationId)
+      .where('custom_objects.slug', '=', kind.objectSlug ?? '')
       .where(inView('records', 'live'))
-      .executeTakeFirst();
-    return row !== undefined;
+      .execute();
+    return new Set(rows.map((r) => r.id));
   }
-  const table = TABLE_OF[target.object];
-  const row = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', '=', target.id).where(inView(table, 'live')).executeTakeFirst();
-  return row !== undefined;
+  const table = TABLE_OF[kind.object];
+  const rows = await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', 'in', [...ids]).where(inView(table, 'live')).execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The columns an attached row (note, task) keeps its target in. */

@@ -623,7 +623,7 @@ export interface paths {
         head?: never;
         /**
          * Change a custom object
-         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.
+         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused.
          */
         patch: operations["updateObject"];
         trace?: never;
@@ -1617,8 +1617,9 @@ export interface components {
                 required: boolean;
                 /** @enum {string} */
                 role?: "due";
+                target?: string;
                 /** @enum {string} */
-                type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "multi_select" | "email" | "phone" | "url" | "relation";
             }[];
             name: string;
             slug: string;
@@ -6012,6 +6013,7 @@ export interface operations {
                      *                 "options": [
                      *                   "string"
                      *                 ],
+                     *                 "target": "string",
                      *                 "role": "due"
                      *               }
                      *             ],
@@ -6113,7 +6115,7 @@ export interface operations {
                         key: string;
                         /** @description Display label. */
                         label: string;
-                        /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                        /** @description The allowed values of a `select` or `multi_select` field (required for those, refused on other types). */
                         options?: string[];
                         /**
                          * @description A record must always have a value (default false).
@@ -6125,11 +6127,13 @@ export interface operations {
                          * @enum {string}
                          */
                         role?: "due";
+                        /** @description What a `relation` field points at: `leads`, `accounts`, `deals` or the slug of an object of the organization (required for relation, refused on other types). */
+                        target?: string;
                         /**
-                         * @description Value type; `date` is date-only (YYYY-MM-DD).
+                         * @description Value type; `date` is date-only (YYYY-MM-DD); `multi_select` is an array of distinct options; `relation` is the id of a live item of `target`.
                          * @enum {string}
                          */
-                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "multi_select" | "email" | "phone" | "url" | "relation";
                     }[];
                     /** @description Display name. */
                     name: string;
@@ -6176,6 +6180,7 @@ export interface operations {
                      *               "options": [
                      *                 "string"
                      *               ],
+                     *               "target": "string",
                      *               "role": "due"
                      *             }
                      *           ],
@@ -7121,6 +7126,7 @@ export interface operations {
                      *               "options": [
                      *                 "string"
                      *               ],
+                     *               "target": "string",
                      *               "role": "due"
                      *             }
                      *           ],
@@ -7182,7 +7188,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused. */
+        /** @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -7192,7 +7198,7 @@ export interface operations {
                         key: string;
                         /** @description Display label. */
                         label: string;
-                        /** @description The allowed values of a `select` field (required for select, refused on other types). */
+                        /** @description The allowed values of a `select` or `multi_select` field (required for those, refused on other types). */
                         options?: string[];
                         /**
                          * @description A record must always have a value (default false).
@@ -7204,11 +7210,13 @@ export interface operations {
                          * @enum {string}
                          */
                         role?: "due";
+                        /** @description What a `relation` field points at: `leads`, `accounts`, `deals` or the slug of an object of the organization (required for relation, refused on other types). */
+                        target?: string;
                         /**
-                         * @description Value type; `date` is date-only (YYYY-MM-DD).
+                         * @description Value type; `date` is date-only (YYYY-MM-DD); `multi_select` is an array of distinct options; `relation` is the id of a live item of `target`.
                          * @enum {string}
                          */
-                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "email" | "phone" | "url";
+                        type: "text" | "long_text" | "number" | "boolean" | "date" | "datetime" | "select" | "multi_select" | "email" | "phone" | "url" | "relation";
                     }[];
                     /** @description Display name. */
                     name?: string;
@@ -7253,6 +7261,7 @@ export interface operations {
                      *               "options": [
                      *                 "string"
                      *               ],
+                     *               "target": "string",
                      *               "role": "due"
                      *             }
                      *           ],

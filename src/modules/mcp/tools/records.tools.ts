@@ -9,7 +9,7 @@ import { defineTool, deleteDescription, DeleteInput, IdArg } from '../mcp.tool.j
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
 const VALUE_RULES =
-  'Keys are the field keys from describe_object. text/long_text/url/email: strings; number: a number; boolean: true/false; date: YYYY-MM-DD; datetime: an ISO 8601 timestamp with Z or an offset; select: one of the field\'s options; phone: international format with the country code. `stage`: one of the object\'s stage keys.';
+  'Keys are the field keys from describe_object. text/long_text/url/email: strings; number: a number; boolean: true/false; date: YYYY-MM-DD; datetime: an ISO 8601 timestamp with Z or an offset; select: one of the field\'s options; multi_select: an array of distinct options ([] or null clears; read back in the field\'s option order); relation: the id of a live item of the field\'s target (leads, accounts, deals or an object slug — find it with that kind\'s list tool); phone: international format with the country code. `stage`: one of the object\'s stage keys.';
 
 export const recordTools = [
   defineTool({
@@ -24,7 +24,7 @@ export const recordTools = [
   defineTool({
     name: 'describe_object',
     title: "Describe a custom object's fields",
-    description: 'The fields of one custom object — key, label, type, required, options of select fields, the due-date field (role due) — and its stages in order. Read it before creating or updating records of that object.',
+    description: 'The fields of one custom object — key, label, type, required, options of select and multi_select fields, the target of relation fields (leads, accounts, deals or an object slug), the due-date field (role due) — and its stages in order. Read it before creating or updating records of that object.',
     scopes: ['records:read', 'objects:admin'],
     readOnly: true,
     input: Type.Object({ object: objectArg }, { additionalProperties: false }),
@@ -34,10 +34,11 @@ export const recordTools = [
     name: 'search_records',
     title: 'Search records of a custom object',
     description:
-      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields; `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields. `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
+      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields, the records holding an option on a multi_select, the records pointing at an item id on a relation (reverse lookup); `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields. `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
     scopes: ['records:read'],
     readOnly: true,
-    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false }),
+    // filter[<key>] parameters are pattern properties of the list query: they must reach the service, which checks them.
+    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false, patternProperties: ListRecordsQuery.patternProperties }),
     run: ({ ctx, principal }, { object, ...query }) => listRecords(ctx, principal.organization, object, query),
   }),
   defineTool({

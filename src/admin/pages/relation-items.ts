@@ -1,0 +1,69 @@
+import type { AppContext } from '../../context.js';
+import type { Field } from '../../modules/objects/definition.js';
+import { getObject } from '../../modules/objects/objects.service.js';
+import { findLiveRecord, listRecords } from '../../modules/objects/records.service.js';
+import { own } from '../../lib/own.js';
+import type { PickerItem } from '../components.js';
+import { ACCOUNTS_PATH } from './accounts.views.js';
+import { DEALS_PATH } from './deals.views.js';
+import { LEADS_PATH } from './leads.views.js';
+import { namesByIds, recentNames } from './names.store.js';
+import { recordsPath, recordTitle } from './records.views.js';
+
+/*
+ * The items relation fields point at, for the console: their names and pages (detail and table cells link
+ * to them) and the newest ones of each target (the form's pickers). Leads, accounts and deals are named by
+ * their `name`; records by their title field.
+ */
+
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex' | 'config'>;
+type Organization = { id: string; timezone: string };
+const BUILT_IN = { leads: LEADS_PATH, accounts: ACCOUNTS_PATH, deals: DEALS_PATH } as const;
+const builtIn = (target: string): target is keyof typeof BUILT_IN => Object.hasOwn(BUILT_IN, target);
+const PICKER_SIZE = 50;
+
+/** A live related item: its name and its console page. (A trashed or removed one is absent: its id shows as is.) */
+export interface RelatedItem {
+  name: string;
+  href: string;
+}
+
+const relations = (fields: readonly Field[]) => fields.filter((f): f is Field & { target: string } => f.type === 'relation' && f.target !== undefined);
+
+/** The live items the relation fields of `rows` point at, by id (one query per built-in target, one read per record). */
+export async function relatedItems(ctx: Ctx, organization: Organization, fields: readonly Field[], rows: readonly Record<string, unknown>[]): Promise<Map<string, RelatedItem>> {
+  const items = new Map<string, RelatedItem>();
+  for (const field of relations(fields)) {
+    const ids = [...new Set(rows.map((r) => own(r, field.key)).filter((v): v is string => typeof v === 'string'))];
+    if (ids.length === 0) continue;
+    const target = field.target;
+    if (builtIn(target)) {
+      for (const [id, name] of await namesByIds(ctx.database.db, target, organization.id, ids)) items.set(id, { name, href: `${BUILT_IN[target]}/${id}` });
+      continue;
+    }
+    const object = await getObject(ctx, organization.id, target).catch(() => undefined);
+    if (!object) continue;
+    for (const id of ids) {
+      const record = await findLiveRecord(ctx, ctx.database.db, organization.id, target, id);
+      if (record) items.set(id, { name: recordTitle(object, record), href: `${recordsPath(target)}/${id}` });
+    }
+  }
+  return items;
+}
+
+/** The newest items of each relation field's target, by field key, for the form's pickers. */
+export async function relationChoices(ctx: Ctx, organization: Organization, fields: readonly Field[]): Promise<Record<string, PickerItem[]>> {
+  const choices: Record<string, PickerItem[]> = {};
+  for (const field of relations(fields)) {
+    const target = field.target;
+    if (builtIn(target)) {
+      choices[field.key] = await recentNames(ctx.database.db, target, organization.id, PICKER_SIZE);
+      continue;
+    }
+    const object = await getObject(ctx, organization.id, target).catch(() => undefined);
+    if (!object) continue;
+    const { records } = await listRecords(ctx, organization, target, { page: 1, limit: PICKER_SIZE });
+    choices[field.key] = records.map((r) => ({ id: r.id, name: recordTitle(object, r) }));
+  }
+  return choices;
+}

@@ -96,7 +96,8 @@ describe('the change feed is complete', () => {
     for (const [w, list] of caused.entries()) {
       expect(seen.filter((e) => byObject.get(e.data.id) === w).map((e) => `${e.type}:${e.data.id}`)).toEqual(list);
     }
-  }, 120_000);
+    // The limit is a net, not a measure: ~10–20 s at a load of 7, but a CI run at a load of 20 took over 120 s.
+  }, 300_000);
 
   it.runIf(dialect === 'postgres')('a transaction holding an earlier seq that commits later is read by the feed, and skipped by a naive seq reader', async () => {
     const who = await seedOrg(t.ctx);

@@ -109,13 +109,17 @@ describe.each(['generic', 'organization'] as const)('the %s OpenAPI document', (
   it('gives examples that match their schemas (responses, errors, webhook bodies)', () => {
     const { components } = docs[which];
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    // The components are added once, under an id of their own; each body's references point there, so a schema
+    // that many bodies share (Lead, the error envelope) is compiled once, not once per body.
+    const DOCUMENT = 'https://openapi.test/document';
+    ajv.addSchema({ $id: DOCUMENT, components });
     const bodies = operations(docs[which]).flatMap(({ where, op }) => [
       ...Object.entries(op.responses).map(([status, r]: [string, any]) => [`${where} ${status}`, (r.$ref ? components.responses[r.$ref.split('/').pop()] : r).content?.['application/json']]),
       [`${where} body`, op.requestBody?.content?.['application/json']],
     ]).filter(([, body]) => body?.example !== undefined);
     expect(bodies.length).toBeGreaterThan(50);
     for (const [where, body] of bodies) {
-      const validate = ajv.compile({ ...body.schema, components });
+      const validate = ajv.compile(JSON.parse(JSON.stringify(body.schema).replaceAll('"#/components/', `"${DOCUMENT}#/components/`)));
       expect(validate(body.example) ? [] : validate.errors, where).toEqual([]);
     }
   });

@@ -18,6 +18,7 @@ import { externalIds } from './migrations/0015_external_ids.js';
 import { listKeysets } from './migrations/0016_list_keysets.js';
 import { notesTasks } from './migrations/0018_notes_tasks.js';
 import { attachedLists } from './migrations/0022_attached_lists.js';
+import { userDeactivation } from './migrations/0023_user_deactivation.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_list_keysets': listKeysets,
   '0018_notes_tasks': notesTasks,
   '0022_attached_lists': attachedLists,
+  '0023_user_deactivation': userDeactivation,
 };
 
 /**

@@ -100,7 +100,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         listPeople(ctx.database.db, org),
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
-        consoleTimeline(ctx, org, { object: 'account', id: account.id }),
+        consoleTimeline(ctx, request, org, { object: 'account', id: account.id }),
       ]);
       return deps.render(request, reply, {
         title: account.name,

@@ -6,8 +6,7 @@ import { button, csrfField, dataTable, errorSummary, pager, searchForm, selectFi
 import { dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
-import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
@@ -85,7 +84,7 @@ export function accountsPager(q: string, pagination: Pagination, controls?: List
 
 export function accountDetail(
   a: Account,
-  opts: { owner: string | undefined; deals: { deals: Deal[]; total: number }; stageLabels: ReadonlyMap<string, string>; history: TimelineEntry[]; timeZone: string },
+  opts: { owner: string | undefined; deals: { deals: Deal[]; total: number }; stageLabels: ReadonlyMap<string, string>; history: ConsoleTimeline; timeZone: string },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;
   const website = a.website ? html`<a href="${a.website}" rel="noopener noreferrer">${a.website}</a>` : null;

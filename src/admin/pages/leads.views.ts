@@ -6,9 +6,8 @@ import { badge, button, csrfField, dataTable, errorSummary, pager, searchForm, s
 import { dayTag, humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
-import { detailRow, historyPanel } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -96,7 +95,7 @@ export function leadsPager(q: string, pagination: Pagination, controls?: ListCon
   return pager(LEADS_PATH, { q: q || undefined, ...(controls ? listControlsParams(controls) : {}) }, pagination);
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string): SafeHtml {
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string): SafeHtml {
   const row = detailRow;
   return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
 <dl class="details">

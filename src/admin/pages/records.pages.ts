@@ -121,7 +121,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewer.organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      const history = await consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug });
+      const history = await consoleTimeline(ctx, request, org.id, { object: 'record', id: record.id, objectSlug: o.slug });
       return deps.render(request, reply, {
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
 import { addConsoleUser, attemptSignIn, get, post, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
 let t: TestApp;
@@ -15,9 +16,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('console: deactivating users', () => {
-  it('an administrator deactivates a user behind a confirmation (signed out, no sign-in) and reactivates them', async () => {
+  it('an administrator deactivates a user behind a confirmation (signed out, no sign-in, marked on what they own) and reactivates them', async () => {
     const bob = await addConsoleUser(t.ctx, a.orgId, { name: 'Bob Member' });
     const bobSession = await signIn(t.app, bob);
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Bob\'s lead', ownerId: bob.id } })).body.data.lead.id;
     const page = (await get(t.app, '/admin/config/users', admin.cookie)).body;
     expect(page).toContain(`action="/admin/config/users/${bob.id}/deactivate"`);
     expect(page).toMatch(/data-confirm="Deactivate Bob Member\?/);
@@ -32,6 +34,7 @@ describe('console: deactivating users', () => {
     expect(after).toContain(`action="/admin/config/users/${bob.id}/reactivate"`);
     expect((await get(t.app, '/admin', bobSession.cookie)).status).not.toBe(200);
     expect((await attemptSignIn(t.app, bob.email, bob.password)).status).toBe(401);
+    expect((await get(t.app, `/admin/data/leads/${lead}`, admin.cookie)).body).toContain('Bob Member (deactivated)');
 
     expect((await submit(t.app, admin, `/admin/config/users/${bob.id}/reactivate`)).status).toBe(303);
     expect((await attemptSignIn(t.app, bob.email, bob.password)).status).toBe(303);

@@ -55,9 +55,12 @@ export interface Person {
   name: string;
 }
 
-/** The organization's users, for owner selects and owner names (an organization has tens of users, not thousands). */
+/**
+ * The organization's users, for owner selects and owner names (an organization has tens of users, not
+ * thousands). A deactivated user keeps their name on what they own, marked, and choosing them is refused.
+ */
 export async function listPeople(db: Executor, organizationId: string): Promise<Person[]> {
-  return (await listUsers(db, organizationId)).map((u) => ({ id: u.id, name: u.name }));
+  return (await listUsers(db, organizationId)).map((u) => ({ id: u.id, name: u.deactivatedAt === null ? u.name : `${u.name} (deactivated)` }));
 }
 
 /** An owner cell: the user's name, the raw id if the user is gone, or "Unassigned". */

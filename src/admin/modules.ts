@@ -7,6 +7,7 @@ import { dashboardModule } from './pages/dashboard.pages.js';
 import { dealStagesModule } from './pages/deal-stages.pages.js';
 import { dealsModule } from './pages/deals.pages.js';
 import { leadsModule } from './pages/leads.pages.js';
+import { notesModule } from './pages/notes.pages.js';
 import { objectsModule } from './pages/objects.pages.js';
 import { privacyModule } from './pages/privacy.pages.js';
 import { recordsModule } from './pages/records.pages.js';
@@ -32,6 +33,7 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   dealsModule,
   recordsModule,
   tasksModule,
+  notesModule,
   apiKeysModule,
   assignmentRulesModule,
   dealStagesModule,

@@ -7,6 +7,7 @@ import { listOrganizations } from '../modules/orgs/orgs.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
 import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
 import { confirmedPassword, setPasswordAsOperator } from '../admin/auth/passwords.service.js';
+import { deactivateUser, reactivateUser, userIdByEmail } from '../admin/auth/activation.service.js';
 import { readNewPassword } from './password-input.js';
 import { action, parseExpiresIn } from './run.js';
 
@@ -61,7 +62,7 @@ export function registerOrgCommands(program: Command): void {
     .action(action(async (ctx, out, opts: { org: string }) => {
       await requireOrganization(ctx, opts.org);
       const users = await listUserSummaries(ctx, opts.org);
-      const human = users.map((u) => `${u.id}  ${u.name} <${u.email}>  ${u.isAdmin ? 'admin' : 'member'}  ${u.canSignIn ? 'console sign-in' : 'no sign-in'}`).join('\n');
+      const human = users.map((u) => `${u.id}  ${u.name} <${u.email}>  ${u.isAdmin ? 'admin' : 'member'}  ${u.canSignIn ? 'console sign-in' : 'no sign-in'}${u.active ? '' : '  deactivated'}`).join('\n');
       out.print(users, human || 'No users');
     }));
   user
@@ -71,6 +72,26 @@ export function registerOrgCommands(program: Command): void {
     .action(action(async (ctx, out, opts: { user: string }) => {
       const signedOut = await setPasswordAsOperator(ctx, opts.user, await readNewPassword());
       out.print({ id: opts.user, sessionsEnded: signedOut }, `Set the console password of user ${opts.user}; ended ${signedOut} console session(s)`);
+    }));
+  user
+    .command('deactivate')
+    .description('Deactivate a user: ends their console sessions, stops sign-in and their API keys, and they can no longer be given work (refused for the last active administrator)')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--email <email>', 'the user\'s sign-in e-mail')
+    .action(action(async (ctx, out, opts: { org: string; email: string }) => {
+      const id = await userIdByEmail(ctx, opts.org, opts.email);
+      const signedOut = await deactivateUser(ctx, opts.org, id, null);
+      out.print({ id, active: false, sessionsEnded: signedOut }, `Deactivated user ${id}; ended ${signedOut} console session(s)`);
+    }));
+  user
+    .command('reactivate')
+    .description('Reactivate a deactivated user: sign-in (with their password) and their API keys work again')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--email <email>', 'the user\'s sign-in e-mail')
+    .action(action(async (ctx, out, opts: { org: string; email: string }) => {
+      const id = await userIdByEmail(ctx, opts.org, opts.email);
+      await reactivateUser(ctx, opts.org, id);
+      out.print({ id, active: true }, `Reactivated user ${id}`);
     }));
 
   const key = program.command('key').description('API keys');

@@ -19,6 +19,7 @@ import { listKeysets } from './migrations/0016_list_keysets.js';
 import { notesTasks } from './migrations/0018_notes_tasks.js';
 import { relations } from './migrations/0020_relations.js';
 import { attachedLists } from './migrations/0022_attached_lists.js';
+import { userDeactivation } from './migrations/0023_user_deactivation.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_notes_tasks': notesTasks,
   '0020_relations': relations,
   '0022_attached_lists': attachedLists,
+  '0023_user_deactivation': userDeactivation,
 };
 
 /**

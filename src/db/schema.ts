@@ -20,6 +20,8 @@ export interface UsersTable {
   email_bidx: string;
   password_hash: string | null;
   is_admin: number;
+  /** Null while the user is active (migration 0023). */
+  deactivated_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -47,7 +47,7 @@ describe('account forms', () => {
     expect(res.body).toContain('value="Kept"');
     const other = await seedOrg(t.ctx);
     const owner = await submit(t.app, s, '/admin/data/accounts', { name: 'X', ownerId: other.userId });
-    expect(fieldError(owner.body, 'ownerId')).toBe('Error: Owner is not a user of this organization');
+    expect(fieldError(owner.body, 'ownerId')).toBe('Error: Owner is not an active user of this organization');
   });
 
   it('edits an account: blank inputs clear fields; only changes are recorded', async () => {

@@ -48,7 +48,7 @@ describe('lead forms', () => {
   it('reports an owner from another organization through the service rules', async () => {
     const other = await seedOrg(t.ctx);
     const res = await submit(t.app, s, '/admin/data/leads', { name: 'X', status: 'NEW', ownerId: other.userId });
-    expect(fieldError(res.body, 'ownerId')).toBe('Error: Owner is not a user of this organization');
+    expect(fieldError(res.body, 'ownerId')).toBe('Error: Owner is not an active user of this organization');
   });
 
   it('edits a lead: blank inputs clear fields, and only changes are recorded', async () => {

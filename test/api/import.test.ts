@@ -114,7 +114,7 @@ describe('crm import leads', { timeout: IMPORT_TIMEOUT }, () => {
     const other = await seedOrg(t.ctx);
     const report = await run(o, csv(`name,ownerId\nMine,${o.userId}\nTheirs,${other.userId}\nAlso mine,\n`));
     expect(report.imported).toBe(2);
-    expect(report.failed).toEqual([{ line: 3, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
+    expect(report.failed).toEqual([{ line: 3, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not an active user of this organization' }] }]);
   });
 });
 
@@ -131,7 +131,7 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
     const file = csv(['name,ownerId', ...rowsOf(9, (i) => `L${i},${i === 6 ? other.userId : ''}`)].join('\n'));
     const report = await run(o, file);
     expect(report).toMatchObject({ rows: 9, imported: 8 });
-    expect(report.failed).toEqual([{ line: 8, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] }]);
+    expect(report.failed).toEqual([{ line: 8, errors: [{ field: 'ownerId', code: 'not_found', message: 'is not an active user of this organization' }] }]);
     expect(await leadCount(o)).toBe(8);
     expect(await createdEvents(o)).toHaveLength(8);
   });

@@ -70,6 +70,7 @@ export async function findLiveSession(db: Executor, tokenHash: string, now: stri
     .select(COLUMNS.map((c) => `s.${c}` as const))
     .select(['u.name as user_name', 'u.is_admin as user_is_admin', 'o.name as org_name', 'o.timezone as org_timezone'])
     .where('s.token_hash', '=', tokenHash)
+    .where('u.deactivated_at', 'is', null)
     .where('s.expires_at', '>', now)
     .where('s.absolute_expires_at', '>', now)
     .executeTakeFirst();

@@ -23,7 +23,8 @@ export async function signIn(ctx: Ctx, input: { email: string; password: string;
   const user = await findUserByEmailIndex(ctx.database.db, emailIndex);
   const tooLong = input.password.length > MAX_PASSWORD_LENGTH;
   const valid = !tooLong && (await verifyPassword(input.password, user?.passwordHash ?? (await decoy())));
-  if (!user || user.passwordHash === null || !valid) {
+  // A deactivated user's right password fails like a wrong one: the page tells nobody who was deactivated.
+  if (!user || user.passwordHash === null || user.deactivatedAt !== null || !valid) {
     await recordFailure(ctx, keys);
     return { ok: false, reason: 'invalid', retryInMs: await lockedForMs(ctx, keys) };
   }

@@ -104,7 +104,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         listLeads(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
-        consoleTimeline(ctx, org, { object: 'account', id: account.id }),
+        consoleTimeline(ctx, request, org, { object: 'account', id: account.id }),
         recordsPointingAt(ctx, viewer.organization, 'accounts', account.id, RELATED_LIMIT),
       ]);
       return deps.render(request, reply, {

@@ -8,8 +8,7 @@ import { button, csrfField, dataTable, errorSummary, pager, searchForm, selectFi
 import { dayTag, humanize, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
-import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { LEADS_PATH } from './leads.views.js';
 import { pointingPanel } from './records.views.js';
@@ -95,7 +94,7 @@ export function accountDetail(
     leads: { leads: Lead[]; total: number };
     pointing: readonly PointingRecords[];
     stageLabels: ReadonlyMap<string, string>;
-    history: TimelineEntry[];
+    history: ConsoleTimeline;
     timeZone: string;
   },
 ): SafeHtml {

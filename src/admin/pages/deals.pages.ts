@@ -83,7 +83,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     listPeople(db, org),
     namesByIds(db, 'accounts', org, [deal.accountId]),
     namesByIds(db, 'leads', org, [deal.leadId]),
-    consoleTimeline(deps.ctx, org, { object: 'deal', id: deal.id }),
+    consoleTimeline(deps.ctx, request, org, { object: 'deal', id: deal.id }),
     recordsPointingAt(deps.ctx, viewer.organization, 'deals', deal.id, RELATED_LIMIT),
   ]);
   return deps.render(request, reply, {

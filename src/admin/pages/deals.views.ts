@@ -8,8 +8,7 @@ import { badge, button, csrfField, dataTable, errorSummary, pager, pickerField, 
 import { dayOnly, dayTag, money, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
-import { detailRow, historyPanel, ownerName, type Person } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
 
 export const DEALS_PATH = '/admin/data/deals';
@@ -155,7 +154,7 @@ export function moveForm(request: FastifyRequest, deal: Pick<Deal, 'id' | 'name'
 export function dealDetail(
   request: FastifyRequest,
   d: Deal,
-  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: TimelineEntry[]; pointing: readonly PointingRecords[]; timeZone: string; moveError?: string },
+  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: ConsoleTimeline; pointing: readonly PointingRecords[]; timeZone: string; moveError?: string },
 ): SafeHtml {
   const L = DEAL_LABELS;
   const stage = opts.stages.find((s) => s.key === d.stage);

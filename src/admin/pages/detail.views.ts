@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { CrmEvent } from '../../modules/events/events.js';
 import type { Executor } from '../../db/database.js';
@@ -7,6 +8,8 @@ import { itemTimeline } from '../../modules/timeline/timeline.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
 import { dayOnly, timeTag } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
+import { noteForm } from './notes.views.js';
+import { taskActions } from './task-actions.views.js';
 
 /** One term of a record's detail list; an empty value shows a dash. */
 export function detailRow(label: string, value: SafeHtml | string | number | null | undefined): SafeHtml {
@@ -15,25 +18,35 @@ export function detailRow(label: string, value: SafeHtml | string | number | nul
 
 const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
 
-/** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
-export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher'>, organizationId: string, target: ItemTarget): Promise<TimelineEntry[]> {
-  return (await itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 })).timeline;
+/** An item's timeline as its console page shows it: the entries, and the item and request its forms post for. */
+export interface ConsoleTimeline {
+  entries: TimelineEntry[];
+  target: ItemTarget;
+  request: FastifyRequest;
 }
 
-function entryLine(e: TimelineEntry, timeZone: string): SafeHtml {
+/** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
+export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher'>, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
+  return { entries: (await itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 })).timeline, target, request };
+}
+
+function entryLine(request: FastifyRequest, e: TimelineEntry, timeZone: string): SafeHtml {
   if (e.event) {
     const event = e.event as unknown as CrmEvent;
     return html`<span class="activity-what">${event.data.description}</span> <span class="muted">${CHANNELS[event.data.actor.channel]} · ${timeTag(e.at, timeZone)}</span>`;
   }
   if (e.note) return html`<span class="activity-what">Note</span> <span class="muted">${timeTag(e.at, timeZone)}</span><div class="note-body">${e.note.body}</div>`;
   const task = e.task!;
-  return html`<span class="activity-what">Task: ${task.title}</span> <span class="muted">${task.status === 'done' ? 'done' : 'open'}${task.dueDate ? html` · due ${dayOnly(task.dueDate)}` : ''} · ${timeTag(e.at, timeZone)}</span>`;
+  return html`<span class="activity-what">Task: ${task.title}</span> <span class="muted">${task.status === 'done' ? 'done' : 'open'}${task.dueDate ? html` · due ${dayOnly(task.dueDate)}` : ''} · ${timeTag(e.at, timeZone)}</span>
+${taskActions(request, task, 'timeline')}`;
 }
 
-/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks. */
-export function historyPanel(history: readonly TimelineEntry[], timeZone: string): SafeHtml {
+/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks; a note form. */
+export function historyPanel(history: ConsoleTimeline, timeZone: string): SafeHtml {
+  const { entries, request } = history;
   return html`<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
-${history.length ? html`<ul class="activity">${history.map((e) => html`<li>${entryLine(e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+${noteForm(request, history.target)}
+${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
 </section>`;
 }
 
@@ -42,9 +55,12 @@ export interface Person {
   name: string;
 }
 
-/** The organization's users, for owner selects and owner names (an organization has tens of users, not thousands). */
+/**
+ * The organization's users, for owner selects and owner names (an organization has tens of users, not
+ * thousands). A deactivated user keeps their name on what they own, marked, and choosing them is refused.
+ */
 export async function listPeople(db: Executor, organizationId: string): Promise<Person[]> {
-  return (await listUsers(db, organizationId)).map((u) => ({ id: u.id, name: u.name }));
+  return (await listUsers(db, organizationId)).map((u) => ({ id: u.id, name: u.deactivatedAt === null ? u.name : `${u.name} (deactivated)` }));
 }
 
 /** An owner cell: the user's name, the raw id if the user is gone, or "Unassigned". */

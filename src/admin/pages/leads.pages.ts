@@ -117,7 +117,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const lead = await getLead(ctx, org, request.params.id);
       const [users, history, duplicate, accountNames, deals, stages, pointing] = await Promise.all([
         owners(deps, org),
-        consoleTimeline(ctx, org, { object: 'lead', id: lead.id }),
+        consoleTimeline(ctx, request, org, { object: 'lead', id: lead.id }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
         namesByIds(ctx.database.db, 'accounts', org, [lead.accountId]),
         listDeals(ctx, org, { leadId: lead.id, page: 1, limit: RELATED_LIMIT }),

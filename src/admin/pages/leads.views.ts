@@ -9,9 +9,8 @@ import type { PointingRecords } from '../../modules/objects/related-records.js';
 import { pointingPanel } from './records.views.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
-import { detailRow, historyPanel } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -118,7 +117,7 @@ export interface LeadRelated {
   pointing: readonly PointingRecords[];
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: TimelineEntry[], timeZone: string, related: LeadRelated): SafeHtml {
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string, related: LeadRelated): SafeHtml {
   const row = detailRow;
   const dealRows = related.deals.deals.map(
     (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${related.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,

@@ -130,7 +130,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
       const [history, related, pointing] = await Promise.all([
-        consoleTimeline(ctx, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
+        consoleTimeline(ctx, request, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
         relatedItems(ctx, org, o.fields, [record]),
         recordsPointingAt(ctx, org, o.slug, record.id, RELATED_LIMIT),
       ]);

@@ -8,8 +8,7 @@ import { listControls, listControlsParams, TIME_CONSOLE_SORTS, type ListControls
 import { dayOnly, dayTag, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
-import { detailRow, historyPanel } from './detail.views.js';
+import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
 import { definitionPath, RECORDS_PATH } from './objects.views.js';
 import { own } from '../../lib/own.js';
 import { splitOptions } from '../../modules/objects/record-cells.js';
@@ -176,7 +175,7 @@ export function recordsPager(o: CustomObject, filters: RecordFilters, pagination
   return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined, ...listControlsParams(controls) }, pagination);
 }
 
-export function recordDetail(o: CustomObject, r: RecordView, opts: { history: TimelineEntry[]; timeZone: string; isAdmin: boolean; relations: RelationContext; pointing: readonly PointingRecords[] }): SafeHtml {
+export function recordDetail(o: CustomObject, r: RecordView, opts: { history: ConsoleTimeline; timeZone: string; isAdmin: boolean; relations: RelationContext; pointing: readonly PointingRecords[] }): SafeHtml {
   const stage = o.stages.find((s) => s.key === r.stage);
   return html`<p class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}</p>
 <dl class="details">

@@ -3,17 +3,16 @@ import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { addDays, localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
-import { ListTasksQuery, type Task } from '../../modules/tasks/tasks.schemas.js';
-import { listTasks, updateTask } from '../../modules/tasks/tasks.service.js';
-import { actionForm, badge, button, dataTable, pager, selectField, type Option } from '../components.js';
+import { ListTasksQuery, UpdateTaskBody, type Task } from '../../modules/tasks/tasks.schemas.js';
+import { getTask, listTasks, updateTask } from '../../modules/tasks/tasks.service.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, textField, type Option } from '../components.js';
 import { dayOnly, timeTag } from '../format.js';
-import { problemOf, queryPage, queryText, type FormProblem } from '../forms.js';
+import { checkedBody, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { TIME_CONSOLE_SORTS } from '../list-controls.js';
 import { html, type SafeHtml } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import type { FastifyRequest } from 'fastify';
-
-export const TASKS_PATH = '/admin/data/tasks';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
 
 /** Where a task's item is shown in the console (a link), or its kind and id when no page shows it. */
 function targetCell(deps: AdminDeps, task: Task): SafeHtml | string {
@@ -30,7 +29,7 @@ function taskRow(deps: AdminDeps, request: FastifyRequest, task: Task, today: st
   <td>${targetCell(deps, task)}</td>
   <td>${dayOnly(task.dueDate)}${overdue ? html` ${badge('Overdue', 'bad')}` : ''}</td>
   <td>${timeTag(task.createdAt, timeZone)}</td>
-  <td>${task.status === 'open' ? actionForm(request, `${TASKS_PATH}/${task.id}/done`, 'Mark done', { accessibleName: `Mark "${task.title}" done` }) : badge('Done')}</td>
+  <td>${task.status === 'done' ? badge('Done') : ''}${taskActions(request, task, 'tasks')}</td>
 </tr>`;
 }
 
@@ -73,10 +72,45 @@ function tasksForm(c: TaskControls, problem: FormProblem | undefined): SafeHtml 
 </form>`;
 }
 
+const NOTICES: Record<string, string> = { done: 'Task marked done.', reopened: 'Task reopened.', saved: 'Task saved.' };
+const TASK_LABELS = { title: 'Title', dueDate: 'Due date' };
+
+const returnOf = (value: string): TaskReturn => (value === 'timeline' ? 'timeline' : 'tasks');
+
+/** Back to My tasks, or to the timeline of the task's item when the form came from there and the item has a page. */
+function backTo(deps: AdminDeps, task: Task, from: TaskReturn, notice?: string): string {
+  const page = from === 'timeline' && task.target ? deps.objectHref(task.target.object, task.target.id, task.target.objectSlug) : undefined;
+  return page ? `${page}#history` : notice ? `${TASKS_PATH}?notice=${notice}` : TASKS_PATH;
+}
+
+interface TaskForm {
+  title: string;
+  dueDate: string;
+}
+
+/** Edit a task's title and due date (an empty date clears it); `from` says where saving or cancelling returns to. */
+async function editPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, task: Task, from: TaskReturn, opts: { form?: TaskForm; problem?: FormProblem } = {}) {
+  const form = opts.form ?? { title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' };
+  const f = opts.problem?.fields ?? {};
+  return deps.render(request, reply, {
+    title: `Edit task: ${task.title}`,
+    crumbs: ['Data', 'My tasks'],
+    status: opts.problem ? 400 : 200,
+    body: html`${errorSummary(opts.problem, TASK_LABELS)}
+<form method="post" action="${TASKS_PATH}/${task.id}/edit" class="form" novalidate>
+  ${csrfField(request)}<input type="hidden" name="from" value="${from}">
+  ${textField({ name: 'title', label: TASK_LABELS.title, value: form.title, error: f.title, required: true, maxLength: 500 })}
+  ${textField({ name: 'dueDate', label: TASK_LABELS.dueDate, type: 'date', value: form.dueDate, error: f.dueDate, hint: 'Leave empty for no due date.' })}
+  <p class="button-row">${button('Save task')} <a class="button button--secondary" href="${backTo(deps, task, from)}">Cancel</a></p>
+</form>`,
+  });
+}
+
 /**
  * Data › My tasks: the tasks assigned to the signed-in user (open ones unless the status control says
  * otherwise, any due day or overdue or due within a week, newest first or soonest due), overdue ones flagged
- * in the organization's time zone, each open one with a "Mark done" button (records task.completed, channel UI).
+ * in the organization's time zone, each with "Mark done" or "Reopen" (task.completed or task.updated, channel UI)
+ * and "Edit" (title and due date). Items' timelines use the same buttons (task-actions.views.ts).
  */
 export const tasksModule: AdminModule = {
   name: 'tasks',
@@ -103,17 +137,39 @@ export const tasksModule: AdminModule = {
         title: 'My tasks',
         crumbs: ['Data'],
         status: problem ? 400 : 200,
-        notice: queryText(request, 'notice') === 'done' ? 'Task marked done.' : undefined,
+        notice: NOTICES[queryText(request, 'notice')],
         body: html`<div class="toolbar">${tasksForm(controls, problem)}</div>
 ${result ? html`${dataTable('My tasks', ['Task', 'On', 'Due', 'Created', ''], result.tasks.map((task) => taskRow(deps, request, task, today, timeZone)), controls.status || controls.due ? 'No tasks assigned to you match these filters.' : 'No open tasks assigned to you.')}
 ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       });
     });
 
-    app.post<{ Params: { id: string } }>('/data/tasks/:id/done', async (request, reply) => {
+    for (const [action, status, notice] of [['done', 'done', 'done'], ['reopen', 'open', 'reopened']] as const) {
+      app.post<{ Params: { id: string } }>(`/data/tasks/:id/${action}`, async (request, reply) => {
+        const viewer = viewerOf(request);
+        const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, { status }));
+        return reply.redirect(backTo(deps, task, returnOf(text(formBody(request), 'from')), notice), 303);
+      });
+    }
+
+    app.get<{ Params: { id: string } }>('/data/tasks/:id/edit', async (request, reply) => {
+      const task = await getTask(ctx, viewerOf(request).organization.id, request.params.id);
+      return editPage(deps, request, reply, task, returnOf(queryText(request, 'from')));
+    });
+
+    app.post<{ Params: { id: string } }>('/data/tasks/:id/edit', async (request, reply) => {
       const viewer = viewerOf(request);
-      await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, { status: 'done' }));
-      return reply.redirect(`${TASKS_PATH}?notice=done`, 303);
+      const body = formBody(request);
+      const from = returnOf(text(body, 'from'));
+      const form: TaskForm = { title: text(body, 'title'), dueDate: text(body, 'dueDate') };
+      try {
+        const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, { title: form.title, dueDate: form.dueDate === '' ? null : form.dueDate });
+        const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch));
+        return reply.redirect(backTo(deps, task, from, 'saved'), 303);
+      } catch (err) {
+        const problem = problemOf(err);
+        return editPage(deps, request, reply, await getTask(ctx, viewer.organization.id, request.params.id), from, { form, problem });
+      }
     });
   },
 };

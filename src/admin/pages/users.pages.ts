@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { createUser } from '../../modules/orgs/orgs.service.js';
 import { getUserSummary, listUserSummaries, setAdministrator, type UserSummary } from '../../modules/orgs/users.service.js';
 import { removeConsoleAccess, resetPassword } from '../auth/passwords.service.js';
+import { deactivateUser, reactivateUser } from '../auth/activation.service.js';
 import { liveSessionCounts, revokeUserSessions } from '../auth/sessions.service.js';
 import { actionForm, badge, button, checkbox, csrfField, dataTable, errorSummary, textField } from '../components.js';
 import { dayTag } from '../format.js';
@@ -21,6 +22,8 @@ const NOTICES: Record<string, string> = {
   'sessions-revoked': 'The user’s console sessions were signed out.',
   'password-set': 'Password set. The user’s console sessions were signed out; they sign in with the new password.',
   'access-removed': 'Console access removed: the user’s password was deleted and their sessions were signed out.',
+  deactivated: 'User deactivated: their console sessions were signed out, their API keys stopped working and they can no longer be given work.',
+  reactivated: 'User reactivated: they can sign in again (with their password) and their API keys work again.',
 };
 
 const PASSWORD_LABELS = { newPassword: 'New password', confirmPassword: 'Confirm new password' };
@@ -45,7 +48,13 @@ function actions(request: FastifyRequest, viewer: Viewer, u: UserSummary, sessio
   const signOut = sessions > 0 && !self
     ? actionForm(request, `${PATH}/${u.id}/revoke-sessions`, 'Sign out', { variant: 'danger', accessibleName: `Sign ${u.name} out of every console session`, confirm: `Sign ${u.name} out of every console session?` })
     : '';
-  return html`<td class="actions"><div class="button-row">${role}${password}${signOut}</div></td>`;
+  // Nobody deactivates themself; the service also refuses the organization's last active administrator.
+  const activation = self
+    ? ''
+    : u.active
+      ? actionForm(request, `${PATH}/${u.id}/deactivate`, 'Deactivate', { variant: 'danger', accessibleName: `Deactivate ${u.name}`, confirm: `Deactivate ${u.name}? They are signed out, can't sign in, their API keys stop working and they can't be given work until reactivated.` })
+      : actionForm(request, `${PATH}/${u.id}/reactivate`, 'Reactivate', { accessibleName: `Reactivate ${u.name}`, confirm: `Reactivate ${u.name}? They can sign in again and their API keys work again.` });
+  return html`<td class="actions"><div class="button-row">${role}${password}${signOut}${activation}</div></td>`;
 }
 
 function createForm(request: FastifyRequest, form: UserForm, problem?: FormProblem) {
@@ -62,7 +71,8 @@ ${errorSummary(problem, LABELS)}
 </form></section>`;
 }
 
-async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { form?: UserForm; problem?: FormProblem; status?: number } = {}) {
+/** `refused`: why an action on a listed user was not done (deactivating yourself or the last active administrator). */
+async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { form?: UserForm; problem?: FormProblem; refused?: FormProblem; status?: number } = {}) {
   const viewer = viewerOf(request);
   const [users, sessions] = await Promise.all([listUserSummaries(deps.ctx, viewer.organization.id), liveSessionCounts(deps.ctx, viewer.organization.id)]);
   const tz = viewer.organization.timezone;
@@ -71,7 +81,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     return html`<tr>
   <td>${u.name}${u.id === viewer.user.id ? html` <span class="muted">(you)</span>` : ''}</td>
   <td>${u.email}</td>
-  <td>${u.isAdmin ? badge('Administrator', 'good') : badge('Member')}${u.canSignIn ? '' : html` <span class="muted">no sign-in</span>`}</td>
+  <td>${u.isAdmin ? badge('Administrator', 'good') : badge('Member')}${u.active ? '' : html` ${badge('Deactivated', 'bad')}`}${u.canSignIn ? '' : html` <span class="muted">no sign-in</span>`}</td>
   <td>${n}</td>
   <td>${dayTag(u.createdAt, tz)}</td>
   ${viewer.user.isAdmin ? actions(request, viewer, u, n) : ''}
@@ -83,7 +93,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     crumbs: ['Configuration'],
     status: opts.status,
     notice: NOTICES[queryText(request, 'notice')],
-    body: html`${dataTable('Users', head, rows, 'No users.')}
+    body: html`${errorSummary(opts.refused, {})}${dataTable('Users', head, rows, 'No users.')}
 ${viewer.user.isAdmin ? createForm(request, opts.form ?? { name: '', email: '', admin: false }, opts.problem) : html`<p class="muted">Only administrators can add users or change roles.</p>`}`,
   });
 }
@@ -118,10 +128,10 @@ ${user.canSignIn ? removeAccessPanel(request, user) : ''}`,
   });
 }
 
-/** Configuration › Users: list, add, grant or withdraw the administrator role, set or remove passwords, sign a user out everywhere. */
+/** Configuration › Users: list, add, grant or withdraw the administrator role, set or remove passwords, sign a user out everywhere, deactivate or reactivate. */
 export const usersModule: AdminModule = {
   name: 'users',
-  nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40, description: 'Who can sign in, administrators, sessions.' }],
+  nav: [{ section: 'configuration', label: 'Users', href: PATH, order: 40, description: 'Who can sign in, administrators, sessions, deactivation.' }],
   register(app, deps) {
     const { ctx } = deps;
     app.get('/config/users', async (request, reply) => renderPage(deps, request, reply));
@@ -167,6 +177,22 @@ export const usersModule: AdminModule = {
       const viewer = viewerOf(request);
       await removeConsoleAccess(ctx, viewer.organization.id, request.params.id, viewer.user.id);
       return reply.redirect(`${PATH}?notice=access-removed`, 303);
+    });
+
+    app.post<{ Params: { id: string } }>('/config/users/:id/deactivate', { config: ADMIN }, async (request, reply) => {
+      const viewer = viewerOf(request);
+      try {
+        await deactivateUser(ctx, viewer.organization.id, request.params.id, viewer.user.id);
+        return reply.redirect(`${PATH}?notice=deactivated`, 303);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'CONFLICT') throw err;
+        return renderPage(deps, request, reply, { refused: problemOf(err), status: err.status });
+      }
+    });
+
+    app.post<{ Params: { id: string } }>('/config/users/:id/reactivate', { config: ADMIN }, async (request, reply) => {
+      await reactivateUser(ctx, viewerOf(request).organization.id, request.params.id);
+      return reply.redirect(`${PATH}?notice=reactivated`, 303);
     });
 
     app.post<{ Params: { id: string } }>('/config/users/:id/revoke-sessions', { config: ADMIN }, async (request, reply) => {

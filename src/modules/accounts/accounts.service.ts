@@ -7,7 +7,7 @@ import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
-import { existingUserIds } from '../orgs/users.store.js';
+import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
@@ -40,8 +40,8 @@ function toAccount(ctx: Ctx, s: StoredAccount): Account {
 
 async function checkOwner(db: Executor, organizationId: string, ownerId: string | null | undefined): Promise<void> {
   if (!ownerId) return;
-  const known = await existingUserIds(db, organizationId, [ownerId]);
-  if (!known.has(ownerId)) throw validationFailed([{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }]);
+  const known = await activeUserIds(db, organizationId, [ownerId]);
+  if (!known.has(ownerId)) throw validationFailed([{ field: 'ownerId', code: 'not_found', message: 'is not an active user of this organization' }]);
 }
 
 const normalizeDomain = (domain: string | null | undefined) => (domain == null ? domain : domain.toLowerCase());

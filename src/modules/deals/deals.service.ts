@@ -10,7 +10,7 @@ import { existingAccountIds } from '../accounts/accounts.store.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import { existingLeadIds } from '../leads/leads.store.js';
-import { existingUserIds } from '../orgs/users.store.js';
+import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
@@ -76,7 +76,7 @@ async function checkReferences(db: Executor, organizationId: string, refs: Parti
   const checks = [
     ['accountId', existingAccountIds, 'an account'],
     ['leadId', existingLeadIds, 'a lead'],
-    ['ownerId', existingUserIds, 'a user'],
+    ['ownerId', activeUserIds, 'an active user'],
   ] as const;
   for (const [field, existing, what] of checks) {
     const id = refs[field];

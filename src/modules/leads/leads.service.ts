@@ -6,7 +6,7 @@ import { normalizeContacts, openContact, sealContacts } from '../../crypto/conta
 import { buildEvent, diffChanges, ENCRYPTED, type Changes } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
 import { assignOwners } from '../orgs/rules.service.js';
-import { existingUserIds } from '../orgs/users.store.js';
+import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { contactFilter } from '../shared/contact-query.js';
@@ -55,15 +55,15 @@ export function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneN
 
 type LeadReferences = { ownerId?: string | null; accountId?: string | null };
 
-/** Per lead, its owner and account that are not a user and a live account of the organization (two queries in all). */
+/** Per lead, its owner and account that are not an active user and a live account of the organization (two queries in all). */
 export async function referenceErrors(db: Executor, organizationId: string, refs: readonly LeadReferences[]): Promise<FieldError[][]> {
   const wanted = (key: 'ownerId' | 'accountId') => [...new Set(refs.map((r) => r[key]).filter((id): id is string => Boolean(id)))];
   const [owners, accounts] = await Promise.all([
-    existingUserIds(db, organizationId, wanted('ownerId')),
+    activeUserIds(db, organizationId, wanted('ownerId')),
     existingAccountIds(db, organizationId, wanted('accountId')),
   ]);
   return refs.map((r) => [
-    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: 'ownerId', code: 'not_found', message: 'is not a user of this organization' }] : []),
+    ...(r.ownerId && !owners.has(r.ownerId) ? [{ field: 'ownerId', code: 'not_found', message: 'is not an active user of this organization' }] : []),
     ...(r.accountId && !accounts.has(r.accountId) ? [{ field: 'accountId', code: 'not_found', message: 'is not an account of this organization' }] : []),
   ]);
 }

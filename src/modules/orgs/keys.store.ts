@@ -63,15 +63,15 @@ const selectKeyByHash = precompile((db, hash: string) =>
     .innerJoin('organizations as o', 'o.id', 'k.organization_id')
     .leftJoin('users as u', 'u.id', 'k.user_id')
     .select(COLUMNS.map((c) => `k.${c}` as const))
-    .select(['o.name as org_name', 'o.timezone as org_timezone', 'u.name as user_name'])
+    .select(['o.name as org_name', 'o.timezone as org_timezone', 'u.name as user_name', 'u.deactivated_at as user_deactivated_at'])
     .where('k.key_hash', '=', hash),
 );
 
-/** The key with its organization and user, for authentication: one indexed lookup by hash, on every request. */
+/** The key with its organization and user (and whether that user is deactivated), for authentication: one indexed lookup by hash, on every request. */
 export async function findKeyByHash(db: Executor, hash: string) {
   const [row] = await selectKeyByHash(db, hash);
   if (!row) return undefined;
-  return { key: toKey(row), organization: { id: row.organization_id, name: row.org_name, timezone: row.org_timezone }, userName: row.user_name };
+  return { key: toKey(row), organization: { id: row.organization_id, name: row.org_name, timezone: row.org_timezone }, userName: row.user_name, userActive: row.user_deactivated_at === null };
 }
 
 export async function listKeys(db: Executor, organizationId: string): Promise<ApiKeyRecord[]> {

@@ -69,6 +69,7 @@ export async function createUser(
     emailBidx,
     passwordHash: input.password === undefined ? null : await hashPassword(input.password),
     isAdmin: input.admin === true,
+    deactivatedAt: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -135,7 +136,8 @@ export function createAuthenticator(ctx: Ctx) {
     const hash = hashSecret(token);
     const found = await keys.lookup(hash, () => findKeyByHash(ctx.database.db, hash));
     const now = ctx.clock.now();
-    if (!found || found.key.revokedAt !== null) return null;
+    // A deactivated user's keys answer like revoked ones until the user is reactivated.
+    if (!found || found.key.revokedAt !== null || !found.userActive) return null;
     if (found.key.expiresAt !== null && new Date(found.key.expiresAt).getTime() <= now.getTime()) return null;
     const { key } = found;
     if ((touched.get(key.id) ?? 0) + TOUCH_INTERVAL_MS <= now.getTime()) {

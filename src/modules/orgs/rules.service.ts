@@ -3,7 +3,7 @@ import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { AssignmentRules, type AssignmentRule } from './rules.schemas.js';
 import { advanceRoundRobin, loadRules, saveRules } from './rules.store.js';
-import { existingUserIds } from './users.store.js';
+import { activeUserIds, existingUserIds } from './users.store.js';
 
 /** Validates a rules document (shape, unique ids, users of this organization) and replaces the current rules. */
 export async function setAssignmentRules(db: Executor, organizationId: string, input: unknown, now: Date): Promise<AssignmentRule[]> {
@@ -41,19 +41,22 @@ type LeadRouting = { source: string | null; sourceCampaign: string | null };
 /**
  * The owners the first matching rule gives each new lead (null where none matches), in input order.
  * Runs inside the leads' transaction; a round-robin rule advances its cursor once for all the leads it
- * takes, so a batch and concurrent single creates share the rotation fairly.
+ * takes, so a batch and concurrent single creates share the rotation fairly. Deactivated users get no
+ * leads: a `user` rule naming one assigns nobody, and a round robin turns among its active users only.
  */
 export async function assignOwners(db: Executor, organizationId: string, leads: readonly LeadRouting[]): Promise<(string | null)[]> {
   const rules = await loadRules(db, organizationId);
   if (rules.length === 0) return leads.map(() => null);
   const matched = leads.map((lead) => rules.find((r) => matches(r, lead)) ?? null);
-  const owners: (string | null)[] = matched.map((rule) => (rule?.assign.type === 'user' ? rule.assign.userId : null));
+  const named = new Set(matched.flatMap((rule) => (rule === null ? [] : rule.assign.type === 'user' ? [rule.assign.userId] : rule.assign.userIds)));
+  const active = await activeUserIds(db, organizationId, [...named]);
+  const owners: (string | null)[] = matched.map((rule) => (rule?.assign.type === 'user' && active.has(rule.assign.userId) ? rule.assign.userId : null));
   for (const rule of rules) {
     if (rule.assign.type !== 'round_robin') continue;
     const indexes = matched.flatMap((m, i) => (m === rule ? [i] : []));
-    if (indexes.length === 0) continue;
+    const users = rule.assign.userIds.filter((id) => active.has(id));
+    if (indexes.length === 0 || users.length === 0) continue;
     const last = await advanceRoundRobin(db, organizationId, rule.id, indexes.length);
-    const users = rule.assign.userIds;
     indexes.forEach((leadIndex, k) => {
       owners[leadIndex] = users[(last - indexes.length + k) % users.length]!;
     });

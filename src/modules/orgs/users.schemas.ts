@@ -15,7 +15,7 @@ export const User = Type.Object(
     name: Type.String(),
     email: Type.String({ format: 'email', description: 'Work e-mail address (the console sign-in).' }),
     role: Type.Unsafe<(typeof USER_ROLES)[number]>({ type: 'string', enum: [...USER_ROLES], description: '`admin` manages the organization in the console; `member` works in it.' }),
-    active: Type.Boolean({ description: 'Whether the user can be given work (an owner). Always true today: users are not deactivated yet.' }),
+    active: Type.Boolean({ description: 'False once an administrator deactivated the user: they can\'t sign in, their API keys stop working, and they can\'t be made an owner or assignee (existing assignments stay).' }),
     createdAt: Timestamp('When the user was added.'),
   },
   { $id: 'User', additionalProperties: false },
@@ -28,7 +28,7 @@ export const UserListEnvelope = Envelope(Type.Object({ users: Type.Array(Type.Re
 export const ListUsersQuery = Type.Object(
   {
     role: Type.Optional(Type.Unsafe<(typeof USER_ROLES)[number]>({ type: 'string', enum: [...USER_ROLES], description: 'Only the users with this role.' })),
-    active: Type.Optional(Type.Boolean({ description: 'Only active (true) or inactive (false) users; every user is active today.' })),
+    active: Type.Optional(Type.Boolean({ description: 'Only active (true) or deactivated (false) users.' })),
     ...ListParams,
     ...SortQuery(NAMED_SORTS),
   },

@@ -2,7 +2,6 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { findUser, listUsers, listUsersPage, setUserAdmin, type UserRow } from './users.store.js';
 import { listRequest } from '../../lib/list-request.js';
-import { cursorPagination, paginate } from '../../lib/pagination.js';
 import type { ListUsersQuery, User } from './users.schemas.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';
@@ -16,6 +15,8 @@ export interface UserSummary {
   email: string;
   isAdmin: boolean;
   canSignIn: boolean;
+  /** False once an administrator deactivated the user: no sign-in, no API keys, no new work. */
+  active: boolean;
   createdAt: string;
 }
 
@@ -26,6 +27,7 @@ function toSummary(ctx: Pick<Ctx, 'cipher'>, u: UserRow): UserSummary {
     email: ctx.cipher.decrypt(u.emailEnc, contactAad('users', u.id, 'email')),
     isAdmin: u.isAdmin,
     canSignIn: u.passwordHash !== null,
+    active: u.deactivatedAt === null,
     createdAt: u.createdAt,
   };
 }
@@ -44,16 +46,14 @@ export async function getUserSummary(ctx: Ctx, organizationId: string, userId: s
 
 /** A user as the API shows them (GET /users): the summary without sign-in details. */
 function toUser(ctx: Pick<Ctx, 'cipher'>, u: UserRow): User {
-  const { id, name, email, isAdmin, createdAt } = toSummary(ctx, u);
-  return { id, name, email, role: isAdmin ? 'admin' : 'member', active: true, createdAt };
+  const { id, name, email, isAdmin, active, createdAt } = toSummary(ctx, u);
+  return { id, name, email, role: isAdmin ? 'admin' : 'member', active, createdAt };
 }
 
-/** `active=false` matches nobody while users cannot be deactivated. */
 export async function listApiUsers(ctx: Ctx, organizationId: string, query: ListUsersQuery) {
   const request = listRequest(query);
   const isAdmin = query.role === undefined ? undefined : query.role === 'admin';
-  if (query.active === false) return { users: [], pagination: request.cursor ? cursorPagination(request.limit, null) : paginate(request, 0) };
-  const { rows, pagination } = await listUsersPage(ctx.database.db, ctx.database.dialect, organizationId, { isAdmin }, request);
+  const { rows, pagination } = await listUsersPage(ctx.database.db, ctx.database.dialect, organizationId, { isAdmin, active: query.active }, request);
   return { users: rows.map((u) => toUser(ctx, u)), pagination };
 }
 

@@ -17,11 +17,13 @@ export interface UserRow {
   emailBidx: string;
   isAdmin: boolean;
   passwordHash: string | null;
+  /** When an administrator deactivated the user; null while active. */
+  deactivatedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-type Row = { id: string; organization_id: string; name: string; email_enc: string; email_bidx: string; is_admin: number; password_hash: string | null; created_at: string; updated_at: string };
+type Row = { id: string; organization_id: string; name: string; email_enc: string; email_bidx: string; is_admin: number; password_hash: string | null; deactivated_at: string | null; created_at: string; updated_at: string };
 
 const toUser = (r: Row): UserRow => ({
   id: r.id,
@@ -31,11 +33,12 @@ const toUser = (r: Row): UserRow => ({
   emailBidx: r.email_bidx,
   isAdmin: r.is_admin === 1,
   passwordHash: r.password_hash,
+  deactivatedAt: r.deactivated_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
-const COLUMNS = ['id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'is_admin', 'password_hash', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'is_admin', 'password_hash', 'deactivated_at', 'created_at', 'updated_at'] as const;
 
 export async function insertUser(db: Executor, user: UserRow): Promise<void> {
   await db
@@ -48,6 +51,7 @@ export async function insertUser(db: Executor, user: UserRow): Promise<void> {
       email_bidx: user.emailBidx,
       password_hash: user.passwordHash,
       is_admin: user.isAdmin ? 1 : 0,
+      deactivated_at: user.deactivatedAt,
       created_at: user.createdAt,
       updated_at: user.updatedAt,
     })
@@ -80,12 +84,14 @@ const USER_SEQ: Record<Dialect, string> = { sqlite: 'users.rowid', postgres: 'us
 
 export interface UserFilter {
   isAdmin?: boolean | undefined;
+  active?: boolean | undefined;
 }
 
 /** A page of the organization's users in the requested sort (db/list-page.ts). */
 export async function listUsersPage(db: Executor, dialect: Dialect, organizationId: string, filter: UserFilter, request: ListRequest): Promise<ListPage<UserRow>> {
   let q = db.selectFrom('users').where('users.organization_id', '=', organizationId);
   if (filter.isAdmin !== undefined) q = q.where('users.is_admin', '=', filter.isAdmin ? 1 : 0);
+  if (filter.active !== undefined) q = q.where('users.deactivated_at', filter.active ? 'is' : 'is not', null);
   for (const c of timeRangeConditions('users', request.range)) q = q.where(c);
   const seq = sql.ref(USER_SEQ[dialect]);
   const key = { ...columnSort('users', request.sort, TIME_AND_NAME), seq };
@@ -100,6 +106,19 @@ export async function existingUserIds(db: Executor, organizationId: string, ids:
   return new Set(rows.map((r) => r.id));
 }
 
+/** Which of `ids` are active users of the organization: the users work may be given to (owners, assignees, rules). */
+export async function activeUserIds(db: Executor, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .where('deactivated_at', 'is', null)
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function countAdmins(db: Executor, organizationId: string): Promise<number> {
   const row = await db
     .selectFrom('users')
@@ -108,6 +127,34 @@ export async function countAdmins(db: Executor, organizationId: string): Promise
     .where('is_admin', '=', 1)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * The organization's active administrators, locked until the transaction ends (PostgreSQL `FOR UPDATE`;
+ * SQLite transactions hold the write lock from the start), so that two administrators deactivating each
+ * other at once can't both succeed: the second reads the first's commit.
+ */
+export async function lockActiveAdminIds(db: Executor, dialect: Dialect, organizationId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('is_admin', '=', 1)
+    .where('deactivated_at', 'is', null)
+    .$if(dialect === 'postgres', (q) => q.forUpdate())
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Deactivates (a time) or reactivates (null) the user; false when the organization has no such user. */
+export async function setUserDeactivatedAt(db: Executor, organizationId: string, id: string, deactivatedAt: string | null, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ deactivated_at: deactivatedAt, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function setUserAdmin(db: Executor, organizationId: string, id: string, isAdmin: boolean, now: string): Promise<boolean> {

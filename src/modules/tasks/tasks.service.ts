@@ -8,7 +8,7 @@ import { buildEvent, diffChanges, type Changes, type EventType } from '../events
 import { recordEvent } from '../events/outbox.store.js';
 import { planReminder } from '../objects/reminders.service.js';
 import { deletePendingReminder, deleteReminder, organizationTimezone } from '../objects/reminders.store.js';
-import { existingUserIds } from '../orgs/users.store.js';
+import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { targetErrors } from '../shared/item-target.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
@@ -44,8 +44,8 @@ async function inputErrors(db: Executor, organizationId: string, input: UpdateTa
     else errors.push({ field: 'dueDate', code: 'invalid_date', message: day.reason });
   } else if (input.dueDate === null) dueDate = null;
   if (input.target) errors.push(...(await targetErrors(db, organizationId, input.target)));
-  if (input.assigneeId && !(await existingUserIds(db, organizationId, [input.assigneeId])).has(input.assigneeId)) {
-    errors.push({ field: 'assigneeId', code: 'not_found', message: 'is not a user of this organization' });
+  if (input.assigneeId && !(await activeUserIds(db, organizationId, [input.assigneeId])).has(input.assigneeId)) {
+    errors.push({ field: 'assigneeId', code: 'not_found', message: 'is not an active user of this organization' });
   }
   return { errors, ...(dueDate !== undefined ? { dueDate } : {}) };
 }

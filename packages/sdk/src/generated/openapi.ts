@@ -1839,7 +1839,7 @@ export interface components {
             updatedAt: string;
         };
         User: {
-            /** @description Whether the user can be given work (an owner). Always true today: users are not deactivated yet. */
+            /** @description False once an administrator deactivated the user: they can't sign in, their API keys stop working, and they can't be made an owner or assignee (existing assignments stay). */
             active: boolean;
             /**
              * Format: date-time
@@ -8171,7 +8171,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description Only active (true) or inactive (false) users; every user is active today. */
+                /** @description Only active (true) or deactivated (false) users. */
                 active?: boolean;
                 /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;

@@ -17,6 +17,7 @@ import { eventFeed } from './migrations/0014_event_feed.js';
 import { externalIds } from './migrations/0015_external_ids.js';
 import { listKeysets } from './migrations/0016_list_keysets.js';
 import { notesTasks } from './migrations/0018_notes_tasks.js';
+import { builtinFields } from './migrations/0019_builtin_fields.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_external_ids': externalIds,
   '0016_list_keysets': listKeysets,
   '0018_notes_tasks': notesTasks,
+  '0019_builtin_fields': builtinFields,
 };
 
 /**

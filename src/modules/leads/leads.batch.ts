@@ -8,8 +8,9 @@ import type { BatchResource } from '../shared/batch.service.js';
 import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
-import { createLead, externalIdClashes, findLiveLead, prepareLeads, referenceErrors, storePreparedLeads, updateLead } from './leads.service.js';
+import { createLead, externalIdClashes, findLiveLead, prepareLeadsOf, referenceErrors, storePreparedLeads, updateLead } from './leads.service.js';
 import { findOldestDuplicate } from './leads.store.js';
+import { customFieldCheck } from '../fields/custom-fields.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -28,7 +29,9 @@ async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: Crea
   });
   const pending = inputs.flatMap((input, i) => (outcomes[i] === undefined ? [i] : []));
   try {
-    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, prepareLeads(ctx, organizationId, pending.map((i) => inputs[i]!))));
+    // A bad custom value throws here for the whole lot: the one-by-one path below then reports it per item.
+    const prepared = await prepareLeadsOf(ctx, trx, organizationId, pending.map((i) => inputs[i]!));
+    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, prepared));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
@@ -49,6 +52,7 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>): BatchResource<
     label: 'Lead',
     createSchema: CreateLeadBody,
     updateSchema: UpdateLeadBody,
+    openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'leads'),
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
     create: (trx, caller, _params, input) => createLead(ctx, trx, caller, input as CreateLeadBody),
     update: (trx, caller, _params, id, patch) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody),

@@ -13,6 +13,7 @@ export const CUSTOM_FIELD_ENCRYPTED_COLUMNS: EncryptedColumn[] = BUILTIN_RESOURC
   // Which properties are sealed depends on each row's organization: its e-mail and phone fields of the resource.
   async sealedProperties(db, rows) {
     const organizations = [...new Set(rows.map((r) => String(r.organization_id)))];
+    if (organizations.length === 0) return () => [];
     const defined = await db.selectFrom('builtin_fields').select(['organization_id', 'definition']).where('resource', '=', resource).where('organization_id', 'in', organizations).execute();
     const keys = new Map(defined.map((d) => [d.organization_id, (JSON.parse(d.definition) as Definition).fields.filter(isContactField).map((f) => f.key)]));
     return (row) => keys.get(String(row.organization_id)) ?? [];

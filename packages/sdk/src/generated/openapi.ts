@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List custom objects
-         * @description Newest first. Needs records:read or objects:admin.
+         * @description Newest first; the last page ends with the built-in leads, accounts and deals (builtIn: true, standard fields read-only; not counted in total). Needs records:read or objects:admin.
          */
         get: operations["listObjects"];
         put?: never;
@@ -623,7 +623,7 @@ export interface paths {
         head?: never;
         /**
          * Change a custom object
-         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused.
+         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data, removing a stage or option in use, or making a field required while records lack it is refused. leads, accounts and deals take custom fields this way (the standard fields are not sent; a key that is a standard field, a stage or a new name is 400).
          */
         patch: operations["updateObject"];
         trace?: never;
@@ -1569,6 +1569,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Custom account fields follow the standard ones, flat (null when unset). */
         Account: {
             /**
              * Format: date-time
@@ -1591,6 +1592,8 @@ export interface components {
              */
             updatedAt: string;
             website: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`). */
         BatchItemError: {
@@ -1605,6 +1608,8 @@ export interface components {
             message: string;
         };
         CustomObject: {
+            /** @description true for leads, accounts and deals: their standard fields are listed read-only; PATCH /objects/{slug} adds custom fields. */
+            builtIn: boolean;
             /**
              * Format: date-time
              * @description UTC instant of creation.
@@ -1614,6 +1619,11 @@ export interface components {
                 key: string;
                 label: string;
                 options?: string[];
+                /**
+                 * @description A standard field of a built-in resource.
+                 * @enum {boolean}
+                 */
+                readOnly?: true;
                 required: boolean;
                 /** @enum {string} */
                 role?: "due";
@@ -1632,6 +1642,7 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description Custom deal fields follow the standard ones, flat (null when unset). */
         Deal: {
             accountId: string | null;
             amount: string | null;
@@ -1656,6 +1667,8 @@ export interface components {
              * @description UTC instant of the last change.
              */
             updatedAt: string;
+        } & {
+            [key: string]: unknown;
         };
         DealStage: {
             /** @description Stable identifier used in `deal.stage`: lower-case letters, digits and _, starting with a letter, at most 50 characters. */
@@ -1714,6 +1727,7 @@ export interface components {
             /** @enum {boolean} */
             status: false;
         };
+        /** @description Custom lead fields follow the standard ones, flat (null when unset). */
         Lead: {
             accountId: string | null;
             company: string | null;
@@ -1741,6 +1755,8 @@ export interface components {
              * @description UTC instant of the last change.
              */
             updatedAt: string;
+        } & {
+            [key: string]: unknown;
         };
         Note: {
             /** @description Markdown text. */
@@ -2470,6 +2486,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom account fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -2492,6 +2509,8 @@ export interface operations {
                     ownerId?: string | null;
                     phoneNumber?: string | null;
                     website?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -2722,7 +2741,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. */
+        /** @description Only the fields sent change; null clears an optional field. Also the organization's custom account fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -2735,6 +2754,8 @@ export interface operations {
                     ownerId?: string | null;
                     phoneNumber?: string | null;
                     website?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -3025,7 +3046,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         domain?: string | null;
                         email?: string | null;
                         externalId?: string | null;
@@ -3037,7 +3058,9 @@ export interface operations {
                         ownerId?: string | null;
                         phoneNumber?: string | null;
                         website?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
                      * @enum {string}
@@ -3152,7 +3175,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         domain?: string | null;
                         email?: string | null;
                         externalId?: string | null;
@@ -3166,7 +3189,9 @@ export interface operations {
                         ownerId?: string | null;
                         phoneNumber?: string | null;
                         website?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -3526,6 +3551,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom deal fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -3549,6 +3575,8 @@ export interface operations {
                     ownerId?: string | null;
                     /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                     stage?: string;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -3782,7 +3810,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. */
+        /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. Also the organization's custom deal fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3797,6 +3825,8 @@ export interface operations {
                     ownerId?: string | null;
                     /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                     stage?: string;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -4090,7 +4120,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         amount?: (string | number) | null;
                         currency?: string | null;
@@ -4104,7 +4134,9 @@ export interface operations {
                         ownerId?: string | null;
                         /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                         stage?: string;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
                      * @enum {string}
@@ -4220,7 +4252,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         amount?: (string | number) | null;
                         currency?: string | null;
@@ -4236,7 +4268,9 @@ export interface operations {
                         ownerId?: string | null;
                         /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                         stage?: string;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -4528,6 +4562,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom lead fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -4557,6 +4592,8 @@ export interface operations {
                      */
                     status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                     title?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -4802,7 +4839,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. */
+        /** @description Only the fields sent change; null clears an optional field. Also the organization's custom lead fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4823,6 +4860,8 @@ export interface operations {
                      */
                     status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                     title?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5124,7 +5163,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         company?: string | null;
                         email?: string | null;
@@ -5144,7 +5183,9 @@ export interface operations {
                          */
                         status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                         title?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409.
                      * @enum {string}
@@ -5265,7 +5306,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         company?: string | null;
                         email?: string | null;
@@ -5287,7 +5328,9 @@ export interface operations {
                          */
                         status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                         title?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -5991,12 +6034,14 @@ export interface operations {
                      *           {
                      *             "slug": "string",
                      *             "name": "Ada Lovelace",
+                     *             "builtIn": true,
                      *             "fields": [
                      *               {
                      *                 "key": "string",
                      *                 "label": "string",
                      *                 "type": "text",
                      *                 "required": true,
+                     *                 "readOnly": true,
                      *                 "options": [
                      *                   "string"
                      *                 ],
@@ -6155,12 +6200,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],
@@ -7100,12 +7147,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],
@@ -7232,12 +7281,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],

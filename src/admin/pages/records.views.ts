@@ -29,7 +29,7 @@ export function recordTitle(o: CustomObject, r: RecordView): string {
 }
 
 /** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, text otherwise. */
-function input(field: Field, value: string, error: string | undefined, timeZone: string): SafeHtml {
+export function fieldInput(field: Field, value: string, error: string | undefined, timeZone: string): SafeHtml {
   const common = { name: field.key, label: field.label, value, error, required: field.required };
   switch (field.type) {
     case 'long_text':
@@ -66,7 +66,7 @@ export function recordForm(
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
-  ${o.fields.map((field) => input(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone))}
+  ${o.fields.map((field) => fieldInput(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone))}
   ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
   <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>
 </form>`;

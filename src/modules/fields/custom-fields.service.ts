@@ -104,7 +104,7 @@ async function changeErrors(ctx: Ctx, db: Executor, organizationId: string, reso
 /** PATCH /objects/leads|accounts|deals: `fields` is the complete new list of custom fields. */
 export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationId: string, resource: BuiltinResource, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
   const errors: FieldError[] = [];
-  if (patch.name !== undefined) errors.push({ field: 'name', code: 'read_only', message: `${resource} is a built-in resource; its name is fixed` });
+  if (patch.name !== undefined && patch.name.trim() !== BUILTIN[resource].name) errors.push({ field: 'name', code: 'read_only', message: `${resource} is a built-in resource; its name is fixed` });
   if (patch.stages !== undefined && patch.stages.length > 0) errors.push({ field: 'stages', code: 'not_allowed', message: `${resource} take custom fields only${resource === 'deals' ? ' (deal stages: PUT /deal-stages)' : ''}` });
   if (errors.length) throw validationFailed(errors);
   const current = (await lockBuiltinDefinition(trx, ctx.database.dialect, organizationId, resource)) ?? empty(resource);

@@ -13,11 +13,10 @@ import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
 import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
-import { customFieldsOf } from '../fields/custom-fields.service.js';
-import { customContactKeys, customEventKeys, customIndexed, customSealer, mergeCustom, openCustom, parseCustomInput, presentCustom, sealCustom, type CustomFields } from '../fields/custom-values.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
-import { recordFilters } from '../objects/record-filters.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -116,8 +115,7 @@ export async function getAccount(ctx: Ctx, organizationId: string, id: string): 
 export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
   const view = listView(query);
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const c = await accountFields(ctx, ctx.database.db, organizationId);
-  const fields = recordFilters(c.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId });
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);
   const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, defaultSort(view)), view, fields);
   return { accounts: rows.map((a) => toAccount(ctx, c, a)), pagination };
 }
@@ -130,8 +128,7 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
   const c = await accountFields(ctx, trx, caller.organizationId);
   const before = toAccount(ctx, c, current);
   checkCondition(opts, 'account', before);
-  const values = parseCustomInput(c.definition, patch, BUILTIN.accounts.writable, BUILTIN.accounts.readOnly, 'update');
-  const customClear = values.size ? mergeCustom(openCustom(ctx.cipher, c, id, current.custom), values) : undefined;
+  const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);
   const merged: Account = { ...before, ...patch, ...contacts, ...(customClear ? presentCustom(c, customClear) : {}), name: patch.name?.trim() ?? before.name };

@@ -18,11 +18,10 @@ import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './dea
 import type { DealStage } from './stages.schemas.js';
 import { getDealStages, unknownStage } from './stages.service.js';
 import { lockStages } from './stages.store.js';
-import { customFieldsOf } from '../fields/custom-fields.service.js';
-import { customContactKeys, customEventKeys, customIndexed, customSealer, mergeCustom, openCustom, parseCustomInput, presentCustom, sealCustom, type CustomFields } from '../fields/custom-values.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
-import { recordFilters } from '../objects/record-filters.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
 type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate' | 'externalId'>;
@@ -159,8 +158,7 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
   const view = listView(query);
   const q = query.q?.trim();
   const filter = { stage: query.stage, accountId: query.accountId, leadId: query.leadId, ownerId: query.ownerId, externalId: query.externalId, nameContains: q === '' ? undefined : q };
-  const c = await dealFields(ctx, db, organizationId);
-  const fields = recordFilters(c.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId });
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, 'deals', query);
   const { rows, pagination } = await listStored(db, dialect, organizationId, { ...filter, fields }, listRequest(query, defaultSort(view)), view);
   return { deals: rows.map((d) => toDeal(ctx, c, d)), pagination };
 }
@@ -179,8 +177,7 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const c = await dealFields(ctx, trx, organizationId);
   const before = toDeal(ctx, c, current);
   checkCondition(opts, 'deal', before);
-  const customValues = parseCustomInput(c.definition, patch, BUILTIN.deals.writable, BUILTIN.deals.readOnly, 'update');
-  const customClear = customValues.size ? mergeCustom(openCustom(ctx.cipher, c, id, current.custom), customValues) : undefined;
+  const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];
   const sent = readInput(patch, stages, errors);

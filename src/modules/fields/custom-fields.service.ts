@@ -11,6 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { addFieldErrors } from '../../http/extra-field-errors.js';
 import { checkCustomInput, type CustomFields } from './custom-values.js';
 import { isContactField } from '../objects/field-values.js';
+import { recordFilters, type FieldFilter } from '../objects/record-filters.js';
 import { builtinDefinitions, customFieldHasData, customFieldHasGaps, customOptionsInUse, lockBuiltinDefinition, saveBuiltinDefinition, type StoredBuiltinDefinition } from './custom-fields.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock'>;
@@ -54,6 +55,12 @@ export async function customContactKeysOf(ctx: Pick<Ctx, 'database'>, db: Execut
   const definitions = await definitionsOf(ctx, db, organizationId);
   const keys = (r: BuiltinResource) => definitions[r].definition.fields.filter(isContactField).map((f) => f.key);
   return { leads: keys('leads'), accounts: keys('accounts') };
+}
+
+/** The custom fields of a resource and the `filter[…]` parameters of a list query checked against them (contract §8). */
+export async function customListOf(ctx: Pick<AppContext, 'database' | 'blindIndex'>, organizationId: string, resource: BuiltinResource, query: object): Promise<{ custom: CustomFields; filters: FieldFilter[] }> {
+  const custom = await customFieldsOf(ctx, ctx.database.db, organizationId, resource);
+  return { custom, filters: recordFilters(custom.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId }) };
 }
 
 /** A built-in resource as GET /objects shows it: its standard fields (read-only) before its custom ones. */

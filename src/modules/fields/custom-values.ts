@@ -6,7 +6,7 @@ import type { Definition } from '../objects/definition.js';
 import { isContactField, presentFieldValue, type StoredValue } from '../objects/field-values.js';
 import { parseFieldValues } from '../objects/record-input.js';
 import { indexedValues, type IndexedValue } from '../objects/record-values.js';
-import type { BuiltinResource } from './builtin-resources.js';
+import { BUILTIN, type BuiltinResource } from './builtin-resources.js';
 
 /**
  * The custom values of one lead, account or deal (contract §9), all through the custom-object machinery
@@ -67,6 +67,13 @@ export function mergeCustom(clear: ClearValues, values: ReadonlyMap<string, Stor
     else next[key] = value;
   }
   return next;
+}
+
+/** An item's values after the custom part of a PATCH, in clear; undefined when the patch sends none (400 for bad ones). */
+export function patchedCustom(cipher: FieldCipher, c: CustomFields, itemId: string, json: string | null, patch: Record<string, unknown>): ClearValues | undefined {
+  const shape = BUILTIN[c.resource];
+  const values = parseCustomInput(c.definition, patch, shape.writable, shape.readOnly, 'update');
+  return values.size ? mergeCustom(openCustom(cipher, c, itemId, json), values) : undefined;
 }
 
 /** The stored JSON of an item's values (null when it has none): e-mails and phones sealed. */

@@ -16,11 +16,10 @@ import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './lea
 import { newLead, type NewLead } from './new-lead.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
-import { customFieldsOf } from '../fields/custom-fields.service.js';
-import { customContactKeys, customEventKeys, customIndexed, customSealer, mergeCustom, openCustom, parseCustomInput, presentCustom, sealCustom, type CustomFields } from '../fields/custom-values.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
-import { recordFilters } from '../objects/record-filters.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -219,8 +218,7 @@ export async function listLeads(ctx: Ctx, organizationId: string, query: ListLea
   const request = listRequest(query, defaultSort(view));
   const { status, source, sourceCampaign, ownerId, accountId, externalId } = query;
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const c = await leadFields(ctx, ctx.database.db, organizationId);
-  const fields = recordFilters(c.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId });
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);
   const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { status, source, sourceCampaign, ownerId, accountId, externalId }, request, view, fields);
   return { leads: rows.map((l) => toLead(ctx, c, l)), pagination };
 }
@@ -233,8 +231,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const c = await leadFields(ctx, trx, caller.organizationId);
   const before = toLead(ctx, c, current);
   checkCondition(opts, 'lead', before);
-  const customValues = parseCustomInput(c.definition, patch, BUILTIN.leads.writable, BUILTIN.leads.readOnly, 'update');
-  const customClear = customValues.size ? mergeCustom(openCustom(ctx.cipher, c, id, current.custom), customValues) : undefined;
+  const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };

@@ -44,7 +44,7 @@ export async function runLeadSearch(opts: { rows: number; dialect: 'sqlite' | 'p
         batch.push({
           id, organizationId: org.id, name: nameAt(j, rand), emailEnc: email.enc, emailBidx: email.bidx, phoneEnc: phone.enc, phoneBidx: phone.bidx,
           source: 'IMPORT', sourceCampaign: null, status: 'NEW', company: null, title: null, notes: null, ownerId: null, accountId: null,
-          duplicateOf: null, externalId: null, createdAt: now, updatedAt: now, deletedAt: null,
+          duplicateOf: null, externalId: null, custom: null, createdAt: now, updatedAt: now, deletedAt: null,
         });
       }
       await ctx.database.db.transaction().execute((trx) => insertLeads(trx, batch));

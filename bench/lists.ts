@@ -58,7 +58,7 @@ async function leadsCase(ctx: AppContext, opts: { leads: number; runs: number })
       batch.push({
         id: newId(), organizationId: org.id, name: nameAt(j, rand), emailEnc: null, emailBidx: null, phoneEnc: null, phoneBidx: null,
         source: 'IMPORT', sourceCampaign: null, status: j % 5 === 0 ? 'QUALIFIED' : 'NEW', company: null, title: null, notes: null, ownerId: null, accountId: j % 10 === 0 ? accounts[(j / 10) % 1_000]! : null,
-        duplicateOf: null, externalId: null, createdAt: at, updatedAt: at, deletedAt: null,
+        duplicateOf: null, externalId: null, custom: null, createdAt: at, updatedAt: at, deletedAt: null,
       });
     }
     await ctx.database.db.transaction().execute((trx) => insertLeads(trx, batch));

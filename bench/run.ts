@@ -12,9 +12,10 @@ import { runObjectsBench } from './objects.js';
 import { runErasureBench } from './erasure.js';
 import { runFeedBench } from './feed.js';
 import { runBatchBench } from './batch.js';
+import { runCustomFieldsBench } from './custom-fields.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch,lists] [--rows N]
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch,lists,custom-fields] [--rows N]
  * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
  * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
  * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
@@ -67,6 +68,7 @@ if (want('batch')) {
   await runBatchBench({ dialect: 'sqlite', seconds: Number(values.seconds) });
   if (values.postgres) await runBatchBench({ dialect: 'postgres', pgUrl: values.postgres, seconds: Number(values.seconds) });
 }
+if (want('custom-fields')) await runCustomFieldsBench({ seconds: Number(values.seconds), rounds: Number(values.rounds), rows: Number(values.rows), runs: 100 });
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {
   console.log('\n## Webhook delivery (SQLite, in-process dispatcher, local receiver)\n');

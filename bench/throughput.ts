@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, fmt, load, median, startBaselineProcess, stop, waitForHttp, type LoadResult } from './lib.js';
 
-interface Scenario {
+export interface Scenario {
   name: string;
   method: 'GET' | 'POST';
   path: string;
+  /** This scenario's own headers (another organization's key) instead of the table's. */
+  headers?: Record<string, string>;
   body?: string;
   /** A different body per request (the n-th): every created lead has its own e-mail and phone. */
   bodyAt?: (n: number) => string;
@@ -18,15 +20,15 @@ interface Scenario {
 export type CpuProbe = (server: ChildProcess) => Promise<number[]>;
 
 /** A new person per request: a real import or sign-up flow never repeats one address, and caches must not help. */
-const newLead = (n: number) =>
+export const newLead = (n: number) =>
   JSON.stringify({ name: `Bench Lead ${n}`, email: `bench${n}@example.com`, phoneNumber: `+1415${5_000_000 + (n % 4_000_000)}`, source: 'WEBSITE' });
 const newRecord = (n: number) => JSON.stringify({ name: `Project ${n}`, budget: n, due_on: '2027-01-15', contact_email: `project${n}@example.com` });
 
-const PORT = 3917;
+export const PORT = 3917;
 const SCOPES = 'leads:read,leads:write,objects:admin,records:read,records:write';
 
 /** One server process configured by `env`, until `stop`. */
-async function startServer(env: NodeJS.ProcessEnv) {
+export async function startServer(env: NodeJS.ProcessEnv) {
   const server = spawn(process.execPath, ['dist/src/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForHttp(`http://127.0.0.1:${PORT}/health`);
   return server;
@@ -43,7 +45,8 @@ interface Round {
 const nextBody = new Map<Scenario, number>();
 
 /** Our req/s next to the bare server answering the same bytes: one round of one scenario. */
-async function measure(s: Scenario, server: ChildProcess, base: string, headers: Record<string, string>, seconds: number, cpuOf?: CpuProbe): Promise<Round> {
+async function measure(s: Scenario, server: ChildProcess, base: string, tableHeaders: Record<string, string>, seconds: number, cpuOf?: CpuProbe): Promise<Round> {
+  const headers = s.headers ?? tableHeaders;
   const body = s.bodyAt ? s.bodyAt(-1) : s.body;
   const sample = await fetch(base + s.path, { method: s.method, headers, ...(body ? { body } : {}) });
   const bytes = Buffer.from(await sample.arrayBuffer());
@@ -73,7 +76,7 @@ async function measure(s: Scenario, server: ChildProcess, base: string, headers:
  * round), one row per scenario with the medians: the machine's speed drifts between rounds, a ratio measured
  * within one pair of runs does not drift with it.
  */
-async function table(scenarios: Scenario[], server: ChildProcess, base: string, headers: Record<string, string>, opts: { seconds: number; rounds: number; cpu?: { parts: string[]; probe: CpuProbe } }) {
+export async function table(scenarios: Scenario[], server: ChildProcess, base: string, headers: Record<string, string>, opts: { seconds: number; rounds: number; cpu?: { parts: string[]; probe: CpuProbe } }) {
   const rounds = new Map<Scenario, Round[]>(scenarios.map((s) => [s, []]));
   for (let r = 0; r < opts.rounds; r++) {
     for (const s of scenarios) rounds.get(s)!.push(await measure(s, server, base, headers, opts.seconds, opts.cpu?.probe));

@@ -113,7 +113,7 @@ export async function seedDemo(ctx: AppContext, opts: { leads: number; withEvent
     batch.push({
       id, organizationId: org.id, name: lead.name, emailEnc: email.enc, emailBidx: email.bidx, phoneEnc: phone.enc, phoneBidx: phone.bidx,
       source: lead.source ?? null, sourceCampaign: null, status: lead.status ?? 'NEW', company: lead.company ?? null, title: lead.title ?? null,
-      notes: null, ownerId: null, accountId: null, duplicateOf: null, externalId: null, createdAt: now, updatedAt: now, deletedAt: null,
+      notes: null, ownerId: null, accountId: null, duplicateOf: null, externalId: null, custom: null, createdAt: now, updatedAt: now, deletedAt: null,
     });
     if (batch.length === 5_000) await flush();
   }

@@ -17,6 +17,7 @@ import { eventFeed } from './migrations/0014_event_feed.js';
 import { externalIds } from './migrations/0015_external_ids.js';
 import { listKeysets } from './migrations/0016_list_keysets.js';
 import { notesTasks } from './migrations/0018_notes_tasks.js';
+import { builtinFields } from './migrations/0019_builtin_fields.js';
 import { relations } from './migrations/0020_relations.js';
 import { attachedLists } from './migrations/0022_attached_lists.js';
 import { userDeactivation } from './migrations/0023_user_deactivation.js';
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_external_ids': externalIds,
   '0016_list_keysets': listKeysets,
   '0018_notes_tasks': notesTasks,
+  '0019_builtin_fields': builtinFields,
   '0020_relations': relations,
   '0022_attached_lists': attachedLists,
   '0023_user_deactivation': userDeactivation,

@@ -81,6 +81,8 @@ export interface LeadsTable {
   deleted_at: TrashedAt;
   /** The integrator's own key (contract §8), unique per organization (records: per object). */
   external_id: string | null;
+  /** Custom field values as JSON (migration 0019); null when the item has none. */
+  custom: string | null;
 }
 
 export interface AssignmentRulesTable {
@@ -130,6 +132,8 @@ export interface AccountsTable {
   deleted_at: TrashedAt;
   /** The integrator's own key (contract §8), unique per organization (records: per object). */
   external_id: string | null;
+  /** Custom field values as JSON (migration 0019); null when the item has none. */
+  custom: string | null;
 }
 
 export interface DealsTable {
@@ -151,6 +155,8 @@ export interface DealsTable {
   deleted_at: TrashedAt;
   /** The integrator's own key (contract §8), unique per organization (records: per object). */
   external_id: string | null;
+  /** Custom field values as JSON (migration 0019); null when the item has none. */
+  custom: string | null;
 }
 
 export interface DealStagesTable {
@@ -365,6 +371,25 @@ export interface RecordValuesTable {
   text_value: string | null;
 }
 
+/** Custom fields of leads, accounts and deals: one definition per organization and resource (migration 0019). */
+export interface BuiltinFieldsTable {
+  organization_id: string;
+  resource: string;
+  definition: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The filterable custom values of leads, accounts and deals (migration 0019, modules/fields/custom-values.ts). */
+export interface ItemValuesTable {
+  organization_id: string;
+  resource: string;
+  item_id: string;
+  field_key: string;
+  num_value: number | null;
+  text_value: string | null;
+}
+
 export interface PrivacyBackfillTable {
   name: string;
   done_seq: number;
@@ -400,5 +425,7 @@ export interface DB {
   privacy_erasures: PrivacyErasuresTable;
   record_contacts: RecordContactsTable;
   record_values: RecordValuesTable;
+  builtin_fields: BuiltinFieldsTable;
+  item_values: ItemValuesTable;
   privacy_backfill: PrivacyBackfillTable;
 }

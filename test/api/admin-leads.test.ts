@@ -104,3 +104,44 @@ describe('lead table', () => {
     expect(fieldError(tooLong.body, 'q')).toBe('Error: Search leads must be at most 200 characters');
   });
 });
+
+describe('custom lead fields in the console', () => {
+  it('the forms, the detail page and the table carry them: linkedinUrl (url) and visitDate (date)', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    const fields = [{ key: 'linkedinUrl', label: 'LinkedIn URL', type: 'url' }, { key: 'visitDate', label: 'Visit date', type: 'date' }];
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: org.auth, body: { fields } })).status).toBe(200);
+    const form = await get(t.app, '/admin/data/leads/new', viewer.cookie);
+    expect(form.body).toMatch(/name="linkedinUrl"/);
+    expect(form.body).toMatch(/type="date"[^>]*name="visitDate"|name="visitDate"[^>]*type="date"/);
+    const bad = await submit(t.app, viewer, '/admin/data/leads', { name: 'Bad', status: 'NEW', linkedinUrl: 'not a url' });
+    expect(bad.status).toBe(400);
+    expect(fieldError(bad.body, 'linkedinUrl')).toContain('LinkedIn URL');
+    const res = await submit(t.app, viewer, '/admin/data/leads', { name: 'Custom Ada', status: 'NEW', linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04' });
+    expect(res.status).toBe(303);
+    const id = idFrom(res.location);
+    expect((await call(t.app, 'GET', `/leads/${id}`, { auth: org.auth })).body.data.lead).toMatchObject({ linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04T00:00:00.000Z' });
+    const detail = await get(t.app, `/admin/data/leads/${id}`, viewer.cookie);
+    expect(detail.body).toContain('Visit date');
+    expect(detail.body).toContain('href="https://www.linkedin.com/in/ada"');
+    expect((await get(t.app, `/admin/data/leads/${id}/edit`, viewer.cookie)).body).toContain('value="2026-03-04"');
+    const edited = await submit(t.app, viewer, `/admin/data/leads/${id}`, { name: 'Custom Ada', status: 'NEW', linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '' });
+    expect(edited.status).toBe(303);
+    expect((await call(t.app, 'GET', `/leads/${id}`, { auth: org.auth })).body.data.lead.visitDate).toBeNull();
+    const table = await get(t.app, '/admin/data/leads', viewer.cookie);
+    expect(table.body).toContain('<th scope="col">LinkedIn URL</th>');
+  });
+});
+
+describe('custom lead fields on the Objects configuration page', () => {
+  it('an administrator adds a field to leads there; the standard fields are shown, not edited', async () => {
+    const admin = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { admin: true }));
+    const page = await get(t.app, '/admin/config/objects/leads/definition', admin.cookie);
+    expect(page.status).toBe(200);
+    expect(page.body).not.toMatch(/name="fields\.\d+\.key"[^>]*value="email"/);
+    const res = await submit(t.app, admin, '/admin/config/objects/leads/definition', { name: 'Leads', 'fields.0.key': 'budgetCode', 'fields.0.label': 'Budget code', 'fields.0.type': 'text' });
+    expect(res.status, res.body).toBe(303);
+    const leads = (await call(t.app, 'GET', '/objects/leads', { auth: a.auth })).body.data.object;
+    expect(leads.fields.filter((f: { readOnly?: boolean }) => !f.readOnly).map((f: { key: string }) => f.key)).toEqual(['budgetCode']);
+  });
+});

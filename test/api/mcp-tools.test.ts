@@ -139,7 +139,8 @@ describe('MCP tools', () => {
 
     it('lists the objects and describes their fields', async () => {
       const { objects } = await callOk(client, 'list_objects', {});
-      expect(objects.map((o: { slug: string }) => o.slug)).toEqual(['projects']);
+      // The built-in resources close the list: custom fields are defined on them the same way (contract §9).
+      expect(objects.map((o: { slug: string }) => o.slug)).toEqual(['projects', 'leads', 'accounts', 'deals']);
       const { object } = await callOk(client, 'describe_object', { object: 'projects' });
       expect(object.fields).toEqual([
         { key: 'title', label: 'Title', type: 'text', required: true },
@@ -147,7 +148,7 @@ describe('MCP tools', () => {
         { key: 'due_on', label: 'Due on', type: 'date', required: false, role: 'due' },
       ]);
       expect(object.stages.map((st: { key: string }) => st.key)).toEqual(['planned', 'done']);
-      expect((await callOk(otherClient, 'list_objects', {})).objects).toEqual([]);
+      expect((await callOk(otherClient, 'list_objects', {})).objects.map((o: { slug: string }) => o.slug)).toEqual(['leads', 'accounts', 'deals']);
       await callError(otherClient, 'describe_object', { object: 'projects' }, 'NOT_FOUND');
     });
 

@@ -3,7 +3,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
-import { prepareLeads, storePreparedLeads } from '../../src/modules/leads/leads.service.js';
+import { prepareLeadsOf, storePreparedLeads } from '../../src/modules/leads/leads.service.js';
 import { runBin, startBin } from '../helpers/cli.js';
 import { databaseEnv } from '../helpers/processes.js';
 import { eventually } from '../helpers/receiver.js';
@@ -58,7 +58,8 @@ beforeAll(async () => {
   env = databaseEnv(t);
   const caller = { organizationId: org.orgId, actor: { type: 'SYSTEM' as const, id: 'test', channel: 'API' as const } };
   const inputs = Array.from({ length: ITEMS }, (_, i) => ({ name: `Crash Subject ${i}`, email: EMAIL }));
-  await inTransaction(t.ctx, (trx) => storePreparedLeads(trx, caller, prepareLeads(t.ctx, org.orgId, inputs)));
+  const prepared = await prepareLeadsOf(t.ctx, t.ctx.database.db, org.orgId, inputs);
+  await inTransaction(t.ctx, (trx) => storePreparedLeads(trx, caller, prepared));
   expect(await remaining()).toBe(ITEMS);
 }, 180_000);
 afterAll(() => t.close());

@@ -16,6 +16,9 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
+import { customFieldsOf } from '../../modules/fields/custom-fields.service.js';
+import type { Field } from '../../modules/objects/definition.js';
+import { formValues, recordBody } from './record-values.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
@@ -27,6 +30,10 @@ function readForm(body: FormBody): LeadFormValues {
   for (const key of Object.keys(LEAD_LABELS) as (keyof LeadFormValues)[]) values[key] = text(body, key);
   return values;
 }
+
+/** The organization's custom lead fields and, from a submitted form, their text. */
+const leadFields = async (deps: AdminDeps, organizationId: string) => (await customFieldsOf(deps.ctx, deps.ctx.database.db, organizationId, 'leads')).definition.fields;
+const readCustom = (fields: readonly Field[], body: FormBody) => Object.fromEntries(fields.map((f) => [f.key, text(body, f.key)]));
 
 /** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
 function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
@@ -42,16 +49,17 @@ async function formPage(
   deps: AdminDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { leadId?: string; leadName?: string; values: LeadFormValues; problem?: FormProblem; status?: number },
+  opts: { leadId?: string; leadName?: string; values: LeadFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
 ) {
   const viewer = viewerOf(request);
   const creating = opts.leadId === undefined;
   const db = deps.ctx.database.db;
   const org = viewer.organization.id;
-  const [users, accounts, accountNames] = await Promise.all([
+  const [users, accounts, accountNames, fields] = await Promise.all([
     owners(deps, org),
     recentNames(db, 'accounts', org, PICKER_SIZE),
     namesByIds(db, 'accounts', org, [opts.values.accountId || null]),
+    leadFields(deps, org),
   ]);
   return deps.render(request, reply, {
     title: creating ? 'New lead' : `Edit ${opts.leadName}`,
@@ -65,6 +73,7 @@ async function formPage(
       accounts,
       accountName: accountNames.get(opts.values.accountId),
       creating,
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
     }),
   });
 }
@@ -83,9 +92,10 @@ export const leadsModule: AdminModule = {
       const controls = listControlsOf(request);
       const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
       const errors = validateValue(ListLeadsQuery, query, 'query');
-      const [result, users] = await Promise.all([
+      const [result, users, fields] = await Promise.all([
         errors.length ? undefined : listLeads(ctx, viewer.organization.id, query),
         owners(deps, viewer.organization.id),
+        leadFields(deps, viewer.organization.id),
       ]);
       const qError = errors.find((e) => e.field === 'q')?.message;
       return deps.render(request, reply, {
@@ -93,21 +103,24 @@ export const leadsModule: AdminModule = {
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
         body: html`<div class="toolbar">${leadSearchForm(q, qError, listControls(controls, errors), controls)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a>${trashLink(LEADS_PATH)}</div>
-${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone)}${leadsPager(q, result.pagination, controls)}` : ''}`,
+${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone, fields)}${leadsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 
-    app.get('/data/leads/new', async (request, reply) => formPage(deps, request, reply, { values: emptyLeadForm() }));
+    app.get('/data/leads/new', async (request, reply) => formPage(deps, request, reply, { values: emptyLeadForm(), custom: {} }));
 
     app.post('/data/leads', async (request, reply) => {
       const viewer = viewerOf(request);
       const values = readForm(formBody(request));
+      const fields = await leadFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateLeadBody>(CreateLeadBody, toBody(values, true));
+        const customBody = recordBody(fields, custom, { timeZone: viewer.organization.timezone });
+        const input = checkedBody<CreateLeadBody>(CreateLeadBody, { ...toBody(values, true), ...customBody });
         const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { values, custom, problem: problemOf(err), status: 400 });
       }
     });
 
@@ -115,7 +128,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const viewer = viewerOf(request);
       const org = viewer.organization.id;
       const lead = await getLead(ctx, org, request.params.id);
-      const [users, history, duplicate, accountNames, deals, stages, pointing] = await Promise.all([
+      const [users, history, duplicate, accountNames, deals, stages, pointing, fields] = await Promise.all([
         owners(deps, org),
         consoleTimeline(ctx, request, org, { object: 'lead', id: lead.id }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
@@ -123,6 +136,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         listDeals(ctx, org, { leadId: lead.id, page: 1, limit: RELATED_LIMIT }),
         getDealStages(ctx.database.db, org),
         recordsPointingAt(ctx, viewer.organization, 'leads', lead.id, RELATED_LIMIT),
+        leadFields(deps, org),
       ]);
       const related = {
         accountName: lead.accountId ? accountNames.get(lead.accountId) : undefined,
@@ -134,25 +148,31 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related)}`,
+        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, fields)}`,
       });
     });
 
     app.get<{ Params: { id: string } }>('/data/leads/:id/edit', async (request, reply) => {
-      const lead = await getLead(ctx, viewerOf(request).organization.id, request.params.id);
-      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values: leadFormValues(lead) });
+      const viewer = viewerOf(request);
+      const lead = await getLead(ctx, viewer.organization.id, request.params.id);
+      const custom = formValues(await leadFields(deps, viewer.organization.id), lead, viewer.organization.timezone);
+      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values: leadFormValues(lead), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/leads/:id', async (request, reply) => {
       const viewer = viewerOf(request);
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
       const values = readForm(formBody(request));
+      const fields = await leadFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, toBody(values, false));
+        const timeZone = viewer.organization.timezone;
+        const customBody = recordBody(fields, custom, { timeZone, before: formValues(fields, lead, timeZone) });
+        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, { ...toBody(values, false), ...customBody });
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

@@ -40,11 +40,12 @@ export interface ObjectDraft {
   stages: StageRow[];
 }
 
+/** The editable definition: a built-in resource's standard fields (read-only) are shown, not edited. */
 export function draftOf(o: CustomObject): ObjectDraft {
   return {
     slug: o.slug,
     name: o.name,
-    fields: o.fields.map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required ? 'on' : '', role: f.role ?? '', options: (f.options ?? []).join('\n'), target: f.target ?? '' })),
+    fields: o.fields.filter((f) => !f.readOnly).map((f) => ({ key: f.key, label: f.label, type: f.type, required: f.required ? 'on' : '', role: f.role ?? '', options: (f.options ?? []).join('\n'), target: f.target ?? '' })),
     stages: o.stages.map((s) => ({ key: s.key, label: s.label })),
   };
 }

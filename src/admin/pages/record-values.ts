@@ -1,6 +1,5 @@
 import { zonedDateTimeToUtc } from '../../lib/dates.js';
 import type { Field } from '../../modules/objects/definition.js';
-import type { RecordView } from '../../modules/objects/records.service.js';
 import { own } from '../../lib/own.js';
 import { joinOptions, splitOptions } from '../../modules/objects/record-cells.js';
 
@@ -47,7 +46,8 @@ export function formValue(field: Field, value: unknown, timeZone: string): strin
   return String(value);
 }
 
-export function formValues(fields: readonly Field[], record: RecordView, timeZone: string): Record<string, string> {
+/** The form text of an item's field values (a record, or a lead's custom fields). */
+export function formValues(fields: readonly Field[], record: Readonly<Record<string, unknown>>, timeZone: string): Record<string, string> {
   return Object.fromEntries(fields.map((f) => [f.key, formValue(f, own(record, f.key), timeZone)]));
 }
 

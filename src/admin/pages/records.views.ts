@@ -43,7 +43,7 @@ const NO_RELATIONS: RelationContext = { related: new Map() };
 const targetPlural = (target: string | undefined) => targetName(target).replace(/^an? (lead|account|deal)$/, '$1s');
 
 /** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, checkboxes for multi-selects, an item picker for relations, text otherwise. */
-function input(field: Field, value: string, error: string | undefined, timeZone: string, relations: RelationContext): SafeHtml {
+export function fieldInput(field: Field, value: string, error: string | undefined, timeZone: string, relations: RelationContext = NO_RELATIONS): SafeHtml {
   const common = { name: field.key, label: field.label, value, error, required: field.required };
   switch (field.type) {
     case 'long_text':
@@ -84,7 +84,7 @@ export function recordForm(
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
-  ${o.fields.map((field) => input(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone, opts.relations))}
+  ${o.fields.map((field) => fieldInput(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone, opts.relations))}
   ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
   <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>
 </form>`;

@@ -7,7 +7,8 @@ import { createAccount } from './accounts.service.js';
 export function accountImportAdapter(ctx: AppContext): ImportAdapter {
   return {
     resource: 'accounts',
-    schema: CreateAccountBody,
+    // Strict: a column that names no field is refused (custom fields are not imported yet).
+    schema: { ...CreateAccountBody, additionalProperties: false },
     rows: { kind: 'accounts' },
     createMany: oneByOne((trx, caller, input: CreateAccountBody) => createAccount(ctx, trx, caller, input)),
   };

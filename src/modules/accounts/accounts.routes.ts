@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { customBodyCheck, customFieldCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
@@ -34,6 +35,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
 
   app.post('/accounts', {
     config: { auth: { anyOf: ['accounts:write'] }, idempotent: true, etag: 'account' },
+    preValidation: customBodyCheck(ctx, 'accounts', 'create'),
     schema: {
       tags,
       summary: 'Create an account',
@@ -56,6 +58,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
 
   app.patch('/accounts/:id', {
     config: { auth: { anyOf: ['accounts:write'] }, etag: 'account', ifMatch: true },
+    preValidation: customBodyCheck(ctx, 'accounts', 'update'),
     schema: {
       tags,
       summary: 'Update an account',
@@ -84,6 +87,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
       label: 'Account',
       table: 'accounts',
       createSchema: CreateAccountBody,
+      openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'accounts'),
       updateSchema: UpdateAccountBody,
       find: (db, caller, _params, id) => findLiveAccount(ctx, db, caller.organizationId, id),
       create: (trx, caller, _params, input) => createAccount(ctx, trx, caller, input as CreateAccountBody),

@@ -3,6 +3,7 @@ import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { Pagination } from '../../lib/pagination.js';
 import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
@@ -25,16 +26,20 @@ const writable = {
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Company name.' });
 
+/** Custom fields (PATCH /objects/accounts) sit beside the standard ones; the service checks them (unknown keys are 400). */
+const CUSTOM = 'Also the organization\'s custom account fields, by key (its own OpenAPI document types them); other keys are refused.';
+
 export const CreateAccountBody = Type.Composite([Type.Object({ name }), Type.Partial(Type.Object(writable))], {
-  additionalProperties: false,
+  additionalProperties: true,
+  description: CUSTOM,
   examples: [{ name: 'Analytical Engines Ltd', domain: 'analytical.example', email: 'hello@analytical.example', phoneNumber: '+442079460958', industry: 'Computing', website: 'https://analytical.example' }],
 });
 export type CreateAccountBody = Static<typeof CreateAccountBody>;
 
 export const UpdateAccountBody = Type.Partial(Type.Object({ name, ...writable }), {
-  additionalProperties: false,
+  additionalProperties: true,
   minProperties: 1,
-  description: 'Only the fields sent change; null clears an optional field.',
+  description: `Only the fields sent change; null clears an optional field. ${CUSTOM}`,
 });
 export type UpdateAccountBody = Static<typeof UpdateAccountBody>;
 
@@ -53,7 +58,7 @@ export const Account = Type.Object(
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
   },
-  { $id: 'Account' },
+  { $id: 'Account', additionalProperties: true, description: 'Custom account fields follow the standard ones, flat (null when unset).' },
 );
 export type Account = Static<typeof Account>;
 
@@ -66,7 +71,7 @@ export const ListAccountsQuery = Type.Object(
     ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, patternProperties: FieldFilterParams },
 );
 export type ListAccountsQuery = Static<typeof ListAccountsQuery>;
 

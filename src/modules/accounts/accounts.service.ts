@@ -13,6 +13,10 @@ import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
 import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
+import { BUILTIN } from '../fields/builtin-resources.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -20,8 +24,13 @@ const TABLE = 'accounts';
 const EVENT_FIELDS = ['name', 'domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
-function toAccount(ctx: Ctx, s: StoredAccount): Account {
+const accountFields = (ctx: Ctx, db: Executor, organizationId: string) => customFieldsOf(ctx, db, organizationId, TABLE);
+const eventFields = (c: CustomFields) => [...EVENT_FIELDS, ...customEventKeys(c)] as (keyof Account & string)[];
+const sensitiveFields = (c: CustomFields) => [...CONTACT_FIELDS, ...customContactKeys(c)];
+
+function toAccount(ctx: Ctx, c: CustomFields, s: StoredAccount): Account {
   const where = { table: TABLE, rowId: s.id };
+  const custom = c.definition.fields.length ? presentCustom(c, openCustom(ctx.cipher, c, s.id, s.custom)) : {};
   return {
     id: s.id,
     name: s.name,
@@ -35,6 +44,7 @@ function toAccount(ctx: Ctx, s: StoredAccount): Account {
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
+    ...custom,
   };
 }
 
@@ -48,10 +58,13 @@ const normalizeDomain = (domain: string | null | undefined) => (domain == null ?
 
 /** Stores the account and records account.created in the caller's transaction. */
 export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, input: CreateAccountBody): Promise<Account> {
+  const c = await accountFields(ctx, trx, caller.organizationId);
+  const values = parseCustomInput(c.definition, input, BUILTIN.accounts.writable, BUILTIN.accounts.readOnly, 'create');
   const contacts = normalizeContacts(input);
   await checkOwner(trx, caller.organizationId, input.ownerId);
   const now = ctx.clock.now();
   const id = newId(now);
+  const custom = c.definition.fields.length ? customSealer(ctx, c, values)(id) : undefined;
   const stored: StoredAccount = {
     seq: 0,
     id,
@@ -63,12 +76,14 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
     website: input.website ?? null,
     ownerId: input.ownerId ?? null,
     externalId: input.externalId ?? null,
+    custom: custom?.json ?? null,
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     deletedAt: null,
   };
   await insertAccount(trx, stored);
-  const account = toAccount(ctx, stored);
+  if (custom?.values.indexed.length) await addItemValues(trx, caller.organizationId, TABLE, [{ itemId: id, values: custom.values.indexed }]);
+  const account = toAccount(ctx, c, stored);
   await recordEvent(
     trx,
     buildEvent({
@@ -77,7 +92,7 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
       object: 'account',
       objectId: id,
       description: 'Account created',
-      changes: diffChanges(null, account, EVENT_FIELDS, CONTACT_FIELDS),
+      changes: diffChanges(null, account, eventFields(c), sensitiveFields(c)),
       actor: caller.actor,
       now,
     }),
@@ -88,20 +103,21 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
 /** A live account of the organization as the API shows it, read in the caller's transaction. */
 export async function findLiveAccount(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Account | undefined> {
   const stored = await findAccount(db, organizationId, id);
-  return stored && toAccount(ctx, stored);
+  return stored && toAccount(ctx, await accountFields(ctx, db, organizationId), stored);
 }
 
 export async function getAccount(ctx: Ctx, organizationId: string, id: string): Promise<Account> {
-  const stored = await findAccount(ctx.database.db, organizationId, id);
+  const [c, stored] = await Promise.all([accountFields(ctx, ctx.database.db, organizationId), findAccount(ctx.database.db, organizationId, id)]);
   if (!stored) throw notFound('Account');
-  return toAccount(ctx, stored);
+  return toAccount(ctx, c, stored);
 }
 
 export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
   const view = listView(query);
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, defaultSort(view)), view);
-  return { accounts: rows.map((a) => toAccount(ctx, a)), pagination };
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);
+  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, defaultSort(view)), view, fields);
+  return { accounts: rows.map((a) => toAccount(ctx, c, a)), pagination };
 }
 
 /** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */
@@ -109,14 +125,16 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
   await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findAccount(trx, caller.organizationId, id);
   if (!current) throw notFound('Account');
-  const before = toAccount(ctx, current);
+  const c = await accountFields(ctx, trx, caller.organizationId);
+  const before = toAccount(ctx, c, current);
   checkCondition(opts, 'account', before);
+  const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);
-  const merged: Account = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
+  const merged: Account = { ...before, ...patch, ...contacts, ...(customClear ? presentCustom(c, customClear) : {}), name: patch.name?.trim() ?? before.name };
   if (patch.domain !== undefined) merged.domain = normalizeDomain(patch.domain) ?? null;
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
-  const changes = diffChanges(before, merged, EVENT_FIELDS, CONTACT_FIELDS);
+  const changes = diffChanges(before, merged, eventFields(c), sensitiveFields(c));
   if (Object.keys(changes.after).length === 0) return before;
   const now = ctx.clock.now();
   const next: StoredAccount = {
@@ -128,9 +146,11 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
     website: merged.website,
     ownerId: merged.ownerId,
     externalId: merged.externalId,
+    custom: customClear ? sealCustom(ctx.cipher, c, id, customClear) : current.custom,
     updatedAt: now.toISOString(),
   };
   await updateStored(trx, next);
+  if (customClear) await replaceItemValues(trx, caller.organizationId, TABLE, id, customIndexed(ctx.blindIndex, c, customClear));
   await recordEvent(
     trx,
     buildEvent({
@@ -147,15 +167,15 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
   return { ...merged, updatedAt: next.updatedAt };
 }
 
-function trashableAccounts(ctx: Ctx, organizationId: string): Trashable<StoredAccount, Account> {
-  return { object: 'account', label: 'Account', find: (db, id, view) => findAccount(db, organizationId, id, view), present: (s) => toAccount(ctx, s) };
+function trashableAccounts(ctx: Ctx, c: CustomFields): Trashable<StoredAccount, Account> {
+  return { object: 'account', label: 'Account', find: (db, id, view) => findAccount(db, c.organizationId, id, view), present: (s) => toAccount(ctx, c, s) };
 }
 
 /** DELETE /accounts/{id}: to the trash, or for good with `permanent`; leads and deals keep its id (then 404). */
-export function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Account> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id, opts);
+export async function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Account> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, await accountFields(ctx, trx, caller.organizationId)), id, opts);
 }
 
-export function restoreAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Account> {
-  return restoreItem(ctx, trx, caller, trashableAccounts(ctx, caller.organizationId), id, opts);
+export async function restoreAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Account> {
+  return restoreItem(ctx, trx, caller, trashableAccounts(ctx, await accountFields(ctx, trx, caller.organizationId)), id, opts);
 }

@@ -1,3 +1,5 @@
+import type { FieldFilter } from '../objects/record-filters.js';
+import { customFieldCondition } from '../fields/custom-fields.store.js';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
@@ -25,6 +27,8 @@ export interface StoredAccount {
   website: string | null;
   ownerId: string | null;
   externalId: string | null;
+  /** Custom field values as stored (JSON, e-mails and phones sealed; modules/fields/custom-values.ts). */
+  custom: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -46,6 +50,7 @@ const toStored = (r: Row): StoredAccount => ({
   website: r.website,
   ownerId: r.owner_id,
   externalId: r.external_id,
+  custom: r.custom,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -66,6 +71,7 @@ function toRow(a: Omit<StoredAccount, 'seq'>): Omit<AccountsTable, 'seq' | 'dele
     website: a.website,
     owner_id: a.ownerId,
     external_id: a.externalId,
+    custom: a.custom,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };
@@ -91,11 +97,12 @@ export const ACCOUNT_FILTERS = { ownerId: 'owner_id', externalId: 'external_id' 
 export type AccountFilters = Partial<Record<keyof typeof ACCOUNT_FILTERS, string>>;
 
 /** A page of accounts (live, or the trash) in the requested sort (db/list-page.ts). */
-export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: AccountFilters, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredAccount>> {
+export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: AccountFilters, request: ListRequest, view: TrashView = 'live', fields: readonly FieldFilter[] = []): Promise<ListPage<StoredAccount>> {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
   let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
   for (const c of [...equalityConditions('accounts', ACCOUNT_FILTERS, filters), ...timeRangeConditions('accounts', request.range)]) q = q.where(c);
+  for (const f of fields) q = q.where(customFieldCondition(dialect, 'accounts', organizationId, f));
   const page = await readColumnPage<AccountsTable & { seq: number; deleted_at: string | null }>(q, 'accounts', request);
   return { rows: page.rows.map(toStored), pagination: page.pagination };
 }

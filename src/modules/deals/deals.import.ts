@@ -7,7 +7,8 @@ import { createDeal } from './deals.service.js';
 export function dealImportAdapter(ctx: AppContext): ImportAdapter {
   return {
     resource: 'deals',
-    schema: CreateDealBody,
+    // Strict: a column that names no field is refused (custom fields are not imported yet).
+    schema: { ...CreateDealBody, additionalProperties: false },
     rows: { kind: 'deals' },
     createMany: oneByOne((trx, caller, input: CreateDealBody) => createDeal(ctx, trx, caller, input)),
   };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { customBodyCheck, customFieldCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
@@ -66,6 +67,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.post('/deals', {
     config: { auth: { anyOf: ['deals:write'] }, idempotent: true, etag: 'deal' },
+    preValidation: customBodyCheck(ctx, 'deals', 'create'),
     schema: {
       tags,
       summary: 'Create a deal',
@@ -88,6 +90,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.patch('/deals/:id', {
     config: { auth: { anyOf: ['deals:write'] }, etag: 'deal', ifMatch: true },
+    preValidation: customBodyCheck(ctx, 'deals', 'update'),
     schema: {
       tags,
       summary: 'Update a deal',
@@ -116,8 +119,9 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       label: 'Deal',
       table: 'deals',
       createSchema: CreateDealBody,
+      openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'deals'),
       updateSchema: UpdateDealBody,
-      find: (db, caller, _params, id) => findLiveDeal(db, caller.organizationId, id),
+      find: (db, caller, _params, id) => findLiveDeal(ctx, db, caller.organizationId, id),
       create: (trx, caller, _params, input) => createDeal(ctx, trx, caller, input as CreateDealBody),
       update: (trx, caller, _params, id, patch) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody),
       holdersOf: holdersByExternalId('deals'),

@@ -3,6 +3,7 @@ import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { Pagination } from '../../lib/pagination.js';
 import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
+import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 const AMOUNT_RULES =
@@ -28,16 +29,20 @@ const writable = {
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Deal name.' });
 
+/** Custom fields (PATCH /objects/deals) sit beside the standard ones; the service checks them (unknown keys are 400). */
+const CUSTOM = 'Also the organization\'s custom deal fields, by key (its own OpenAPI document types them); other keys are refused.';
+
 export const CreateDealBody = Type.Composite([Type.Object({ name }), Type.Partial(Type.Object(writable))], {
-  additionalProperties: false,
+  additionalProperties: true,
+  description: CUSTOM,
   examples: [{ name: 'Analytical Engines — 40 seats', stage: 'proposal', amount: '48000.00', currency: 'EUR', expectedCloseDate: '2026-03-31' }],
 });
 export type CreateDealBody = Static<typeof CreateDealBody>;
 
 export const UpdateDealBody = Type.Partial(Type.Object({ name, ...writable }), {
-  additionalProperties: false,
+  additionalProperties: true,
   minProperties: 1,
-  description: 'Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated.',
+  description: `Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. ${CUSTOM}`,
 });
 export type UpdateDealBody = Static<typeof UpdateDealBody>;
 
@@ -57,7 +62,7 @@ export const Deal = Type.Object(
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
   },
-  { $id: 'Deal' },
+  { $id: 'Deal', additionalProperties: true, description: 'Custom deal fields follow the standard ones, flat (null when unset).' },
 );
 export type Deal = Static<typeof Deal>;
 
@@ -73,7 +78,7 @@ export const ListDealsQuery = Type.Object(
     ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, patternProperties: FieldFilterParams },
 );
 export type ListDealsQuery = Static<typeof ListDealsQuery>;
 

@@ -18,15 +18,22 @@ import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './dea
 import type { DealStage } from './stages.schemas.js';
 import { getDealStages, unknownStage } from './stages.service.js';
 import { lockStages } from './stages.store.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
+import { BUILTIN } from '../fields/builtin-resources.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
 type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate' | 'externalId'>;
 
 // A stage change is its own event (deal.stage_changed); every other field goes to deal.updated.
 const OTHER_FIELDS = ['name', 'amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate', 'externalId'] as const;
 const CREATED_FIELDS = ['name', 'stage', ...OTHER_FIELDS] as const;
 
-function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
+const dealFields = (ctx: Ctx, db: Executor, organizationId: string) => customFieldsOf(ctx, db, organizationId, 'deals');
+
+function toDeal(ctx: Ctx, c: CustomFields, s: Omit<StoredDeal, 'seq'>): Deal {
+  const custom = c.definition.fields.length ? presentCustom(c, openCustom(ctx.cipher, c, s.id, s.custom)) : {};
   return {
     id: s.id,
     name: s.name,
@@ -41,6 +48,7 @@ function toDeal(s: Omit<StoredDeal, 'seq'>): Deal {
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     deletedAt: s.deletedAt,
+    ...custom,
   };
 }
 
@@ -98,6 +106,8 @@ async function event(trx: Executor, caller: Caller, type: EventType, deal: Deal,
 /** Stores the deal (stage defaulting to the organization's first) and records deal.created, in the caller's transaction. */
 export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input: CreateDealBody): Promise<Deal> {
   const organizationId = caller.organizationId;
+  const c = await dealFields(ctx, trx, organizationId);
+  const customValues = parseCustomInput(c.definition, input, BUILTIN.deals.writable, BUILTIN.deals.readOnly, 'create');
   await lockStages(trx, ctx.database.dialect, organizationId, 'read');
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];
@@ -117,23 +127,26 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
   checkCurrency(values, errors);
   if (errors.length) throw validationFailed(errors);
   const now = ctx.clock.now();
-  const stored = { id: newId(now), organizationId, ...values, createdAt: now.toISOString(), updatedAt: now.toISOString(), deletedAt: null };
+  const id = newId(now);
+  const custom = c.definition.fields.length ? customSealer(ctx, c, customValues)(id) : undefined;
+  const stored = { id, organizationId, ...values, custom: custom?.json ?? null, createdAt: now.toISOString(), updatedAt: now.toISOString(), deletedAt: null };
   await insertDeal(trx, stored);
-  const deal = toDeal(stored);
-  await event(trx, caller, 'deal.created', deal, 'Deal created', diffChanges(null, deal, CREATED_FIELDS), now);
+  if (custom?.values.indexed.length) await addItemValues(trx, organizationId, 'deals', [{ itemId: id, values: custom.values.indexed }]);
+  const deal = toDeal(ctx, c, stored);
+  await event(trx, caller, 'deal.created', deal, 'Deal created', diffChanges(null, deal, [...CREATED_FIELDS, ...customEventKeys(c)] as (keyof Deal & string)[], customContactKeys(c)), now);
   return deal;
 }
 
 /** A live deal of the organization as the API shows it, read in the caller's transaction. */
-export async function findLiveDeal(db: Executor, organizationId: string, id: string): Promise<Deal | undefined> {
+export async function findLiveDeal(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Deal | undefined> {
   const stored = await findDeal(db, organizationId, id);
-  return stored && toDeal(stored);
+  return stored && toDeal(ctx, await dealFields(ctx, db, organizationId), stored);
 }
 
 export async function getDeal(ctx: Ctx, organizationId: string, id: string): Promise<Deal> {
-  const stored = await findDeal(ctx.database.db, organizationId, id);
+  const [c, stored] = await Promise.all([dealFields(ctx, ctx.database.db, organizationId), findDeal(ctx.database.db, organizationId, id)]);
   if (!stored) throw notFound('Deal');
-  return toDeal(stored);
+  return toDeal(ctx, c, stored);
 }
 
 export async function listDeals(ctx: Ctx, organizationId: string, query: ListDealsQuery) {
@@ -145,8 +158,9 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
   const view = listView(query);
   const q = query.q?.trim();
   const filter = { stage: query.stage, accountId: query.accountId, leadId: query.leadId, ownerId: query.ownerId, externalId: query.externalId, nameContains: q === '' ? undefined : q };
-  const { rows, pagination } = await listStored(db, dialect, organizationId, filter, listRequest(query, defaultSort(view)), view);
-  return { deals: rows.map(toDeal), pagination };
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, 'deals', query);
+  const { rows, pagination } = await listStored(db, dialect, organizationId, { ...filter, fields }, listRequest(query, defaultSort(view)), view);
+  return { deals: rows.map((d) => toDeal(ctx, c, d)), pagination };
 }
 
 /**
@@ -160,19 +174,21 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   await lockForCondition(ctx, trx, 'deals', organizationId, id, opts);
   const current = await findDeal(trx, organizationId, id, { dialect });
   if (!current) throw notFound('Deal');
-  checkCondition(opts, 'deal', toDeal(current));
+  const c = await dealFields(ctx, trx, organizationId);
+  const before = toDeal(ctx, c, current);
+  checkCondition(opts, 'deal', before);
+  const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];
   const sent = readInput(patch, stages, errors);
   await checkReferences(trx, organizationId, sent, errors);
-  const next: StoredDeal = { ...current, ...sent };
+  const next: StoredDeal = { ...current, ...sent, custom: customClear ? sealCustom(ctx.cipher, c, id, customClear) : current.custom };
   checkCurrency(next, errors);
   if (errors.length) throw validationFailed(errors);
 
-  const before = toDeal(current);
-  const after = toDeal(next);
+  const after = toDeal(ctx, c, next);
   const stageChange = diffChanges(before, after, ['stage']);
-  const otherChanges = diffChanges(before, after, OTHER_FIELDS);
+  const otherChanges = diffChanges(before, after, [...OTHER_FIELDS, ...customEventKeys(c)] as (keyof Deal & string)[], customContactKeys(c));
   const stageChanged = 'stage' in stageChange.after;
   const othersChanged = Object.keys(otherChanges.after).length > 0;
   if (!stageChanged && !othersChanged) return before;
@@ -180,21 +196,22 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, next);
+  if (customClear) await replaceItemValues(trx, organizationId, 'deals', id, customIndexed(ctx.blindIndex, c, customClear));
   const deal = { ...after, updatedAt: next.updatedAt };
   if (stageChanged) await event(trx, caller, 'deal.stage_changed', deal, `Deal moved from ${before.stage} to ${after.stage}`, stageChange, now);
   if (othersChanged) await event(trx, caller, 'deal.updated', deal, `Deal updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return deal;
 }
 
-function trashableDeals(organizationId: string): Trashable<StoredDeal, Deal> {
-  return { object: 'deal', label: 'Deal', find: (db, id, view) => findDeal(db, organizationId, id, undefined, view), present: toDeal };
+function trashableDeals(ctx: Ctx, c: CustomFields): Trashable<StoredDeal, Deal> {
+  return { object: 'deal', label: 'Deal', find: (db, id, view) => findDeal(db, c.organizationId, id, undefined, view), present: (s) => toDeal(ctx, c, s) };
 }
 
 /** DELETE /deals/{id}: to the trash, or for good with `permanent`. */
-export function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Deal> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(caller.organizationId), id, opts);
+export async function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Deal> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(ctx, await dealFields(ctx, trx, caller.organizationId)), id, opts);
 }
 
-export function restoreDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Deal> {
-  return restoreItem(ctx, trx, caller, trashableDeals(caller.organizationId), id, opts);
+export async function restoreDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Deal> {
+  return restoreItem(ctx, trx, caller, trashableDeals(ctx, await dealFields(ctx, trx, caller.organizationId)), id, opts);
 }

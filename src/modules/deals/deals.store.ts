@@ -1,3 +1,5 @@
+import type { FieldFilter } from '../objects/record-filters.js';
+import { customFieldCondition } from '../fields/custom-fields.store.js';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { DealsTable } from '../../db/schema.js';
@@ -21,6 +23,8 @@ export interface StoredDeal {
   ownerId: string | null;
   expectedCloseDate: string | null;
   externalId: string | null;
+  /** Custom field values as stored (JSON, e-mails and phones sealed; modules/fields/custom-values.ts). */
+  custom: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -41,6 +45,7 @@ const toStored = (r: Row): StoredDeal => ({
   ownerId: r.owner_id,
   expectedCloseDate: r.expected_close_date,
   externalId: r.external_id,
+  custom: r.custom,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -60,6 +65,7 @@ function toRow(d: Omit<StoredDeal, 'seq'>): Omit<DealsTable, 'seq' | 'deleted_at
     owner_id: d.ownerId,
     expected_close_date: d.expectedCloseDate,
     external_id: d.externalId,
+    custom: d.custom,
     created_at: d.createdAt,
     updated_at: d.updatedAt,
   };
@@ -86,7 +92,7 @@ export async function updateDeal(db: Executor, deal: StoredDeal): Promise<void> 
 
 /** The equality filters of `GET /deals`: query parameter → column. */
 export const DEAL_FILTERS = { stage: 'stage', accountId: 'account_id', leadId: 'lead_id', ownerId: 'owner_id', externalId: 'external_id' } as const;
-export type DealFilter = Partial<Record<keyof typeof DEAL_FILTERS, string>> & { nameContains?: string | undefined };
+export type DealFilter = Partial<Record<keyof typeof DEAL_FILTERS, string>> & { nameContains?: string | undefined; fields?: readonly FieldFilter[] };
 
 /** A page of deals (live, or the trash) in the requested sort (db/list-page.ts). */
 export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredDeal>> {
@@ -94,6 +100,7 @@ export async function listDeals(db: Executor, dialect: Dialect, organizationId: 
   let q = db.selectFrom('deals').where(listScope(dialect, 'deals.organization_id', organizationId, byReference)).where(inView('deals', view));
   for (const c of [...equalityConditions('deals', DEAL_FILTERS, filter), ...timeRangeConditions('deals', request.range)]) q = q.where(c);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));
+  for (const f of filter.fields ?? []) q = q.where(customFieldCondition(dialect, 'deals', organizationId, f));
   const page = await readColumnPage<DealsTable & { seq: number; deleted_at: string | null }>(q, 'deals', request);
   return { rows: page.rows.map(toStored), pagination: page.pagination };
 }

@@ -7,7 +7,7 @@ import { liveDealIdsInStage } from './deals.store.js';
 import type { DealStage, PutDealStagesBody } from './stages.schemas.js';
 import { checkStagesDocument, dealCount, getDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
 
 /** What is wrong with `moveTo` for this change: each entry must move a removed stage into a kept one. */
 function moveErrors(current: readonly DealStage[], stages: readonly DealStage[], moveTo: Record<string, string>, inUse: readonly [string, number][]): FieldError[] {

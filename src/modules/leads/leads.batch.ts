@@ -12,9 +12,10 @@ import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
 import {
-  createLead, externalIdClashes, findLiveLead, leadChanges, leadUpdatedEvent, patchedLead, prepareLeads, present, type PreparedLeads, referenceErrors, storePreparedLeads, toLead, updateLead,
+  createLead, externalIdClashes, findLiveLead, leadChanges, leadFields, leadUpdatedEvent, patchedLead, prepareLeads, present, type PreparedLeads, referenceErrors, storePreparedLeads, toLead, updateLead,
 } from './leads.service.js';
 import { findContactMatches, findLeads, updateLeadFields, type StoredLead } from './leads.store.js';
+import { customFieldCheck } from '../fields/custom-fields.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
@@ -27,9 +28,10 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
  */
 async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
+  const c = await leadFields(ctx, trx, organizationId);
   const prepared = inputs.map((input) => {
     try {
-      return prepareLeads(ctx, organizationId, [input]);
+      return prepareLeads(ctx, c, [input]);
     } catch (err) {
       return asItemError(err);
     }
@@ -67,29 +69,30 @@ type UpdateItem = { id: string; input: Record<string, unknown>; ifMatch?: string
  * Many existing leads updated at once, for the hits of an upsert and PATCH /leads/batch: their rows read in
  * one statement, references checked in two for all, each lead patched as updateLead does it (the same checks
  * in the same order, the same lead.updated), then one UPDATE (two if only some names change) and one events
- * INSERT for all that changed, in a savepoint. A lead whose e-mail, phone or external id changes is left to
- * updateLead (undefined): its duplicate probe and external id check depend on what earlier items of the batch
+ * INSERT for all that changed, in a savepoint. A lead whose e-mail, phone, external id or custom values change
+ * is left to updateLead (undefined): its duplicate probe and external id check depend on what earlier items of the batch
  * wrote. Should the bulk statement still fail, every lead of it is left to updateLead.
  */
 async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: UpdateItem[]): Promise<(Lead | AppError | undefined)[]> {
   const organizationId = caller.organizationId;
   const stored = await findLeads(trx, organizationId, items.map((i) => i.id));
   const refs = await referenceErrors(trx, organizationId, items.map((i) => i.input as UpdateLeadBody));
+  const c = await leadFields(ctx, trx, organizationId);
   const now = ctx.clock.now();
   const writes: { k: number; next: StoredLead; renamed: boolean; event: CrmEvent; lead: Lead }[] = [];
   const outcomes = items.map((item, k): Lead | AppError | undefined => {
     const current = stored.get(item.id);
     if (!current) return notFound('Lead');
-    const before = toLead(ctx, current);
+    const before = toLead(ctx, c, current);
     const patch = item.input as UpdateLeadBody;
     try {
       if (item.ifMatch !== undefined) versionCheck(item.ifMatch, before);
       const contacts = normalizeContacts(patch);
       if (refs[k]!.length) throw validationFailed(refs[k]!);
-      const { next, contactChanged } = patchedLead(ctx, current, before, patch, contacts);
-      if (contactChanged || next.externalId !== current.externalId) return undefined;
-      const after = present(next, before.email, before.phoneNumber);
-      const changes = leadChanges(before, after);
+      const { next, contactChanged, customClear } = patchedLead(ctx, c, current, before, patch, contacts);
+      if (contactChanged || customClear || next.externalId !== current.externalId) return undefined;
+      const after = { ...before, ...present(next, before.email, before.phoneNumber) };
+      const changes = leadChanges(c, before, after);
       if (Object.keys(changes.after).length === 0) return before;
       next.updatedAt = now.toISOString();
       writes.push({ k, next, renamed: next.name !== current.name, event: leadUpdatedEvent(caller, current.id, changes, now), lead: { ...after, updatedAt: next.updatedAt } });
@@ -128,6 +131,7 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>): BatchResource<
     table: 'leads',
     createSchema: CreateLeadBody,
     updateSchema: UpdateLeadBody,
+    openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'leads'),
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
     create: (trx, caller, _params, input) => createLead(ctx, trx, caller, input as CreateLeadBody),
     update: (trx, caller, _params, id, patch) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody),

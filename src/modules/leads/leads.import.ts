@@ -11,7 +11,8 @@ import type { NewLead } from './new-lead.js';
 export function leadImportAdapter(): ImportAdapter {
   return {
     resource: 'leads',
-    schema: CreateLeadBody,
+    // Strict: a column that names no field is refused (custom fields are not imported yet).
+    schema: { ...CreateLeadBody, additionalProperties: false },
     rows: { kind: 'leads' },
     createMany: (trx, caller, items, now) => storeNewLeads(trx, caller, items as NewLead[], now),
   };

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { customBodyCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, Lead, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { deleteLead, getLead, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
+import { deleteLead, getLead, listLeads, prepareLeadsOf, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
@@ -32,6 +33,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.post('/leads', {
     config: { auth: { anyOf: ['leads:write'] }, idempotent: true, etag: 'lead' },
+    preValidation: customBodyCheck(ctx, 'leads', 'create'),
     schema: {
       tags,
       summary: 'Create a lead',
@@ -42,7 +44,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request, reply) => {
       const caller = callerOf(request);
-      const prepared = prepareLeads(ctx, caller.organizationId, [request.body]);
+      const prepared = await prepareLeadsOf(ctx, ctx.database.db, caller.organizationId, [request.body]);
       return createdReply(ctx, request, reply, async (trx) => ok({ lead: (await storePreparedLeads(trx, caller, prepared))[0]! }));
     },
   });
@@ -55,6 +57,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.patch('/leads/:id', {
     config: { auth: { anyOf: ['leads:write'] }, etag: 'lead', ifMatch: true },
+    preValidation: customBodyCheck(ctx, 'leads', 'update'),
     schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: LeadEnvelope } },
     handler: async (request) => {
       const caller = callerOf(request);

@@ -4,6 +4,7 @@ import { Pagination } from '../../lib/pagination.js';
 import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
+import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;
@@ -26,16 +27,20 @@ const writable = {
 
 const name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Person's name." });
 
+/** Custom fields (PATCH /objects/leads) sit beside the standard ones; the service checks them (unknown keys are 400). */
+const CUSTOM = 'Also the organization\'s custom lead fields, by key (its own OpenAPI document types them); other keys are refused.';
+
 export const CreateLeadBody = Type.Composite([Type.Object({ name }), Type.Partial(Type.Object(writable))], {
-  additionalProperties: false,
+  additionalProperties: true,
+  description: CUSTOM,
   examples: [{ name: 'Ada Lovelace', email: 'ada@example.com', phoneNumber: '+14155550100', source: 'WEBSITE', sourceCampaign: 'spring-2026' }],
 });
 export type CreateLeadBody = Static<typeof CreateLeadBody>;
 
 export const UpdateLeadBody = Type.Partial(Type.Object({ name, ...writable }), {
-  additionalProperties: false,
+  additionalProperties: true,
   minProperties: 1,
-  description: 'Only the fields sent change; null clears an optional field.',
+  description: `Only the fields sent change; null clears an optional field. ${CUSTOM}`,
 });
 export type UpdateLeadBody = Static<typeof UpdateLeadBody>;
 
@@ -59,7 +64,7 @@ export const Lead = Type.Object(
     updatedAt: Timestamp('UTC instant of the last change.'),
     deletedAt: DeletedAt,
   },
-  { $id: 'Lead' },
+  { $id: 'Lead', additionalProperties: true, description: 'Custom lead fields follow the standard ones, flat (null when unset).' },
 );
 export type Lead = Static<typeof Lead>;
 
@@ -76,7 +81,7 @@ export const ListLeadsQuery = Type.Object(
     ...SortQuery(NAMED_SORTS),
     ...TrashQuery,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, patternProperties: FieldFilterParams },
 );
 export type ListLeadsQuery = Static<typeof ListLeadsQuery>;
 

@@ -16,6 +16,10 @@ import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './lea
 import { newLead, type NewLead } from './new-lead.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
+import { BUILTIN } from '../fields/builtin-resources.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -25,10 +29,15 @@ const TABLE = 'leads';
 const EVENT_FIELDS = ['name', 'email', 'phoneNumber', 'source', 'sourceCampaign', 'status', 'company', 'title', 'notes', 'ownerId', 'accountId', 'duplicateOf', 'externalId'] as const;
 const CONTACT_FIELDS = ['email', 'phoneNumber'];
 
-export function toLead(ctx: Ctx, s: StoredLead): Lead {
+export function toLead(ctx: Ctx, c: CustomFields, s: StoredLead): Lead {
   const where = { table: TABLE, rowId: s.id };
-  return present(s, openContact(ctx, 'email', where, s.emailEnc), openContact(ctx, 'phone', where, s.phoneEnc));
+  const lead = present(s, openContact(ctx, 'email', where, s.emailEnc), openContact(ctx, 'phone', where, s.phoneEnc));
+  return c.definition.fields.length ? { ...lead, ...presentCustom(c, openCustom(ctx.cipher, c, s.id, s.custom)) } : lead;
 }
+
+export const leadFields = (ctx: Ctx, db: Executor, organizationId: string) => customFieldsOf(ctx, db, organizationId, TABLE);
+const eventFields = (c: CustomFields) => [...EVENT_FIELDS, ...customEventKeys(c)] as (keyof Lead & string)[];
+const sensitiveFields = (c: CustomFields) => [...CONTACT_FIELDS, ...customContactKeys(c)];
 
 /** The API shape of a stored lead whose contact fields are already known in clear. */
 export function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneNumber: string | null): Lead {
@@ -124,14 +133,16 @@ async function duplicatesOf(db: Executor, organizationId: string, rows: { id: st
 
 /** A new lead as its lead.created event shows it: contact fields only as present ("[encrypted]") or null. */
 function createdEvent(caller: Caller, row: NewLead, now: Date) {
-  const shown = present(row, row.emailEnc === null ? null : ENCRYPTED, row.phoneEnc === null ? null : ENCRYPTED);
+  const custom = row.customValues?.shown ?? {};
+  const shown: Record<string, unknown> = { ...present(row, row.emailEnc === null ? null : ENCRYPTED, row.phoneEnc === null ? null : ENCRYPTED), ...custom };
+  const keys = Object.keys(custom);
   return buildEvent({
     type: 'lead.created',
     organizationId: caller.organizationId,
     object: 'lead',
     objectId: row.id,
     description: 'Lead created',
-    changes: diffChanges(null, shown, EVENT_FIELDS, CONTACT_FIELDS),
+    changes: diffChanges(null, shown, [...EVENT_FIELDS, ...keys], [...CONTACT_FIELDS, ...keys.filter((k) => row.customValues!.contactKeys.includes(k))]),
     actor: caller.actor,
     now,
   });
@@ -152,6 +163,7 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   await insertLeads(trx, rows);
+  await addItemValues(trx, caller.organizationId, TABLE, rows.flatMap((r) => (r.customValues?.indexed.length ? [{ itemId: r.id, values: r.customValues.indexed }] : [])));
   await recordEvents(trx, rows.map((row) => createdEvent(caller, row, now)));
 }
 
@@ -166,32 +178,39 @@ export interface PreparedLeads {
  * The part of a create that needs no database: phone parsing, encryption, blind indexes. The API does it
  * before its transaction, so that on SQLite it doesn't hold the one writer's lock meanwhile.
  */
-export function prepareLeads(ctx: Ctx, organizationId: string, inputs: readonly CreateLeadBody[]): PreparedLeads {
+export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateLeadBody[]): PreparedLeads {
+  const custom = inputs.map((input) => parseCustomInput(c.definition, input, BUILTIN.leads.writable, BUILTIN.leads.readOnly, 'create'));
   const contacts = inputs.map((input) => normalizeContacts(input));
   const now = ctx.clock.now();
-  return { rows: inputs.map((input, i) => newLead(ctx, organizationId, input, contacts[i]!, now)), contacts, now };
+  const sealer = (i: number) => (c.definition.fields.length ? customSealer(ctx, c, custom[i]!) : undefined);
+  return { rows: inputs.map((input, i) => newLead(ctx, c.organizationId, input, contacts[i]!, now, sealer(i))), contacts, now };
+}
+
+/** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
+export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads> {
+  return prepareLeads(ctx, await leadFields(ctx, db, organizationId), inputs);
 }
 
 export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
   await storeNewLeads(trx, caller, prepared.rows, prepared.now);
-  return prepared.rows.map((row, i) => present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null));
+  return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
 
 export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
-  const [lead] = await storePreparedLeads(trx, caller, prepareLeads(ctx, caller.organizationId, [input]));
+  const [lead] = await storePreparedLeads(trx, caller, await prepareLeadsOf(ctx, trx, caller.organizationId, [input]));
   return lead!;
 }
 
 /** A live lead of the organization as the API shows it, read in the caller's transaction. */
 export async function findLiveLead(ctx: Ctx, db: Executor, organizationId: string, id: string): Promise<Lead | undefined> {
   const stored = await findLead(db, organizationId, id);
-  return stored && toLead(ctx, stored);
+  return stored && toLead(ctx, await leadFields(ctx, db, organizationId), stored);
 }
 
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
-  const stored = await findLead(ctx.database.db, organizationId, id);
+  const [c, stored] = await Promise.all([leadFields(ctx, ctx.database.db, organizationId), findLead(ctx.database.db, organizationId, id)]);
   if (!stored) throw notFound('Lead');
-  return toLead(ctx, stored);
+  return toLead(ctx, c, stored);
 }
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
@@ -199,16 +218,19 @@ export async function listLeads(ctx: Ctx, organizationId: string, query: ListLea
   const request = listRequest(query, defaultSort(view));
   const { status, source, sourceCampaign, ownerId, accountId, externalId } = query;
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
-  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { status, source, sourceCampaign, ownerId, accountId, externalId }, request, view);
-  return { leads: rows.map((l) => toLead(ctx, l)), pagination };
+  const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);
+  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { status, source, sourceCampaign, ownerId, accountId, externalId }, request, view, fields);
+  return { leads: rows.map((l) => toLead(ctx, c, l)), pagination };
 }
 
 /**
  * The stored lead a patch makes of `current` (shown as `before`), given the patch's normalized contacts: its
- * contact fields sealed anew only when they change. Its duplicate is still the current one; a contact change
- * (`contactChanged`) calls for a fresh probe.
+ * contact fields sealed anew only when they change, its custom values (`customClear`, in clear, when the patch
+ * sends any) sealed into `custom`. Its duplicate is still the current one; a contact change (`contactChanged`)
+ * calls for a fresh probe.
  */
-export function patchedLead(ctx: Ctx, current: StoredLead, before: Lead, patch: UpdateLeadBody, contacts: ReturnType<typeof normalizeContacts>) {
+export function patchedLead(ctx: Ctx, c: CustomFields, current: StoredLead, before: Lead, patch: UpdateLeadBody, contacts: ReturnType<typeof normalizeContacts>) {
+  const customClear = patchedCustom(ctx.cipher, c, current.id, current.custom, patch);
   const merged = { ...before, ...patch, ...contacts, name: patch.name?.trim() ?? before.name };
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;
   const sealed = contactChanged
@@ -227,12 +249,13 @@ export function patchedLead(ctx: Ctx, current: StoredLead, before: Lead, patch: 
     ownerId: merged.ownerId,
     accountId: merged.accountId,
     externalId: merged.externalId,
+    custom: customClear ? sealCustom(ctx.cipher, c, current.id, customClear) : current.custom,
   };
-  return { next, contactChanged };
+  return { next, contactChanged, customClear };
 }
 
 /** What an update changed, as lead.updated shows it (contact fields only as "[encrypted]"). */
-export const leadChanges = (before: Lead, after: Lead) => diffChanges(before, after, EVENT_FIELDS, CONTACT_FIELDS);
+export const leadChanges = (c: CustomFields, before: Lead, after: Lead) => diffChanges(before, after, eventFields(c), sensitiveFields(c));
 
 export function leadUpdatedEvent(caller: Caller, id: string, changes: Changes, now: Date) {
   return buildEvent({
@@ -252,18 +275,20 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findLead(trx, caller.organizationId, id);
   if (!current) throw notFound('Lead');
-  const before = toLead(ctx, current);
+  const c = await leadFields(ctx, trx, caller.organizationId);
+  const before = toLead(ctx, c, current);
   checkCondition(opts, 'lead', before);
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
-  const { next, contactChanged } = patchedLead(ctx, current, before, patch, contacts);
+  const { next, contactChanged, customClear } = patchedLead(ctx, c, current, before, patch, contacts);
   if (contactChanged) next.duplicateOf = await findOldestDuplicate(trx, caller.organizationId, next, current.seq);
-  const after = toLead(ctx, next);
-  const changes = leadChanges(before, after);
+  const after = toLead(ctx, c, next);
+  const changes = leadChanges(c, before, after);
   if (Object.keys(changes.after).length === 0) return before;
   const now = ctx.clock.now();
   next.updatedAt = now.toISOString();
   await updateStored(trx, next);
+  if (customClear) await replaceItemValues(trx, caller.organizationId, TABLE, id, customIndexed(ctx.blindIndex, c, customClear));
   await recordEvent(trx, leadUpdatedEvent(caller, id, changes, now));
   return { ...after, updatedAt: next.updatedAt };
 }
@@ -272,12 +297,13 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
  * Leads in the trash mechanism. A restored lead is checked for duplicates as on create: it gets the oldest
  * live lead sharing its e-mail or phone (one created while it was in the trash, say), or null.
  */
-function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, organizationId: string): Trashable<StoredLead, Lead> {
+function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, c: CustomFields): Trashable<StoredLead, Lead> {
+  const organizationId = c.organizationId;
   return {
     object: 'lead',
     label: 'Lead',
     find: (db, id, view) => findLead(db, organizationId, id, view),
-    present: (s) => toLead(ctx, s),
+    present: (s) => toLead(ctx, c, s),
     async restored(trx, lead) {
       const duplicateOf = await findOldestDuplicate(trx, organizationId, lead);
       // Still in the trash here, so the probe (live leads only) never finds the lead itself.
@@ -290,10 +316,10 @@ function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, organizationId: s
 }
 
 /** DELETE /leads/{id}: to the trash, or for good with `permanent`. */
-export function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Lead> {
-  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id, opts);
+export async function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Lead> {
+  return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, await leadFields(ctx, trx, caller.organizationId)), id, opts);
 }
 
-export function restoreLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Lead> {
-  return restoreItem(ctx, trx, caller, trashableLeads(ctx, caller.organizationId), id, opts);
+export async function restoreLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, opts: WriteOptions = {}): Promise<Lead> {
+  return restoreItem(ctx, trx, caller, trashableLeads(ctx, await leadFields(ctx, trx, caller.organizationId)), id, opts);
 }

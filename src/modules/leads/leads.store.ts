@@ -14,6 +14,8 @@ import { contactFilterCondition, contactViewCondition, type ContactFilter } from
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
+import type { FieldFilter } from '../objects/record-filters.js';
+import { customFieldCondition } from '../fields/custom-fields.store.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
@@ -40,6 +42,8 @@ export interface StoredLead {
   accountId: string | null;
   duplicateOf: string | null;
   externalId: string | null;
+  /** Custom field values as stored (JSON, e-mails and phones sealed; modules/fields/custom-values.ts). */
+  custom: string | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -66,6 +70,7 @@ const toStored = (r: Row): StoredLead => ({
   accountId: r.account_id,
   duplicateOf: r.duplicate_of,
   externalId: r.external_id,
+  custom: r.custom,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletedAt: r.deleted_at,
@@ -91,6 +96,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at
     account_id: l.accountId,
     duplicate_of: l.duplicateOf,
     external_id: l.externalId,
+    custom: l.custom,
     created_at: l.createdAt,
     updated_at: l.updatedAt,
   };
@@ -98,7 +104,7 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at
 
 const insertLead = precompileInsert('leads', [
   'id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign',
-  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'external_id', 'created_at', 'updated_at',
+  'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'external_id', 'custom', 'created_at', 'updated_at',
 ]);
 
 /** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
@@ -176,8 +182,8 @@ export type LeadFilters = Partial<Record<keyof typeof LEAD_FILTERS, string>>;
  * narrow it and the default order walks the trigram index newest first (bench/leads-search.ts); every other
  * list goes through the shared keyset reader (db/list-page.ts).
  */
-export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: LeadFilters, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredLead>> {
-  const narrowed = Object.values(filters).some((v) => v !== undefined) || Object.keys(request.range).length > 0;
+export async function listLeads(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: LeadFilters, request: ListRequest, view: TrashView = 'live', fields: readonly FieldFilter[] = []): Promise<ListPage<StoredLead>> {
+  const narrowed = Object.values(filters).some((v) => v !== undefined) || Object.keys(request.range).length > 0 || fields.length > 0;
   if (filter.kind === 'name' && view === 'live' && !request.cursor && !narrowed && request.sort === '-createdAt' && usesFtsIndex(dialect, filter.contains)) {
     const { rows, total } = await sqliteFtsSearch<Row>(db, {
       table: 'leads',
@@ -195,6 +201,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
   let q = db.selectFrom('leads').where(listScope(dialect, 'leads.organization_id', organizationId, filters.accountId !== undefined)).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
   for (const c of [...equalityConditions('leads', LEAD_FILTERS, filters), ...timeRangeConditions('leads', request.range)]) q = q.where(c);
+  for (const f of fields) q = q.where(customFieldCondition(dialect, 'leads', organizationId, f));
   const page = await readColumnPage<Row>(q, 'leads', request);
   return { rows: page.rows.map(toStored), pagination: page.pagination };
 }

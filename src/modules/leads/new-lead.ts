@@ -2,9 +2,13 @@ import { sealContacts, type ContactCrypto } from '../../crypto/contact-fields.js
 import { newId } from '../../lib/ids.js';
 import type { CreateLeadBody } from './leads.schemas.js';
 import type { StoredLead } from './leads.store.js';
+import type { CustomSealer, NewCustomValues } from '../fields/custom-values.js';
 
-/** A new lead as stored: its contact fields sealed; owner and duplicate are decided when it is stored. */
-export type NewLead = Omit<StoredLead, 'seq'>;
+/**
+ * A new lead as stored: its contact fields sealed; owner and duplicate are decided when it is stored. An API
+ * create also carries its custom values in clear (for its event) and their index entries.
+ */
+export type NewLead = Omit<StoredLead, 'seq'> & { customValues?: NewCustomValues };
 
 /**
  * The half of a create that needs no database: a new id and the normalized contact fields sealed to it
@@ -17,8 +21,10 @@ export function newLead(
   input: CreateLeadBody,
   contacts: { email?: string | null; phoneNumber?: string | null },
   now: Date,
+  sealCustom?: CustomSealer,
 ): NewLead {
   const id = newId(now);
+  const custom = sealCustom?.(id);
   const at = now.toISOString();
   return {
     id,
@@ -35,6 +41,8 @@ export function newLead(
     accountId: input.accountId ?? null,
     duplicateOf: null,
     externalId: input.externalId ?? null,
+    custom: custom?.json ?? null,
+    ...(custom ? { customValues: custom.values } : {}),
     createdAt: at,
     updatedAt: at,
     deletedAt: null,

@@ -3,11 +3,11 @@ import type { AppContext } from '../../context.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { exampleOf } from '../../http/openapi-examples.js';
 import { pascalCase } from '../../http/openapi-operation-ids.js';
-import { hasOptions, type Field } from './definition.js';
-import { MAX_LONG_TEXT, MAX_TEXT, targetName } from './field-values.js';
 import { allObjects, type StoredObject } from './objects.store.js';
-import { isRanged, RANGE_OPERATORS } from './record-filters.js';
-import { isFilterable } from './record-values.js';
+import { withBuiltinFields } from '../fields/custom-fields.openapi.js';
+import { builtinDefinitionsOf } from '../fields/custom-fields.service.js';
+import { isRanged } from './record-filters.js';
+import { filterParameters, nullable, valueSchema } from './field-schemas.openapi.js';
 
 type Schema = Record<string, unknown>;
 interface Document {
@@ -16,31 +16,6 @@ interface Document {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
-
-/** The JSON Schema of a field's value as records return it ('read') or as bodies send it ('write'). */
-function valueSchema(field: Field, mode: 'read' | 'write'): Schema {
-  const described = (s: Schema) => ({ ...s, title: field.label });
-  switch (field.type) {
-    case 'text': return described({ type: 'string', maxLength: MAX_TEXT });
-    case 'long_text': return described({ type: 'string', maxLength: MAX_LONG_TEXT });
-    case 'number': return described({ type: 'number' });
-    case 'boolean': return described({ type: 'boolean' });
-    case 'date':
-      return mode === 'read'
-        ? described({ type: 'string', format: 'date-time', description: 'Date-only: YYYY-MM-DDT00:00:00.000Z.' })
-        : described({ type: 'string', description: 'YYYY-MM-DD; a timestamp with an offset is kept as its nearest UTC day.', examples: ['2026-11-21'] });
-    case 'datetime': return described({ type: 'string', format: 'date-time', description: mode === 'read' ? 'UTC instant.' : 'ISO 8601 instant with Z or an offset.' });
-    case 'select': return described({ type: 'string', enum: field.options ?? [] });
-    case 'email': return described({ type: 'string', format: 'email' });
-    case 'phone': return described({ type: 'string', description: 'International format with the country code; returned as E.164.' });
-    case 'url': return described({ type: 'string', format: 'uri' });
-    case 'multi_select':
-      return described({ type: 'array', items: { type: 'string', enum: field.options ?? [] }, uniqueItems: true, description: 'Distinct options, returned in the order the field lists them; [] clears like null.' });
-    case 'relation':
-      return described({ type: 'string', pattern: '^[0-9a-f]{24}$', description: `The id of ${targetName(field.target)} (\`${field.target ?? ''}\`) of this organization, live when written; kept when that item is later trashed, purged or erased.` });
-  }
-}
 
 function stageSchema(o: StoredObject): Schema {
   const keys = o.definition.stages.map((s) => s.key);
@@ -111,22 +86,9 @@ function typedOperationId(genericId: unknown, o: StoredObject, taken: Set<string
   return unique;
 }
 
-function filterDescription(f: Field): string {
-  if (f.type === 'multi_select') return `Only records whose ${f.label} holds this option.`;
-  if (f.type === 'relation') return `Only records whose ${f.label} points at this ${targetName(f.target).replace(/^an? /, '')} id (a reverse lookup).`;
-  return `Only records whose ${f.label} equals this value.`;
-}
-
 /** The list's `filter[…]` parameters and `sort` values for one object's fields (contract §8). */
 function listParameters(o: StoredObject): { filters: Schema[]; sort: Schema } {
-  const filters = o.definition.fields.filter(isFilterable).flatMap((f) => {
-    const value = hasOptions(f) ? { type: 'string', enum: f.options ?? [] } : f.type === 'boolean' ? { type: 'boolean' } : f.type === 'number' ? { type: 'number' } : { type: 'string' };
-    const eq = { in: 'query', name: `filter[${f.key}]`, required: false, schema: value, description: filterDescription(f) };
-    const ranges = isRanged(f)
-      ? RANGE_OPERATORS.map((op) => ({ in: 'query', name: `filter[${f.key}][${op}]`, required: false, schema: value, description: `Only records whose ${f.label} is ${op} this value.` }))
-      : [];
-    return [eq, ...ranges];
-  });
+  const filters = filterParameters(o.definition.fields, 'records');
   const keys = o.definition.fields.filter((f) => isRanged(f)).map((f) => f.key);
   const sorts = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt', ...keys.flatMap((k) => [`-${k}`, k])];
   return { filters, sort: { type: 'string', enum: sorts } };
@@ -228,6 +190,8 @@ export function openApiDocumentHandler(app: FastifyInstance, ctx: AppContext) {
     const document = app.swagger();
     const principal = request.principal;
     if (!principal?.key.scopes.some((s) => s === 'records:read' || s === 'objects:admin')) return document;
-    return withOrganizationObjects(document, await allObjects(ctx.database.db, principal.organization.id));
+    const organizationId = principal.organization.id;
+    const withObjects = withOrganizationObjects(document, await allObjects(ctx.database.db, organizationId));
+    return withBuiltinFields(withObjects, await builtinDefinitionsOf(ctx, organizationId));
   };
 }

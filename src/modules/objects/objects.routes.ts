@@ -18,7 +18,7 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
 
   app.get('/objects', {
     config: { auth: { anyOf: ['records:read', 'objects:admin'] } },
-    schema: { tags, summary: 'List custom objects', description: 'Newest first. Needs records:read or objects:admin.', querystring: ListObjectsQuery, response: { 200: ObjectListEnvelope } },
+    schema: { tags, summary: 'List custom objects', description: 'Newest first; the last page ends with the built-in leads, accounts and deals (builtIn: true, standard fields read-only; not counted in total). Needs records:read or objects:admin.', querystring: ListObjectsQuery, response: { 200: ObjectListEnvelope } },
     handler: async (request) => ok(await listObjects(ctx, orgOf(request), request.query)),
   });
 
@@ -48,11 +48,13 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
 
   app.patch('/objects/:slug', {
     config: { auth: { anyOf: ['objects:admin'] }, etag: 'object', ifMatch: true },
-    schema: { tags, summary: 'Change a custom object', description: UpdateObjectBody.description, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
+    schema: { tags, summary: 'Change a custom object', description: `${UpdateObjectBody.description} leads, accounts and deals take custom fields this way (the standard fields are not sent; a key that is a standard field, a stage or a new name is 400).`, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
     handler: async (request) => {
       const organizationId = orgOf(request);
       const opts = { ifMatch: ifMatchOf(request) };
       const object = await inTransaction(ctx, (trx) => updateObject(ctx, trx, organizationId, request.params.slug, request.body, opts));
+      // Every instance's definition cache must have dropped a changed built-in definition before the reply.
+      await ctx.database.changesSeen?.();
       return ok({ object });
     },
   });

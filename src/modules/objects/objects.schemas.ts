@@ -108,12 +108,14 @@ export const CustomObject = Type.Object(
   {
     slug: Type.String(),
     name: Type.String(),
+    builtIn: Type.Boolean({ description: 'true for leads, accounts and deals: their standard fields are listed read-only; PATCH /objects/{slug} adds custom fields.' }),
     fields: Type.Array(
       Type.Object({
         key: Type.String(),
         label: Type.String(),
         type: StringEnum(FIELD_TYPES),
         required: Type.Boolean(),
+        readOnly: Type.Optional(Type.Literal(true, { description: 'A standard field of a built-in resource.' })),
         options: Type.Optional(Type.Array(Type.String())),
         target: Type.Optional(Type.String()),
         role: Type.Optional(StringEnum(['due'] as const)),

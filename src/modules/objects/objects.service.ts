@@ -8,12 +8,14 @@ import { listRequest } from '../../lib/list-request.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
 import { definitionTargetErrors } from './relation-targets.js';
+import { builtinObjects, getBuiltinObject, updateBuiltinObject } from '../fields/custom-fields.service.js';
+import { isBuiltinResource } from '../fields/builtin-resources.js';
 import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'config'>;
 
 export function toCustomObject(o: StoredObject): CustomObject {
-  return { slug: o.slug, name: o.name, fields: o.definition.fields, stages: o.definition.stages, createdAt: o.createdAt, updatedAt: o.updatedAt };
+  return { slug: o.slug, name: o.name, builtIn: false, fields: o.definition.fields, stages: o.definition.stages, createdAt: o.createdAt, updatedAt: o.updatedAt };
 }
 
 /** `existing`: the definition being changed; its field keys stay valid even where today's rules would refuse them. */
@@ -26,6 +28,7 @@ function buildDefinition(fields: CreateObjectBody['fields'] = [], stages: Create
 
 export async function createObject(ctx: Ctx, trx: Executor, organizationId: string, input: CreateObjectBody): Promise<CustomObject> {
   const definition = buildDefinition(input.fields, input.stages);
+  if (isBuiltinResource(input.slug)) throw slugTaken(input.slug);
   const targetErrors = await definitionTargetErrors(trx, ctx.database.dialect, organizationId, definition, input.slug);
   if (targetErrors.length) throw validationFailed(targetErrors);
   if (await findObject(trx, ctx.database.dialect, organizationId, input.slug)) throw slugTaken(input.slug);
@@ -47,14 +50,21 @@ export async function createObject(ctx: Ctx, trx: Executor, organizationId: stri
 const slugTaken = (slug: string) => new AppError('CONFLICT', `An object with slug "${slug}" already exists`);
 
 export async function getObject(ctx: Ctx, organizationId: string, slug: string): Promise<CustomObject> {
+  if (isBuiltinResource(slug)) return getBuiltinObject(ctx, organizationId, slug);
   const found = await findObject(ctx.database.db, ctx.database.dialect, organizationId, slug);
   if (!found) throw notFound('Object');
   return toCustomObject(found);
 }
 
+/**
+ * The organization's objects, newest first; the last page ends with the built-in leads, accounts and deals
+ * (contract §9), which `total` does not count (they are not custom objects and can't be paged past).
+ */
 export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
   const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
-  return { objects: rows.map(toCustomObject), pagination };
+  const objects = rows.map(toCustomObject);
+  if (pagination.hasMore) return { objects, pagination };
+  return { objects: [...objects, ...(await builtinObjects(ctx, organizationId))], pagination };
 }
 
 /**
@@ -99,6 +109,7 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
 
 /** Renames, and replaces the field and stage lists (each, when sent, is the complete new list). */
 export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
+  if (isBuiltinResource(slug)) return updateBuiltinObject(ctx, trx, organizationId, slug, patch, opts);
   // Read FOR UPDATE already: the tag compared is the one of the version this write replaces.
   const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
   if (!object) throw notFound('Object');

@@ -23,35 +23,19 @@ function stageError(definition: Definition, value: unknown): FieldError | null {
 }
 
 /**
- * Checks a record body against the object's definition and collects every problem: unknown or read-only keys,
- * wrong types and formats, bad options, impossible dates, missing required fields (`create`) or a required
- * field cleared with null or [] (`update`), and a stage that isn't one of the object's. Whether a relation's
- * id names a live item is checked apart, against the database (relation-targets.ts).
+ * Checks field values against a definition's fields: wrong types and formats, bad options, impossible dates,
+ * a required field cleared with null or [], and (`create`) required fields missing from `input` (own
+ * properties only, so a prototype name is never taken as present). Keys that are not fields are the caller's
+ * to judge; whether a relation's id names a live item is checked apart, against the database
+ * (relation-targets.ts).
  */
-export function parseRecordInput(definition: Definition, input: Record<string, unknown>, mode: 'create' | 'update'): ParsedInput {
+export function parseFieldValues(definition: Definition, input: Record<string, unknown>, keys: readonly string[], mode: 'create' | 'update'): { values: Map<string, StoredValue | null>; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const values = new Map<string, StoredValue | null>();
   const fields = new Map(definition.fields.map((f) => [f.key, f]));
-  let stage: string | null | undefined;
-  let externalId: string | null | undefined;
-  for (const [key, value] of Object.entries(input)) {
-    if (key === 'externalId') {
-      if (value === null || (typeof value === 'string' && value.length >= 1 && value.length <= 255)) externalId = value;
-      else errors.push({ field: key, code: 'invalid_value', message: 'must be a string of 1 to 255 characters, or null' });
-      continue;
-    }
-    if (key === 'stage') {
-      const error = stageError(definition, value);
-      if (error) errors.push(error);
-      else stage = value as string | null;
-      continue;
-    }
-    const field = fields.get(key);
-    if (!field) {
-      const readOnly = (RESERVED_KEYS as readonly string[]).includes(key);
-      errors.push(readOnly ? { field: key, code: 'read_only', message: 'is set by the server' } : { field: key, code: 'unknown_field', message: 'is not a field of this object' });
-      continue;
-    }
+  for (const key of keys) {
+    const field = fields.get(key)!;
+    const value = input[key];
     // An empty multi_select holds no option: it clears like null, and a required one must have one.
     if (value === null || (field.type === 'multi_select' && Array.isArray(value) && value.length === 0)) {
       if (field.required) errors.push({ field: key, code: 'required', message: mode === 'create' ? 'is required' : 'is required and cannot be cleared' });
@@ -66,7 +50,41 @@ export function parseRecordInput(definition: Definition, input: Record<string, u
     for (const field of definition.fields) {
       if (field.required && !Object.hasOwn(input, field.key)) errors.push({ field: field.key, code: 'required', message: 'is required' });
     }
-    if (stage === undefined && definition.stages.length > 0) stage = definition.stages[0]!.key;
   }
-  return { values, stage, externalId, errors };
+  return { values, errors };
+}
+
+/**
+ * Checks a record body against the object's definition and collects every problem: unknown or read-only keys,
+ * the field values (parseFieldValues), and a stage that isn't one of the object's.
+ */
+export function parseRecordInput(definition: Definition, input: Record<string, unknown>, mode: 'create' | 'update'): ParsedInput {
+  const errors: FieldError[] = [];
+  const fields = new Set(definition.fields.map((f) => f.key));
+  const fieldKeys: string[] = [];
+  let stage: string | null | undefined;
+  let externalId: string | null | undefined;
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'externalId') {
+      if (value === null || (typeof value === 'string' && value.length >= 1 && value.length <= 255)) externalId = value;
+      else errors.push({ field: key, code: 'invalid_value', message: 'must be a string of 1 to 255 characters, or null' });
+      continue;
+    }
+    if (key === 'stage') {
+      const error = stageError(definition, value);
+      if (error) errors.push(error);
+      else stage = value as string | null;
+      continue;
+    }
+    if (fields.has(key)) {
+      fieldKeys.push(key);
+      continue;
+    }
+    const readOnly = (RESERVED_KEYS as readonly string[]).includes(key);
+    errors.push(readOnly ? { field: key, code: 'read_only', message: 'is set by the server' } : { field: key, code: 'unknown_field', message: 'is not a field of this object' });
+  }
+  const parsed = parseFieldValues(definition, input, fieldKeys, mode);
+  errors.push(...parsed.errors);
+  if (mode === 'create' && stage === undefined && definition.stages.length > 0) stage = definition.stages[0]!.key;
+  return { values: parsed.values, stage, externalId, errors };
 }

@@ -48,6 +48,9 @@ export const ObjectRecord = Type.Object(
 export const ObjectParams = Type.Object({ object: Type.String({ description: 'Object slug.' }) });
 export const RecordParams = Type.Object({ object: Type.String({ description: 'Object slug.' }), id: Type.String({ description: 'Record id.' }) });
 
+/** filter[<field>] and filter[<field>][gte|lte|gt|lt], checked against a definition by the service (record-filters.ts). */
+export const FieldFilterParams = { '^filter\\[[a-zA-Z][a-zA-Z0-9_]{0,49}\\](\\[[a-z]{1,10}\\])?$': Type.String({ maxLength: 1000 }) };
+
 export const ListRecordsQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of any text or long_text field (1 character or more).' })),
@@ -67,7 +70,7 @@ export const ListRecordsQuery = Type.Object(
     additionalProperties: false,
     // filter[<field>] (equality) and filter[<field>][gte|lte|gt|lt] (ranges): checked against the object's
     // definition by the service; the organization's own OpenAPI document lists them per object.
-    patternProperties: { '^filter\\[[a-zA-Z][a-zA-Z0-9_]{0,49}\\](\\[[a-z]{1,10}\\])?$': Type.String({ maxLength: 1000 }) },
+    patternProperties: FieldFilterParams,
   },
 );
 export type ListRecordsQuery = Static<typeof ListRecordsQuery>;

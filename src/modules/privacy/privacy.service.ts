@@ -16,6 +16,7 @@ import type { Caller } from '../shared/caller.js';
 import { attachedTo } from '../shared/attached.store.js';
 import { purgeAttached } from '../shared/trash.service.js';
 import { indexEarlierRecords } from './backfill.js';
+import { customContactKeysOf } from '../fields/custom-fields.service.js';
 import { deleteDerived, deleteHolders, deleteResponses, findHolders, insertErasure, listErasures as listStored, unlabelledResponses, type ErasureRow, type Holders } from './privacy.store.js';
 import type { Erasure, ErasureBody, ListErasuresQuery, SubjectQuery } from './privacy.schemas.js';
 
@@ -86,7 +87,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
   const requestedAt = ctx.clock.now().toISOString();
   await indexEarlierRecords(ctx);
   const row = await inTransaction(ctx, async (trx) => {
-    const holders = await findHolders(trx, caller.organizationId, bidxList(subject));
+    const holders = await findHolders(trx, caller.organizationId, bidxList(subject), await customContactKeysOf(ctx, trx, caller.organizationId));
     const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
     // Notes and tasks on the erased items are personal data too: their events, stored responses and reminders go first.
     const attached = await attachedTo(trx, caller.organizationId, ids);

@@ -19,14 +19,28 @@ export interface Holders {
   records: { id: string; seq: number; objectId: string; objectSeq: number }[];
 }
 
-/** Every lead, account and record of the organization holding one of the blind indexes `bidxs`. */
-export async function findHolders(db: Executor, organizationId: string, bidxs: readonly string[]): Promise<Holders> {
+/** The keys of the custom e-mail and phone fields of leads and accounts, whose blind indexes item_values holds. */
+export type CustomContactKeys = Record<'leads' | 'accounts', readonly string[]>;
+
+/**
+ * Every lead, account and record of the organization holding one of the blind indexes `bidxs`, in a standard
+ * contact field or (leads, accounts) in a custom e-mail or phone field.
+ */
+export async function findHolders(db: Executor, organizationId: string, bidxs: readonly string[], custom: CustomContactKeys = { leads: [], accounts: [] }): Promise<Holders> {
   const holding = (table: 'leads' | 'accounts') =>
     db
       .selectFrom(table)
       .select('id')
       .where('organization_id', '=', organizationId)
-      .where((eb) => eb.or([eb('email_bidx', 'in', bidxs), eb('phone_bidx', 'in', bidxs)]))
+      .where((eb) =>
+        eb.or([
+          eb('email_bidx', 'in', bidxs),
+          eb('phone_bidx', 'in', bidxs),
+          ...(custom[table].length
+            ? [eb('id', 'in', eb.selectFrom('item_values').select('item_id').where('organization_id', '=', organizationId).where('resource', '=', table).where('field_key', 'in', [...custom[table]]).where('text_value', 'in', bidxs))]
+            : []),
+        ]),
+      )
       .orderBy('seq')
       .execute();
   const [leads, accounts, records] = await Promise.all([
@@ -91,6 +105,7 @@ export async function deleteDerived(db: Executor, organizationId: string, ids: r
     await db.deleteFrom('record_reminders').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
     await db.deleteFrom('task_reminders').where('organization_id', '=', organizationId).where('task_id', 'in', part).execute();
     await db.deleteFrom('record_contacts').where('organization_id', '=', organizationId).where('record_id', 'in', part).execute();
+    await db.deleteFrom('item_values').where('organization_id', '=', organizationId).where('item_id', 'in', part).execute();
   }
 }
 

@@ -15,6 +15,7 @@ import { toTask } from '../tasks/tasks.service.js';
 import { tasksOn } from '../tasks/tasks.store.js';
 import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
 import { bidxList, subjectIndexes } from './privacy.service.js';
+import { customContactKeysOf } from '../fields/custom-fields.service.js';
 import type { SubjectQuery } from './privacy.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex'>;
@@ -60,7 +61,7 @@ export async function exportSubject(ctx: Ctx, organizationId: string, q: Subject
   const bidxs = bidxList(subjectIndexes(ctx, organizationId, q));
   await indexEarlierRecords(ctx);
   const db = ctx.database.db;
-  const holders = await findHolders(db, organizationId, bidxs);
+  const holders = await findHolders(db, organizationId, bidxs, await customContactKeysOf(ctx, db, organizationId));
   const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
   const [leads, accounts, records, notes, tasks] = await Promise.all([
     leadRows(db, organizationId, holders.leads),

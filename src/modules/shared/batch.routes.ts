@@ -74,7 +74,8 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
     handler: async (request, reply) => {
       const caller = callerOf(request);
       const body = request.body as { items: unknown[]; upsertBy?: UpsertKey };
-      const { valid, refused } = checkCreateItems(resource, body.items, body.upsertBy);
+      const open = await resource.openFieldChecks?.(ctx.database.db, caller);
+      const { valid, refused } = checkCreateItems(resource, body.items, body.upsertBy, open);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
       return idempotentReply(ctx, request, reply, 200, async (trx) => {
         const applied = await runCreateBatch(resource, { trx, dialect, caller, params: request.params }, valid, body.upsertBy);
@@ -99,7 +100,8 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      const { valid, refused } = checkUpdateItems(resource, (request.body as { items: unknown[] }).items);
+      const open = await resource.openFieldChecks?.(ctx.database.db, caller);
+      const { valid, refused } = checkUpdateItems(resource, (request.body as { items: unknown[] }).items, open);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
       const applied = await inTransaction(ctx, (trx) => runUpdateBatch(resource, { trx, dialect, caller, params: request.params }, valid));
       return ok({ results: present(noun, inOrder(refused, applied)) });

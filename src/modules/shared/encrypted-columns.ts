@@ -7,6 +7,7 @@ import { LEAD_ENCRYPTED_COLUMNS } from '../leads/leads.store.js';
 import { WEBHOOK_ENCRYPTED_COLUMNS } from '../webhooks/webhook-secrets.js';
 import { USER_ENCRYPTED_COLUMNS } from '../orgs/users.store.js';
 import { NOTE_ENCRYPTED_COLUMNS } from '../notes/notes.store.js';
+import { CUSTOM_FIELD_ENCRYPTED_COLUMNS } from '../fields/custom-fields.encryption.js';
 
 /** Every column sealed by the field cipher, as each module declares it: one line per module. */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
@@ -18,4 +19,5 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   ...IDEMPOTENCY_ENCRYPTED_COLUMNS,
   ...WEBHOOK_ENCRYPTED_COLUMNS,
   ...NOTE_ENCRYPTED_COLUMNS,
+  ...CUSTOM_FIELD_ENCRYPTED_COLUMNS,
 ];

@@ -7,6 +7,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
 import type { Caller } from './caller.js';
 import { removeRecordDependents } from '../objects/records.purge.js';
+import { deleteItemValues } from '../fields/custom-fields.store.js';
 import { checkCondition, lockForCondition, type WriteOptions } from './precondition.js';
 import { attachedTo, deleteAttached, followTarget } from './attached.store.js';
 
@@ -123,7 +124,10 @@ export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, ob
   for (const row of rows) await recordEvent(trx, trashEvent('purged', object, { ...row, objectSlug: slugs.get(row.id) }, actor, now));
   if (!carriesAttached(object)) return;
   for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
-    await purgeAttached(trx, organizationId, rows.filter((r) => r.organizationId === organizationId).map((r) => r.id), actor, now);
+    const ids = rows.filter((r) => r.organizationId === organizationId).map((r) => r.id);
+    // The custom values of leads, accounts and deals (records' go by their foreign key's cascade).
+    if (object !== 'record') await deleteItemValues(trx, organizationId, ids);
+    await purgeAttached(trx, organizationId, ids, actor, now);
   }
 }
 

@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List custom objects
-         * @description Newest first. Needs records:read or objects:admin.
+         * @description Newest first; the last page ends with the built-in leads, accounts and deals (builtIn: true, standard fields read-only; not counted in total). Needs records:read or objects:admin.
          */
         get: operations["listObjects"];
         put?: never;
@@ -623,7 +623,7 @@ export interface paths {
         head?: never;
         /**
          * Change a custom object
-         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused.
+         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused. leads, accounts and deals take custom fields this way (the standard fields are not sent; a key that is a standard field, a stage or a new name is 400).
          */
         patch: operations["updateObject"];
         trace?: never;
@@ -1569,6 +1569,7 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Custom account fields follow the standard ones, flat (null when unset). */
         Account: {
             /**
              * Format: date-time
@@ -1591,6 +1592,8 @@ export interface components {
              */
             updatedAt: string;
             website: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`). */
         BatchItemError: {
@@ -1605,6 +1608,8 @@ export interface components {
             message: string;
         };
         CustomObject: {
+            /** @description true for leads, accounts and deals: their standard fields are listed read-only; PATCH /objects/{slug} adds custom fields. */
+            builtIn: boolean;
             /**
              * Format: date-time
              * @description UTC instant of creation.
@@ -1614,6 +1619,11 @@ export interface components {
                 key: string;
                 label: string;
                 options?: string[];
+                /**
+                 * @description A standard field of a built-in resource.
+                 * @enum {boolean}
+                 */
+                readOnly?: true;
                 required: boolean;
                 /** @enum {string} */
                 role?: "due";
@@ -1633,6 +1643,7 @@ export interface components {
              */
             updatedAt: string;
         };
+        /** @description Custom deal fields follow the standard ones, flat (null when unset). */
         Deal: {
             accountId: string | null;
             amount: string | null;
@@ -1657,6 +1668,8 @@ export interface components {
              * @description UTC instant of the last change.
              */
             updatedAt: string;
+        } & {
+            [key: string]: unknown;
         };
         DealStage: {
             /** @description Stable identifier used in `deal.stage`: lower-case letters, digits and _, starting with a letter, at most 50 characters. */
@@ -1715,6 +1728,7 @@ export interface components {
             /** @enum {boolean} */
             status: false;
         };
+        /** @description Custom lead fields follow the standard ones, flat (null when unset). */
         Lead: {
             accountId: string | null;
             company: string | null;
@@ -1742,6 +1756,8 @@ export interface components {
              * @description UTC instant of the last change.
              */
             updatedAt: string;
+        } & {
+            [key: string]: unknown;
         };
         Note: {
             /** @description Markdown text. */
@@ -2471,6 +2487,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom account fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -2493,6 +2510,8 @@ export interface operations {
                     ownerId?: string | null;
                     phoneNumber?: string | null;
                     website?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -2723,7 +2742,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. */
+        /** @description Only the fields sent change; null clears an optional field. Also the organization's custom account fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -2736,6 +2755,8 @@ export interface operations {
                     ownerId?: string | null;
                     phoneNumber?: string | null;
                     website?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -3026,7 +3047,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         domain?: string | null;
                         email?: string | null;
                         externalId?: string | null;
@@ -3038,7 +3059,9 @@ export interface operations {
                         ownerId?: string | null;
                         phoneNumber?: string | null;
                         website?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
@@ -3153,7 +3176,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         domain?: string | null;
                         email?: string | null;
                         externalId?: string | null;
@@ -3167,7 +3190,9 @@ export interface operations {
                         ownerId?: string | null;
                         phoneNumber?: string | null;
                         website?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -3527,6 +3552,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom deal fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -3550,6 +3576,8 @@ export interface operations {
                     ownerId?: string | null;
                     /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                     stage?: string;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -3783,7 +3811,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. */
+        /** @description Only the fields sent change; null clears an optional field. A stage change records deal.stage_changed; other changes deal.updated. Also the organization's custom deal fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -3798,6 +3826,8 @@ export interface operations {
                     ownerId?: string | null;
                     /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                     stage?: string;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -4091,7 +4121,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         amount?: (string | number) | null;
                         currency?: string | null;
@@ -4105,7 +4135,9 @@ export interface operations {
                         ownerId?: string | null;
                         /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                         stage?: string;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
@@ -4221,7 +4253,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         amount?: (string | number) | null;
                         currency?: string | null;
@@ -4237,7 +4269,9 @@ export interface operations {
                         ownerId?: string | null;
                         /** @description A key of the organization's deal stages (GET /deal-stages); defaults to the first stage. */
                         stage?: string;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -4529,6 +4563,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description Also the organization's custom lead fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 /**
@@ -4558,6 +4593,8 @@ export interface operations {
                      */
                     status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                     title?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -4803,7 +4840,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields sent change; null clears an optional field. */
+        /** @description Only the fields sent change; null clears an optional field. Also the organization's custom lead fields, by key (its own OpenAPI document types them); other keys are refused. */
         requestBody: {
             content: {
                 "application/json": {
@@ -4824,6 +4861,8 @@ export interface operations {
                      */
                     status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                     title?: string | null;
+                } & {
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5125,7 +5164,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 create bodies. An item may carry `ifMatch` (with upsertBy) to update only the version it read. */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         company?: string | null;
                         email?: string | null;
@@ -5145,7 +5184,9 @@ export interface operations {
                          */
                         status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                         title?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /**
                      * @description Update the existing item holding the same key (200) instead of creating (201). `email`: the oldest live lead with that address (the duplicate rule). `externalId`: its holder; a holder in the trash answers 409. Items sharing a key apply in order, as if sent one by one: the first creates or updates, the later ones update that item (an `ifMatch` naming the version before an earlier item of the batch is 412).
                      * @enum {string}
@@ -5266,7 +5307,7 @@ export interface operations {
                  */
                 "application/json": {
                     /** @description 1 to 100 updates: the id and the fields to change (null clears). */
-                    items: {
+                    items: ({
                         accountId?: string | null;
                         company?: string | null;
                         email?: string | null;
@@ -5288,7 +5329,9 @@ export interface operations {
                          */
                         status?: "NEW" | "CONTACTED" | "QUALIFIED" | "UNQUALIFIED" | "CONVERTED";
                         title?: string | null;
-                    }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
         };
@@ -6004,12 +6047,14 @@ export interface operations {
                      *           {
                      *             "slug": "string",
                      *             "name": "Ada Lovelace",
+                     *             "builtIn": true,
                      *             "fields": [
                      *               {
                      *                 "key": "string",
                      *                 "label": "string",
                      *                 "type": "text",
                      *                 "required": true,
+                     *                 "readOnly": true,
                      *                 "options": [
                      *                   "string"
                      *                 ],
@@ -6171,12 +6216,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],
@@ -7117,12 +7164,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],
@@ -7252,12 +7301,14 @@ export interface operations {
                      *         "object": {
                      *           "slug": "string",
                      *           "name": "Ada Lovelace",
+                     *           "builtIn": true,
                      *           "fields": [
                      *             {
                      *               "key": "string",
                      *               "label": "string",
                      *               "type": "text",
                      *               "required": true,
+                     *               "readOnly": true,
                      *               "options": [
                      *                 "string"
                      *               ],

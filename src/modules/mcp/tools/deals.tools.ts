@@ -19,7 +19,7 @@ export const dealTools = [
     name: 'search_deals',
     title: 'Search deals',
     description:
-      'Find deals, filtered by `stage` (a stage key), `accountId`, `leadId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last).',
+      'Find deals, filtered by `stage` (a stage key), `accountId`, `leadId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last). Custom fields filter with `filter[<key>]` (equality) and `filter[<key>][gte|lte|gt|lt]` (number, date, datetime), as for records.',
     scopes: ['deals:read'],
     readOnly: true,
     input: ListDealsQuery,
@@ -38,7 +38,7 @@ export const dealTools = [
     name: 'create_deal',
     title: 'Create a deal',
     description:
-      "Create a deal. Only `name` is required; `stage` defaults to the first stage (see list_deal_stages). Send `amount` as a decimal string with `currency` (ISO 4217), and `expectedCloseDate` as YYYY-MM-DD.",
+      "Create a deal. Only `name` is required; `stage` defaults to the first stage (see list_deal_stages). Send `amount` as a decimal string with `currency` (ISO 4217), and `expectedCloseDate` as YYYY-MM-DD. The organization's custom deal fields (describe_object with object `deals`) go beside the standard ones, by key.",
     scopes: ['deals:write'],
     readOnly: false,
     input: CreateDealBody,
@@ -47,7 +47,7 @@ export const dealTools = [
   defineTool({
     name: 'update_deal',
     title: 'Update a deal',
-    description: 'Change some fields of a deal: only the fields in `changes` are written; null clears an optional field. To move it along the pipeline, move_deal_stage is simpler.',
+    description: 'Change some fields of a deal: only the fields in `changes` are written; null clears an optional field. To move it along the pipeline, move_deal_stage is simpler. Custom deal fields (describe_object with object `deals`) are changed the same way.',
     scopes: ['deals:write'],
     readOnly: false,
     input: UpdateInput('Deal', UpdateDealBody),

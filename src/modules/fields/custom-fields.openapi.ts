@@ -1,0 +1,60 @@
+import { API_PREFIX } from '../../http/openapi.js';
+import type { Definition } from '../objects/definition.js';
+import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
+import { BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
+
+type Schema = Record<string, any>;
+interface Document {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+/** Per resource: its component, its collection and item paths, and its noun in descriptions. */
+const PLACES: Record<BuiltinResource, { component: string; path: string; noun: string }> = {
+  leads: { component: 'Lead', path: '/leads', noun: 'leads' },
+  accounts: { component: 'Account', path: '/accounts', noun: 'accounts' },
+  deals: { component: 'Deal', path: '/deals', noun: 'deals' },
+};
+
+function resolved(doc: Document, schema: Schema): Schema {
+  const name = typeof schema.$ref === 'string' ? schema.$ref.split('/').pop()! : undefined;
+  return structuredClone(name ? doc.components.schemas[name]! : schema);
+}
+
+/** A body schema with the custom fields typed beside the standard ones; nothing else is accepted then. */
+function typedBody(doc: Document, operation: Schema | undefined, definition: Definition, mode: 'create' | 'update'): void {
+  const content = operation?.requestBody?.content?.['application/json'];
+  if (!content?.schema) return;
+  const body = resolved(doc, content.schema);
+  for (const f of definition.fields) body.properties[f.key] = f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'));
+  const required = mode === 'create' ? definition.fields.filter((f) => f.required).map((f) => f.key) : [];
+  if (required.length) body.required = [...(body.required ?? []), ...required];
+  body.additionalProperties = false;
+  content.schema = body;
+}
+
+/**
+ * The organization's custom fields of leads, accounts and deals in its own OpenAPI document: typed on the
+ * Lead, Account and Deal schemas (flat, null when unset), on their create and update bodies, and as
+ * `filter[…]` parameters of their lists, so that a client generated from it knows them.
+ */
+export function withBuiltinFields(document: unknown, definitions: Record<BuiltinResource, Definition>): unknown {
+  const doc = document as Document;
+  for (const resource of BUILTIN_RESOURCES) {
+    const definition = definitions[resource];
+    if (definition.fields.length === 0) continue;
+    const { component, path, noun } = PLACES[resource];
+    const shown = doc.components.schemas[component];
+    if (shown) {
+      for (const f of definition.fields) shown.properties[f.key] = f.required ? valueSchema(f, 'read') : nullable(valueSchema(f, 'read'));
+      shown.required = [...(shown.required ?? []), ...definition.fields.map((f) => f.key)];
+      shown.additionalProperties = false;
+    }
+    const list = doc.paths[`${API_PREFIX}${path}`];
+    const item = doc.paths[`${API_PREFIX}${path}/{id}`];
+    typedBody(doc, list?.post, definition, 'create');
+    typedBody(doc, item?.patch, definition, 'update');
+    if (list?.get) list.get.parameters = [...(list.get.parameters ?? []), ...filterParameters(definition.fields, noun)];
+  }
+  return doc;
+}

@@ -1,0 +1,159 @@
+import type { AppContext } from '../../context.js';
+import type { Database, Executor } from '../../db/database.js';
+import { validationFailed, type FieldError } from '../../errors.js';
+import { KeyLookupCache } from '../orgs/key-lookup-cache.js';
+import { definitionErrors, diffDefinitions, normalizeField, type Definition } from '../objects/definition.js';
+import type { CustomObject, UpdateObjectBody } from '../objects/objects.schemas.js';
+import { checkCondition, type WriteOptions } from '../shared/precondition.js';
+import type { OpenFieldCheck } from '../shared/batch.service.js';
+import { BUILTIN, BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
+import type { FastifyRequest } from 'fastify';
+import { addFieldErrors } from '../../http/extra-field-errors.js';
+import { checkCustomInput, type CustomFields } from './custom-values.js';
+import { isContactField } from '../objects/field-values.js';
+import { recordFilters, type FieldFilter } from '../objects/record-filters.js';
+import { builtinDefinitions, customFieldHasData, customFieldHasGaps, customOptionsInUse, lockBuiltinDefinition, saveBuiltinDefinition, type StoredBuiltinDefinition } from './custom-fields.store.js';
+
+type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type Definitions = Record<BuiltinResource, StoredBuiltinDefinition>;
+
+const EPOCH = new Date(0).toISOString();
+const empty = (resource: BuiltinResource): StoredBuiltinDefinition => ({ resource, definition: { fields: [], stages: [] }, createdAt: EPOCH, updatedAt: EPOCH });
+
+/**
+ * Per database handle, the organizations' definitions, kept while the database's change counter stands still
+ * (the key lookup cache's rule: SQLite's data_version; on PostgreSQL the notification a definition change
+ * sends, migration 0019). A request reads its organization's definitions from here, not from the database.
+ */
+const caches = new WeakMap<Database, KeyLookupCache<Definitions>>();
+
+async function loadDefinitions(db: Executor, organizationId: string): Promise<Definitions> {
+  const found = new Map((await builtinDefinitions(db, organizationId)).map((d) => [d.resource, d]));
+  return Object.fromEntries(BUILTIN_RESOURCES.map((r) => [r, found.get(r) ?? empty(r)])) as Definitions;
+}
+
+/** `db`: the caller's transaction when there is one (SQLite's one connection is taken by it meanwhile). */
+async function definitionsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string): Promise<Definitions> {
+  let cache = caches.get(ctx.database);
+  if (!cache) caches.set(ctx.database, (cache = new KeyLookupCache<Definitions>(ctx.database)));
+  return (await cache.lookup(organizationId, () => loadDefinitions(db, organizationId)))!;
+}
+
+/** The custom fields of a resource of the organization (an empty definition when it has none). */
+export async function customFieldsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, resource: BuiltinResource): Promise<CustomFields> {
+  return { resource, organizationId, definition: (await definitionsOf(ctx, db, organizationId))[resource].definition };
+}
+
+/** Every built-in resource's custom field definition (the per-organization OpenAPI document). */
+export async function builtinDefinitionsOf(ctx: Pick<Ctx, 'database'>, organizationId: string): Promise<Record<BuiltinResource, Definition>> {
+  const definitions = await definitionsOf(ctx, ctx.database.db, organizationId);
+  return Object.fromEntries(BUILTIN_RESOURCES.map((r) => [r, definitions[r].definition])) as Record<BuiltinResource, Definition>;
+}
+
+/** The keys of the organization's custom e-mail and phone fields of leads and accounts (erasure and export find items by them). */
+export async function customContactKeysOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string): Promise<Record<'leads' | 'accounts', string[]>> {
+  const definitions = await definitionsOf(ctx, db, organizationId);
+  const keys = (r: BuiltinResource) => definitions[r].definition.fields.filter(isContactField).map((f) => f.key);
+  return { leads: keys('leads'), accounts: keys('accounts') };
+}
+
+/** The custom fields of a resource and the `filter[…]` parameters of a list query checked against them (contract §8). */
+export async function customListOf(ctx: Pick<AppContext, 'database' | 'blindIndex'>, organizationId: string, resource: BuiltinResource, query: object): Promise<{ custom: CustomFields; filters: FieldFilter[] }> {
+  const custom = await customFieldsOf(ctx, ctx.database.db, organizationId, resource);
+  return { custom, filters: recordFilters(custom.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId }) };
+}
+
+/** A built-in resource as GET /objects shows it: its standard fields (read-only) before its custom ones. */
+function toBuiltinObject(d: StoredBuiltinDefinition): CustomObject {
+  const shape = BUILTIN[d.resource];
+  return { slug: d.resource, name: shape.name, builtIn: true, fields: [...shape.fields, ...d.definition.fields], stages: [], createdAt: d.createdAt, updatedAt: d.updatedAt };
+}
+
+export async function builtinObjects(ctx: Pick<Ctx, 'database'>, organizationId: string): Promise<CustomObject[]> {
+  const definitions = await definitionsOf(ctx, ctx.database.db, organizationId);
+  return BUILTIN_RESOURCES.map((r) => toBuiltinObject(definitions[r]));
+}
+
+export async function getBuiltinObject(ctx: Pick<Ctx, 'database'>, organizationId: string, resource: BuiltinResource): Promise<CustomObject> {
+  return toBuiltinObject((await definitionsOf(ctx, ctx.database.db, organizationId))[resource]);
+}
+
+/** Besides the custom-object rules (definition.ts): no key of a standard field of the resource, no due role (built-ins have no reminders). */
+function builtinErrors(resource: BuiltinResource, definition: Definition): FieldError[] {
+  return definition.fields.flatMap((f, i) => [
+    ...(BUILTIN[resource].standard.has(f.key) ? [{ field: `fields.${i}.key`, code: 'reserved', message: `"${f.key}" is a standard field of ${resource}` }] : []),
+    ...(f.role !== undefined ? [{ field: `fields.${i}.role`, code: 'not_allowed', message: `is only available on custom objects` }] : []),
+    ...(CUSTOM_OBJECTS_ONLY.has(f.type) ? [{ field: `fields.${i}.type`, code: 'not_allowed', message: `${f.type} fields are only available on custom objects for now` }] : []),
+  ]);
+}
+
+/**
+ * Field types built-ins do not take yet: a relation's live-target check and a multi_select's one index row per
+ * option are wired into records' writes only.
+ */
+const CUSTOM_OBJECTS_ONLY: ReadonlySet<string> = new Set(['relation', 'multi_select']);
+
+/** As for custom objects (objects.service.ts): removing, retyping or requiring a field is checked against the items. */
+async function changeErrors(ctx: Ctx, db: Executor, organizationId: string, resource: BuiltinResource, before: Definition, next: Definition): Promise<FieldError[]> {
+  const dialect = ctx.database.dialect;
+  const change = diffDefinitions(before, next);
+  const errors: FieldError[] = [];
+  const hasData = (key: string) => customFieldHasData(db, dialect, organizationId, resource, key);
+  for (const field of change.removedFields) {
+    if (await hasData(field.key)) errors.push({ field: 'fields', code: 'in_use', message: `field "${field.key}" has data in some ${resource} and can't be removed` });
+  }
+  for (const { before: old, after, index } of change.retypedFields) {
+    if (await hasData(old.key)) errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `can't change from ${old.type} to ${after.type}: field "${old.key}" has data in some ${resource}` });
+  }
+  for (const { field, index, options } of change.removedOptions) {
+    const used = await customOptionsInUse(db, dialect, organizationId, resource, field.key, options);
+    if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `can't lose ${used.map((o) => `"${o}"`).join(', ')}: some ${resource} of field "${field.key}" have them` });
+  }
+  for (const { field, index } of change.newlyRequired) {
+    if (await customFieldHasGaps(db, dialect, organizationId, resource, field.key)) errors.push({ field: `fields.${index}.required`, code: 'in_use', message: `can't be set: some ${resource} have no value for field "${field.key}"` });
+  }
+  return errors;
+}
+
+/** PATCH /objects/leads|accounts|deals: `fields` is the complete new list of custom fields. */
+export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationId: string, resource: BuiltinResource, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
+  const errors: FieldError[] = [];
+  if (patch.name !== undefined && patch.name.trim() !== BUILTIN[resource].name) errors.push({ field: 'name', code: 'read_only', message: `${resource} is a built-in resource; its name is fixed` });
+  if (patch.stages !== undefined && patch.stages.length > 0) errors.push({ field: 'stages', code: 'not_allowed', message: `${resource} take custom fields only${resource === 'deals' ? ' (deal stages: PUT /deal-stages)' : ''}` });
+  if (errors.length) throw validationFailed(errors);
+  const current = (await lockBuiltinDefinition(trx, ctx.database.dialect, organizationId, resource)) ?? empty(resource);
+  checkCondition(opts, 'object', toBuiltinObject(current));
+  if (patch.fields === undefined) return toBuiltinObject(current);
+  const next: Definition = { fields: patch.fields.map(normalizeField), stages: [] };
+  const invalid = [...definitionErrors(next, new Set(current.definition.fields.map((f) => f.key))), ...builtinErrors(resource, next)];
+  if (invalid.length) throw validationFailed(invalid);
+  const inUse = await changeErrors(ctx, trx, organizationId, resource, current.definition, next);
+  if (inUse.length) throw validationFailed(inUse);
+  if (JSON.stringify(next) === JSON.stringify(current.definition)) return toBuiltinObject(current);
+  const now = ctx.clock.now().toISOString();
+  const saved: StoredBuiltinDefinition = { resource, definition: next, createdAt: current.createdAt === EPOCH ? now : current.createdAt, updatedAt: now };
+  await saveBuiltinDefinition(trx, organizationId, saved);
+  return toBuiltinObject(saved);
+}
+
+/** The check of a body's custom part against the organization's current fields (batch items, preValidation). */
+export async function customFieldCheck(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, resource: BuiltinResource): Promise<OpenFieldCheck> {
+  const c = await customFieldsOf(ctx, db, organizationId, resource);
+  const shape = BUILTIN[resource];
+  return (input, mode) => checkCustomInput(c.definition, input, shape.writable, shape.readOnly, mode).errors;
+}
+
+/**
+ * A preValidation hook for POST and PATCH of a built-in resource: the body's custom part checked against the
+ * organization's fields, its problems kept for the schema's 400 (http/extra-field-errors.ts). Authentication
+ * has run (onRequest); a request without a principal or an object body is left to the route.
+ */
+export function customBodyCheck(ctx: Pick<Ctx, 'database'>, resource: BuiltinResource, mode: 'create' | 'update') {
+  return async (request: FastifyRequest): Promise<void> => {
+    const principal = request.principal;
+    const body = request.body;
+    if (!principal || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+    const check = await customFieldCheck(ctx, ctx.database.db, principal.organization.id, resource);
+    addFieldErrors(request, check(body as Record<string, unknown>, mode));
+  };
+}

@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call, expectError } from '../helpers/http.js';
+
+/*
+ * Custom fields on leads, accounts and deals (contract §9): defined with PATCH /objects/{leads|accounts|deals},
+ * values flat on the resource, validated, filterable, in events, trashed and purged with their item, found by
+ * an erasure through their blind index. The issue's bar: a lead's linkedinUrl (url) and visitDate (date).
+ */
+
+let t: TestApp;
+let a: Seeded;
+let b: Seeded;
+
+const LEAD_FIELDS = [
+  { key: 'linkedinUrl', label: 'LinkedIn URL', type: 'url' },
+  { key: 'visitDate', label: 'Visit date', type: 'date' },
+  { key: 'budget', label: 'Budget', type: 'number' },
+  { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+  { key: 'privateEmail', label: 'Private e-mail', type: 'email' },
+];
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  a = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+  b = await seedOrg(t.ctx);
+  const res = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: LEAD_FIELDS } });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+});
+afterAll(() => t.close());
+
+const createLead = (body: Record<string, unknown>, who: Seeded = a) => call(t.app, 'POST', '/leads', { auth: who.auth, body });
+
+describe('defining custom fields on built-in resources', () => {
+  it('GET /objects lists leads, accounts and deals as built-in, standard fields read-only, custom fields after them', async () => {
+    const res = await call(t.app, 'GET', '/objects', { auth: a.auth });
+    expect(res.status).toBe(200);
+    const objects = res.body.data.objects as { slug: string; builtIn: boolean; fields: { key: string; readOnly?: boolean }[] }[];
+    expect(objects.slice(-3).map((o) => [o.slug, o.builtIn])).toEqual([['leads', true], ['accounts', true], ['deals', true]]);
+    const leads = objects.at(-3)!;
+    expect(leads.fields.find((f) => f.key === 'email')).toMatchObject({ readOnly: true });
+    expect(leads.fields.filter((f) => !f.readOnly).map((f) => f.key)).toEqual(LEAD_FIELDS.map((f) => f.key));
+    const other = await call(t.app, 'GET', '/objects/leads', { auth: b.auth });
+    expect(other.body.data.object.fields.filter((f: { readOnly?: boolean }) => !f.readOnly)).toEqual([]);
+  });
+
+  it('refuses a key of a standard field, a prototype name, a due role, stages, and a new slug named like a built-in', async () => {
+    for (const key of ['email', 'name', 'externalId', 'ownerId', 'createdAt']) {
+      const res = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: [{ key, label: 'X', type: 'text' }] } });
+      expectError(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.errors[0]).toMatchObject({ field: 'fields.0.key', code: 'reserved' });
+    }
+    expectError(await call(t.app, 'PATCH', '/objects/deals', { auth: a.auth, body: { fields: [{ key: 'amount', label: 'A', type: 'number' }] } }), 400, 'VALIDATION_FAILED');
+    expectError(await call(t.app, 'PATCH', '/objects/accounts', { auth: a.auth, body: { fields: [{ key: 'constructor', label: 'C', type: 'text' }] } }), 400, 'VALIDATION_FAILED');
+    expectError(await call(t.app, 'PATCH', '/objects/accounts', { auth: a.auth, body: { fields: [{ key: 'dueOn', label: 'D', type: 'date', role: 'due' }] } }), 400, 'VALIDATION_FAILED');
+    expectError(await call(t.app, 'PATCH', '/objects/accounts', { auth: a.auth, body: { stages: [{ key: 'x', label: 'X' }] } }), 400, 'VALIDATION_FAILED');
+    for (const slug of ['leads', 'accounts', 'deals']) {
+      expectError(await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug, name: slug } }), 409, 'CONFLICT');
+    }
+  });
+
+  it('needs objects:admin to change them', async () => {
+    const reader = await seedOrg(t.ctx, { scopes: ['records:read', 'leads:write'] });
+    expectError(await call(t.app, 'PATCH', '/objects/leads', { auth: reader.auth, body: { fields: [] } }), 403, 'INSUFFICIENT_SCOPE');
+  });
+});
+
+describe('custom values on leads', () => {
+  let leadId: string;
+
+  it('are written, validated, read back flat and shown in lists', async () => {
+    const res = await createLead({ name: 'Ada', email: 'ada@example.com', linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04', budget: 5000, tier: 'gold', privateEmail: 'Ada@Home.example' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const lead = res.body.data.lead;
+    leadId = lead.id;
+    expect(lead).toMatchObject({ name: 'Ada', linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04T00:00:00.000Z', budget: 5000, tier: 'gold', privateEmail: 'ada@home.example' });
+    const got = await call(t.app, 'GET', `/leads/${leadId}`, { auth: a.auth });
+    expect(got.body.data.lead).toMatchObject({ linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04T00:00:00.000Z', privateEmail: 'ada@home.example' });
+    const bare = await createLead({ name: 'Bare' });
+    expect(bare.body.data.lead).toMatchObject({ linkedinUrl: null, visitDate: null, budget: null, tier: null, privateEmail: null });
+    const list = await call(t.app, 'GET', '/leads?limit=100', { auth: a.auth });
+    expect(list.body.data.leads.find((l: { id: string }) => l.id === leadId)).toMatchObject({ visitDate: '2026-03-04T00:00:00.000Z', tier: 'gold' });
+  });
+
+  it('refuses bad values, unknown keys and read-only keys with every problem named; another organization has no such fields', async () => {
+    const res = await createLead({ name: 'Bad', linkedinUrl: 'not a url', visitDate: '2026-02-30', budget: 'lots', tier: 'bronze', favouriteColour: 'red', duplicateOf: 'x' });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.errors.map((d: { field: string; code: string }) => `${d.field}:${d.code}`).sort()).toEqual(
+      ['budget:invalid_type', 'duplicateOf:read_only', 'favouriteColour:unknown_field', 'linkedinUrl:invalid_format', 'tier:invalid_value', 'visitDate:invalid_date'].sort(),
+    );
+    expectError(await createLead({ name: 'Other', linkedinUrl: 'https://example.com' }, b), 400, 'VALIDATION_FAILED');
+  });
+
+  it('are changed by PATCH, each change in lead.updated; e-mails show as [encrypted] in events', async () => {
+    const res = await call(t.app, 'PATCH', `/leads/${leadId}`, { auth: a.auth, body: { visitDate: '2026-04-01', tier: null, privateEmail: 'ada@work.example' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.lead).toMatchObject({ visitDate: '2026-04-01T00:00:00.000Z', tier: null, budget: 5000, privateEmail: 'ada@work.example' });
+    const events = await listEvents(t.ctx.database.db, a.orgId, { objectId: leadId });
+    expect(events.map((e) => e.type)).toEqual(['lead.created', 'lead.updated']);
+    expect(events[0]!.data.changes.after).toMatchObject({ linkedinUrl: 'https://www.linkedin.com/in/ada', visitDate: '2026-03-04T00:00:00.000Z', privateEmail: '[encrypted]' });
+    expect(events[1]!.data.changes).toEqual({
+      before: { visitDate: '2026-03-04T00:00:00.000Z', tier: 'gold', privateEmail: '[encrypted]' },
+      after: { visitDate: '2026-04-01T00:00:00.000Z', tier: null, privateEmail: '[encrypted]' },
+    });
+    expect(JSON.stringify(events)).not.toContain('ada@work.example');
+  });
+
+  it('keeps e-mail values encrypted at rest', async () => {
+    const row = await t.ctx.database.db.selectFrom('leads').select('custom').where('id', '=', leadId).executeTakeFirstOrThrow();
+    expect(row.custom).toContain('visitDate');
+    expect(row.custom).not.toContain('ada@work.example');
+  });
+
+  it('are filtered with filter[field] (equality, ranges, e-mails by blind index); unknown fields are 400', async () => {
+    const more = [
+      { name: 'F1', visitDate: '2026-05-01', budget: 100, tier: 'silver' },
+      { name: 'F2', visitDate: '2026-06-01', budget: 900, linkedinUrl: 'https://linkedin.com/in/f2' },
+    ];
+    const ids: string[] = [];
+    for (const body of more) ids.push((await createLead(body)).body.data.lead.id);
+    await createLead({ name: 'B', visitDate: '2026-05-01', budget: 100 }, b);
+    const found = async (qs: string) => {
+      const res = await call(t.app, 'GET', `/leads?${qs}`, { auth: a.auth });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.data.leads as { id: string }[]).map((l) => l.id).sort();
+    };
+    expect(await found('filter[visitDate]=2026-05-01')).toEqual([ids[0]]);
+    expect(await found('filter[visitDate][gte]=2026-04-01&filter[visitDate][lt]=2026-06-01')).toEqual([leadId, ids[0]].sort());
+    expect(await found('filter[budget][gt]=500')).toEqual([leadId, ids[1]].sort());
+    expect(await found('filter[tier]=silver')).toEqual([ids[0]]);
+    expect(await found(`filter[privateEmail]=${encodeURIComponent('ADA@work.example')}`)).toEqual([leadId]);
+    expect(await found('filter[privateEmail]=ada@home.example')).toEqual([]);
+    expect(await found('filter[budget]=100&status=NEW')).toEqual([ids[0]]);
+    const bad = await call(t.app, 'GET', '/leads?filter[nope]=1&filter[tier]=bronze&filter[tier][gte]=a', { auth: a.auth });
+    expectError(bad, 400, 'VALIDATION_FAILED');
+    expect(bad.body.errors.map((d: { code: string }) => d.code).sort()).toEqual(['invalid_operator', 'invalid_value', 'unknown_field']);
+  });
+
+  it('enforces required fields (own properties only) once every lead has a value, and refuses to remove a field with data', async () => {
+    const removing = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: LEAD_FIELDS.filter((f) => f.key !== 'visitDate') } });
+    expectError(removing, 400, 'VALIDATION_FAILED');
+    const requiring = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: LEAD_FIELDS.map((f) => (f.key === 'linkedinUrl' ? { ...f, required: true } : f)) } });
+    expectError(requiring, 400, 'VALIDATION_FAILED');
+    const c = await seedOrg(t.ctx);
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields: [{ key: 'region', label: 'Region', type: 'text', required: true }] } })).status).toBe(200);
+    const missing = await createLead({ name: 'No region' }, c);
+    expectError(missing, 400, 'VALIDATION_FAILED');
+    expect(missing.body.errors).toEqual([expect.objectContaining({ field: 'region', code: 'required' })]);
+    expect((await createLead({ name: 'With region', region: 'EMEA' }, c)).status).toBe(201);
+    // A field nobody uses may go.
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields: [] } })).status).toBe(400);
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: c.auth, body: { fields: [{ key: 'lostReason', label: 'Lost', type: 'text' }] } })).status).toBe(200);
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: c.auth, body: { fields: [] } })).status).toBe(200);
+  });
+});
+
+describe("the organization's OpenAPI document", () => {
+  it('types the custom lead fields on Lead, its bodies and its list filters; another organization sees none', async () => {
+    const doc = (await call(t.app, 'GET', '/api/public/v1/openapi.json', { auth: a.auth })).body;
+    const lead = doc.components.schemas.Lead;
+    expect(lead.properties.linkedinUrl).toEqual({ anyOf: [expect.objectContaining({ type: 'string', format: 'uri' }), { type: 'null' }] });
+    expect(lead.properties.visitDate.anyOf[0]).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(lead.additionalProperties).toBe(false);
+    const create = doc.paths['/api/public/v1/leads'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.visitDate.anyOf[0]).toMatchObject({ type: 'string', examples: ['2026-11-21'] });
+    expect(create.additionalProperties).toBe(false);
+    const params = doc.paths['/api/public/v1/leads'].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['filter[visitDate]', 'filter[visitDate][gte]', 'filter[tier]', 'filter[privateEmail]']));
+    expect(params).not.toContain('filter[linkedinUrl]');
+    const other = (await call(t.app, 'GET', '/api/public/v1/openapi.json', { auth: b.auth })).body;
+    expect(other.components.schemas.Lead.properties.linkedinUrl).toBeUndefined();
+  });
+});
+
+describe('custom values on accounts and deals', () => {
+  it('work the same way through create, PATCH, filter and batch', async () => {
+    expect((await call(t.app, 'PATCH', '/objects/accounts', { auth: a.auth, body: { fields: [{ key: 'employees', label: 'Employees', type: 'number' }, { key: 'billingPhone', label: 'Billing phone', type: 'phone' }] } })).status).toBe(200);
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: a.auth, body: { fields: [{ key: 'lossReason', label: 'Loss reason', type: 'select', options: ['price', 'timing'] }] } })).status).toBe(200);
+    const account = await call(t.app, 'POST', '/accounts', { auth: a.auth, body: { name: 'Acme', employees: 40, billingPhone: '+1 415 555 0199' } });
+    expect(account.status, JSON.stringify(account.body)).toBe(201);
+    expect(account.body.data.account).toMatchObject({ employees: 40, billingPhone: '+14155550199' });
+    const deal = await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Big one', lossReason: 'price' } });
+    expect(deal.status, JSON.stringify(deal.body)).toBe(201);
+    const patched = await call(t.app, 'PATCH', `/deals/${deal.body.data.deal.id}`, { auth: a.auth, body: { lossReason: 'timing' } });
+    expect(patched.body.data.deal).toMatchObject({ lossReason: 'timing' });
+    const byField = await call(t.app, 'GET', '/deals?filter[lossReason]=timing', { auth: a.auth });
+    expect(byField.body.data.deals.map((d: { id: string }) => d.id)).toEqual([deal.body.data.deal.id]);
+    const byPhone = await call(t.app, 'GET', `/accounts?filter[billingPhone]=${encodeURIComponent('+14155550199')}`, { auth: a.auth });
+    expect(byPhone.body.data.accounts.map((x: { id: string }) => x.id)).toEqual([account.body.data.account.id]);
+    const batch = await call(t.app, 'POST', '/deals/batch', { auth: a.auth, body: { items: [{ name: 'B1', lossReason: 'price' }, { name: 'B2', lossReason: 'nope' }] } });
+    expect(batch.status).toBe(200);
+    expect(batch.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 400]);
+    const leads = await call(t.app, 'POST', '/leads/batch', { auth: a.auth, body: { items: [{ name: 'L1', budget: 1 }, { name: 'L2', budget: 'x' }] } });
+    expect(leads.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 400]);
+    expect(leads.body.data.results[0].lead).toMatchObject({ budget: 1 });
+  });
+});
+
+describe('trash, purge and erasure', () => {
+  it('keep values through trash and restore, and remove them with a purge', async () => {
+    const lead = (await createLead({ name: 'Trashy', budget: 77777 })).body.data.lead;
+    const find = async () => (await call(t.app, 'GET', '/leads?filter[budget]=77777', { auth: a.auth })).body.data.leads.map((l: { id: string }) => l.id);
+    expect((await call(t.app, 'DELETE', `/leads/${lead.id}`, { auth: a.auth })).status).toBe(200);
+    expect(await find()).toEqual([]);
+    expect((await call(t.app, 'POST', `/leads/${lead.id}/restore`, { auth: a.auth })).body.data.lead).toMatchObject({ budget: 77777 });
+    expect(await find()).toEqual([lead.id]);
+    expect((await call(t.app, 'DELETE', `/leads/${lead.id}?permanent=true`, { auth: a.auth })).status).toBe(200);
+    const left = await t.ctx.database.db.selectFrom('item_values').select('item_id').where('item_id', '=', lead.id).execute();
+    expect(left).toEqual([]);
+  });
+
+  it('an erasure finds leads through a custom e-mail field and removes their values', async () => {
+    const lead = (await createLead({ name: 'Subject', privateEmail: 'subject@private.example' })).body.data.lead;
+    const res = await call(t.app, 'POST', '/privacy/erasures', { auth: a.auth, body: { email: 'subject@private.example' } });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    expectError(await call(t.app, 'GET', `/leads/${lead.id}`, { auth: a.auth }), 404, 'NOT_FOUND');
+    const left = await t.ctx.database.db.selectFrom('item_values').select('item_id').where('item_id', '=', lead.id).execute();
+    expect(left).toEqual([]);
+  });
+});

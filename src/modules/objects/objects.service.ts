@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { listRequest } from '../../lib/list-request.js';
+import { listRequest, type TimeRange } from '../../lib/list-request.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
 import { definitionTargetErrors } from './relation-targets.js';
@@ -58,13 +58,24 @@ export async function getObject(ctx: Ctx, organizationId: string, slug: string):
 
 /**
  * The organization's objects, newest first; the last page ends with the built-in leads, accounts and deals
- * (contract §9), which `total` does not count (they are not custom objects and can't be paged past).
+ * (contract §9) that the created/updated ranges admit, which `total` does not count (they are not custom
+ * objects and can't be paged past).
  */
 export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
-  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
+  const request = listRequest(query);
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, request);
   const objects = rows.map(toCustomObject);
   if (pagination.hasMore) return { objects, pagination };
-  return { objects: [...objects, ...(await builtinObjects(ctx, organizationId))], pagination };
+  const builtIns = (await builtinObjects(ctx, organizationId)).filter((o) => inRange(request.range, o));
+  return { objects: [...objects, ...builtIns], pagination };
+}
+
+/** Whether an item's times fall within a list's created/updated ranges (bounds exclusive, as in the stores). */
+function inRange(range: TimeRange, o: { createdAt: string; updatedAt: string }): boolean {
+  return (range.createdAfter === undefined || o.createdAt > range.createdAfter)
+    && (range.createdBefore === undefined || o.createdAt < range.createdBefore)
+    && (range.updatedAfter === undefined || o.updatedAt > range.updatedAfter)
+    && (range.updatedBefore === undefined || o.updatedAt < range.updatedBefore);
 }
 
 /**

@@ -82,3 +82,31 @@ describe('account table', () => {
     expect(fieldError(tooLong.body, 'q')).toBe('Error: Search accounts must be at most 200 characters');
   });
 });
+
+describe('custom account fields in the console', () => {
+  it('the forms, the detail page and the table carry them: tier (select) and renewalDate (date)', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    const fields = [{ key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] }, { key: 'renewalDate', label: 'Renewal date', type: 'date' }];
+    expect((await call(t.app, 'PATCH', '/objects/accounts', { auth: org.auth, body: { fields } })).status).toBe(200);
+    const form = await get(t.app, '/admin/data/accounts/new', viewer.cookie);
+    expect(form.body).toMatch(/<select[^>]*name="tier"/);
+    expect(form.body).toMatch(/type="date"[^>]*name="renewalDate"|name="renewalDate"[^>]*type="date"/);
+    const bad = await submit(t.app, viewer, '/admin/data/accounts', { name: 'Bad', tier: 'bronze' });
+    expect(bad.status).toBe(400);
+    expect(fieldError(bad.body, 'tier')).toContain('Tier');
+    const res = await submit(t.app, viewer, '/admin/data/accounts', { name: 'Custom Engines', tier: 'gold', renewalDate: '2027-01-31' });
+    expect(res.status, res.body).toBe(303);
+    const id = idFrom(res.location);
+    expect((await call(t.app, 'GET', `/accounts/${id}`, { auth: org.auth })).body.data.account).toMatchObject({ tier: 'gold', renewalDate: '2027-01-31T00:00:00.000Z' });
+    const detail = await get(t.app, `/admin/data/accounts/${id}`, viewer.cookie);
+    expect(detail.body).toContain('<dt>Renewal date</dt><dd><time datetime="2027-01-31">31 Jan 2027</time></dd>');
+    expect((await get(t.app, `/admin/data/accounts/${id}/edit`, viewer.cookie)).body).toContain('value="2027-01-31"');
+    const edited = await submit(t.app, viewer, `/admin/data/accounts/${id}`, { name: 'Custom Engines', tier: 'gold', renewalDate: '' });
+    expect(edited.status, edited.body).toBe(303);
+    expect((await call(t.app, 'GET', `/accounts/${id}`, { auth: org.auth })).body.data.account).toMatchObject({ tier: 'gold', renewalDate: null });
+    const table = await get(t.app, '/admin/data/accounts', viewer.cookie);
+    expect(table.body).toContain('<th scope="col">Tier</th>');
+    expect(table.body).toMatch(/<td>gold<\/td>/);
+  });
+});

@@ -129,3 +129,32 @@ describe('deals table and board', () => {
     expect(refused.body).toContain('Stage must be one of this organization&#39;s stages');
   });
 });
+
+describe('custom deal fields in the console', () => {
+  it('the forms, the detail page and the table carry them: probability (number) and signed (boolean)', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    const fields = [{ key: 'probability', label: 'Probability', type: 'number' }, { key: 'signed', label: 'Signed', type: 'boolean' }];
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: org.auth, body: { fields } })).status).toBe(200);
+    const form = await get(t.app, '/admin/data/deals/new', viewer.cookie);
+    expect(form.body).toMatch(/name="probability"/);
+    expect(form.body).toMatch(/<select[^>]*name="signed"/);
+    const bad = await submit(t.app, viewer, '/admin/data/deals', { name: 'Bad', probability: 'lots' });
+    expect(bad.status).toBe(400);
+    expect(fieldError(bad.body, 'probability')).toContain('Probability');
+    const res = await submit(t.app, viewer, '/admin/data/deals', { name: 'Custom seats', probability: '0.75', signed: 'true' });
+    expect(res.status, res.body).toBe(303);
+    const id = idFrom(res.location);
+    expect((await call(t.app, 'GET', `/deals/${id}`, { auth: org.auth })).body.data.deal).toMatchObject({ probability: 0.75, signed: true });
+    const detail = await get(t.app, `/admin/data/deals/${id}`, viewer.cookie);
+    expect(detail.body).toContain('<dt>Probability</dt><dd>0.75</dd>');
+    expect(detail.body).toContain('<dt>Signed</dt><dd>Yes</dd>');
+    expect((await get(t.app, `/admin/data/deals/${id}/edit`, viewer.cookie)).body).toContain('value="0.75"');
+    const edited = await submit(t.app, viewer, `/admin/data/deals/${id}`, { name: 'Custom seats', probability: '', signed: 'true' });
+    expect(edited.status, edited.body).toBe(303);
+    expect((await call(t.app, 'GET', `/deals/${id}`, { auth: org.auth })).body.data.deal).toMatchObject({ probability: null, signed: true });
+    const table = await get(t.app, '/admin/data/deals', viewer.cookie);
+    expect(table.body).toContain('<th scope="col">Signed</th>');
+    expect(table.body).toMatch(/<td>Yes<\/td>/);
+  });
+});

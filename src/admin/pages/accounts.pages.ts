@@ -16,6 +16,7 @@ import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../m
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
+import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
 
@@ -24,6 +25,8 @@ function readForm(body: FormBody): AccountFormValues {
   for (const key of Object.keys(ACCOUNT_LABELS) as (keyof AccountFormValues)[]) values[key] = text(body, key);
   return values;
 }
+
+const accountFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'accounts');
 
 /** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
 function toBody(v: AccountFormValues, creating: boolean): Record<string, unknown> {
@@ -37,9 +40,11 @@ async function formPage(
   deps: AdminDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { accountId?: string; accountName?: string; values: AccountFormValues; problem?: FormProblem; status?: number },
+  opts: { accountId?: string; accountName?: string; values: AccountFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
 ) {
+  const viewer = viewerOf(request);
   const creating = opts.accountId === undefined;
+  const [users, fields] = await Promise.all([listPeople(deps.ctx.database.db, viewer.organization.id), accountFields(deps, viewer.organization.id)]);
   return deps.render(request, reply, {
     title: creating ? 'New account' : `Edit ${opts.accountName}`,
     crumbs: ['Data', 'Accounts'],
@@ -48,8 +53,9 @@ async function formPage(
       action: creating ? ACCOUNTS_PATH : `${ACCOUNTS_PATH}/${opts.accountId}`,
       values: opts.values,
       problem: opts.problem,
-      users: await listPeople(deps.ctx.database.db, viewerOf(request).organization.id),
+      users,
       creating,
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
     }),
   });
 }
@@ -68,30 +74,33 @@ export const accountsModule: AdminModule = {
       const controls = listControlsOf(request);
       const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
       const errors = validateValue(ListAccountsQuery, query, 'query');
-      const [result, people] = await Promise.all([
+      const [result, people, fields] = await Promise.all([
         errors.length ? undefined : listAccounts(ctx, viewer.organization.id, query),
         listPeople(ctx.database.db, viewer.organization.id),
+        accountFields(deps, viewer.organization.id),
       ]);
       return deps.render(request, reply, {
         title: 'Accounts',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
         body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message, listControls(controls, errors), controls)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a>${trashLink(ACCOUNTS_PATH)}</div>
-${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone)}${accountsPager(q, result.pagination, controls)}` : ''}`,
+${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone, fields)}${accountsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 
-    app.get('/data/accounts/new', async (request, reply) => formPage(deps, request, reply, { values: emptyAccountForm() }));
+    app.get('/data/accounts/new', async (request, reply) => formPage(deps, request, reply, { values: emptyAccountForm(), custom: {} }));
 
     app.post('/data/accounts', async (request, reply) => {
       const viewer = viewerOf(request);
       const values = readForm(formBody(request));
+      const fields = await accountFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateAccountBody>(CreateAccountBody, toBody(values, true));
+        const input = checkedBody<CreateAccountBody>(CreateAccountBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const account = await inTransaction(ctx, (trx) => createAccount(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=created`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { values, custom, problem: problemOf(err), status: 400 });
       }
     });
 
@@ -99,13 +108,14 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const viewer = viewerOf(request);
       const org = viewer.organization.id;
       const account = await getAccount(ctx, org, request.params.id);
-      const [people, deals, leads, stages, history, pointing] = await Promise.all([
+      const [people, deals, leads, stages, history, pointing, fields] = await Promise.all([
         listPeople(ctx.database.db, org),
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         listLeads(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
         consoleTimeline(ctx, request, org, { object: 'account', id: account.id }),
         recordsPointingAt(ctx, viewer.organization, 'accounts', account.id, RELATED_LIMIT),
+        accountFields(deps, org),
       ]);
       return deps.render(request, reply, {
         title: account.name,
@@ -119,25 +129,30 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,
+          custom: fields,
         })}`,
       });
     });
 
     app.get<{ Params: { id: string } }>('/data/accounts/:id/edit', async (request, reply) => {
-      const account = await getAccount(ctx, viewerOf(request).organization.id, request.params.id);
-      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values: accountFormValues(account) });
+      const viewer = viewerOf(request);
+      const account = await getAccount(ctx, viewer.organization.id, request.params.id);
+      const custom = customFormValues(await accountFields(deps, viewer.organization.id), account, viewer.organization.timezone);
+      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values: accountFormValues(account), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/accounts/:id', async (request, reply) => {
       const viewer = viewerOf(request);
       const account = await getAccount(ctx, viewer.organization.id, request.params.id);
       const values = readForm(formBody(request));
+      const fields = await accountFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateAccountBody>(UpdateAccountBody, toBody(values, false));
+        const patch = checkedBody<UpdateAccountBody>(UpdateAccountBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, account) });
         await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

@@ -12,6 +12,8 @@ import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person }
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { LEADS_PATH } from './leads.views.js';
 import { pointingPanel } from './records.views.js';
+import type { Field } from '../../modules/objects/definition.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
 
@@ -43,12 +45,12 @@ export function accountFormValues(a: Account): AccountFormValues {
 
 export function accountForm(
   request: FastifyRequest,
-  opts: { action: string; values: AccountFormValues; problem?: FormProblem | undefined; users: Person[]; creating: boolean },
+  opts: { action: string; values: AccountFormValues; problem?: FormProblem | undefined; users: Person[]; creating: boolean; custom: CustomForm },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
   const L = ACCOUNT_LABELS;
-  return html`${errorSummary(opts.problem, L)}
+  return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
@@ -58,11 +60,13 @@ export function accountForm(
   ${textField({ name: 'industry', label: L.industry, value: v.industry, error: f.industry, maxLength: 200 })}
   ${textField({ name: 'website', label: L.website, type: 'url', value: v.website, error: f.website, hint: 'An absolute http or https address.', autocomplete: 'off' })}
   ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: opts.users.map((u) => ({ value: u.id, label: u.name })), blank: 'Unassigned' })}
+  ${customInputs(opts.custom, f)}
   <div class="form-actions">${button(opts.creating ? 'Create account' : 'Save changes')} <a href="${opts.creating ? ACCOUNTS_PATH : opts.action}">Cancel</a></div>
 </form>`;
 }
 
-export function accountsTable(accounts: Account[], people: ReadonlyMap<string, string>, timeZone: string): SafeHtml {
+/** One column per custom account field after the standard ones. */
+export function accountsTable(accounts: Account[], people: ReadonlyMap<string, string>, timeZone: string, custom: readonly Field[]): SafeHtml {
   const rows = accounts.map(
     (a) => html`<tr>
   <td><a href="${ACCOUNTS_PATH}/${a.id}">${a.name}</a></td>
@@ -72,9 +76,10 @@ export function accountsTable(accounts: Account[], people: ReadonlyMap<string, s
   <td>${a.phoneNumber ?? ''}</td>
   <td>${ownerName(people, a.ownerId)}</td>
   <td>${dayTag(a.createdAt, timeZone)}</td>
+  ${customCells(custom, a, timeZone)}
 </tr>`,
   );
-  return dataTable('Accounts', ['Name', 'Domain', 'Industry', 'E-mail', 'Phone', 'Owner', 'Created'], rows, 'No accounts match.');
+  return dataTable('Accounts', ['Name', 'Domain', 'Industry', 'E-mail', 'Phone', 'Owner', 'Created', ...customHeadings(custom)], rows, 'No accounts match.');
 }
 
 export function accountSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
@@ -96,6 +101,7 @@ export function accountDetail(
     stageLabels: ReadonlyMap<string, string>;
     history: ConsoleTimeline;
     timeZone: string;
+    custom: readonly Field[];
   },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;
@@ -114,6 +120,7 @@ export function accountDetail(
   ${detailRow(L.industry, a.industry)}
   ${detailRow(L.website, website)}
   ${detailRow(L.ownerId, a.ownerId ? (opts.owner ?? a.ownerId) : null)}
+  ${customRows(opts.custom, a, opts.timeZone)}
   ${detailRow('Created', timeTag(a.createdAt, opts.timeZone))}
   ${detailRow('Updated', timeTag(a.updatedAt, opts.timeZone))}
   ${detailRow('Id', html`<code>${a.id}</code>`)}

@@ -20,6 +20,7 @@ import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
+import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
 const PICKER_SIZE = 50;
@@ -40,6 +41,8 @@ function readForm(body: FormBody): DealFormValues {
   return values;
 }
 
+const dealFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'deals');
+
 /** The same body the API would receive (amount as a decimal string, so its scale is kept). */
 function toBody(v: DealFormValues, creating: boolean): Record<string, unknown> {
   const blank = creating ? orUndefined : orNull;
@@ -48,16 +51,23 @@ function toBody(v: DealFormValues, creating: boolean): Record<string, unknown> {
   return defined(body);
 }
 
-async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { deal?: Deal; values: DealFormValues; problem?: FormProblem; status?: number }) {
-  const org = viewerOf(request).organization.id;
+async function formPage(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: { deal?: Deal; values: DealFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
+) {
+  const viewer = viewerOf(request);
+  const org = viewer.organization.id;
   const db = deps.ctx.database.db;
-  const [stages, people, accounts, leads, accountNames, leadNames] = await Promise.all([
+  const [stages, people, accounts, leads, accountNames, leadNames, fields] = await Promise.all([
     getDealStages(db, org),
     listPeople(db, org),
     recentNames(db, 'accounts', org, PICKER_SIZE),
     recentNames(db, 'leads', org, PICKER_SIZE),
     namesByIds(db, 'accounts', org, [opts.values.accountId || null]),
     namesByIds(db, 'leads', org, [opts.values.leadId || null]),
+    dealFields(deps, org),
   ]);
   const values = { ...opts.values, stage: opts.values.stage || stages[0]!.key };
   return deps.render(request, reply, {
@@ -70,6 +80,7 @@ async function formPage(deps: AdminDeps, request: FastifyRequest, reply: Fastify
       problem: opts.problem,
       creating: !opts.deal,
       context: { stages, people, accounts, leads, accountName: accountNames.get(values.accountId), leadName: leadNames.get(values.leadId) },
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
     }),
   });
 }
@@ -78,13 +89,14 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
   const viewer = viewerOf(request);
   const org = viewer.organization.id;
   const db = deps.ctx.database.db;
-  const [stages, people, accounts, leads, history, pointing] = await Promise.all([
+  const [stages, people, accounts, leads, history, pointing, fields] = await Promise.all([
     getDealStages(db, org),
     listPeople(db, org),
     namesByIds(db, 'accounts', org, [deal.accountId]),
     namesByIds(db, 'leads', org, [deal.leadId]),
     consoleTimeline(deps.ctx, request, org, { object: 'deal', id: deal.id }),
     recordsPointingAt(deps.ctx, viewer.organization, 'deals', deal.id, RELATED_LIMIT),
+    dealFields(deps, org),
   ]);
   return deps.render(request, reply, {
     title: deal.name,
@@ -99,6 +111,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
       history,
       pointing,
       timeZone: viewer.organization.timezone,
+      custom: fields,
       ...(opts.moveError ? { moveError: opts.moveError } : {}),
     })}`,
   });
@@ -110,7 +123,12 @@ async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewe
   const db = deps.ctx.database.db;
   const controls = listControlsOf(request);
   const { query, errors } = listQuery(filters, queryPage(request), DEFAULT_LIMIT, controls);
-  const [stages, people, accountNames] = await Promise.all([getDealStages(db, org), listPeople(db, org), namesByIds(db, 'accounts', org, [filters.accountId || null])]);
+  const [stages, people, accountNames, fields] = await Promise.all([
+    getDealStages(db, org),
+    listPeople(db, org),
+    namesByIds(db, 'accounts', org, [filters.accountId || null]),
+    dealFields(deps, org),
+  ]);
   let problem: FormProblem | undefined = errors.length ? problemOf(validationFailed(errors)) : undefined;
   let result: Awaited<ReturnType<typeof listDeals>> | undefined;
   if (!errors.length) {
@@ -129,7 +147,7 @@ async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewe
   return {
     status: problem ? 400 : 200,
     body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a>${trashLink(DEALS_PATH)}</div>
-${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone)}${dealsPager(filters, result.pagination, controls)}` : ''}`,
+${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone, fields)}${dealsPager(filters, result.pagination, controls)}` : ''}`,
   };
 }
 
@@ -182,36 +200,43 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       });
     });
 
-    app.get('/data/deals/new', async (request, reply) => formPage(deps, request, reply, { values: { ...emptyDealForm(), accountId: queryText(request, 'accountId') } }));
+    app.get('/data/deals/new', async (request, reply) => formPage(deps, request, reply, { values: { ...emptyDealForm(), accountId: queryText(request, 'accountId') }, custom: {} }));
 
     app.post('/data/deals', async (request, reply) => {
+      const viewer = viewerOf(request);
       const values = readForm(formBody(request));
+      const fields = await dealFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateDealBody>(CreateDealBody, toBody(values, true));
-        const deal = await inTransaction(ctx, (trx) => createDeal(ctx, trx, callerOfViewer(viewerOf(request)), input));
+        const input = checkedBody<CreateDealBody>(CreateDealBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const deal = await inTransaction(ctx, (trx) => createDeal(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=created`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { values, custom, problem: problemOf(err), status: 400 });
       }
     });
 
     app.get<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => detailPage(deps, request, reply, await getDeal(ctx, viewerOf(request).organization.id, request.params.id)));
 
     app.get<{ Params: { id: string } }>('/data/deals/:id/edit', async (request, reply) => {
-      const deal = await getDeal(ctx, viewerOf(request).organization.id, request.params.id);
-      return formPage(deps, request, reply, { deal, values: dealFormValues(deal) });
+      const viewer = viewerOf(request);
+      const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
+      const custom = customFormValues(await dealFields(deps, viewer.organization.id), deal, viewer.organization.timezone);
+      return formPage(deps, request, reply, { deal, values: dealFormValues(deal), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => {
       const viewer = viewerOf(request);
       const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
       const values = readForm(formBody(request));
+      const fields = await dealFields(deps, viewer.organization.id);
+      const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateDealBody>(UpdateDealBody, toBody(values, false));
+        const patch = checkedBody<UpdateDealBody>(UpdateDealBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, deal) });
         await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { deal, values, problem: problemOf(err), status: 400 });
+        return formPage(deps, request, reply, { deal, values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

@@ -10,6 +10,8 @@ import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
+import type { Field } from '../../modules/objects/definition.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
 
 export const DEALS_PATH = '/admin/data/deals';
 export const BOARD_PATH = '/admin/data/deals/board';
@@ -71,12 +73,15 @@ export interface DealFormContext {
   leadName?: string | undefined;
 }
 
-export function dealForm(request: FastifyRequest, opts: { action: string; values: DealFormValues; problem?: FormProblem | undefined; creating: boolean; context: DealFormContext }): SafeHtml {
+export function dealForm(
+  request: FastifyRequest,
+  opts: { action: string; values: DealFormValues; problem?: FormProblem | undefined; creating: boolean; context: DealFormContext; custom: CustomForm },
+): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
   const L = DEAL_LABELS;
   const c = opts.context;
-  return html`${errorSummary(opts.problem, L)}
+  return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
@@ -88,6 +93,7 @@ export function dealForm(request: FastifyRequest, opts: { action: string; values
   ${pickerField({ name: 'leadId', label: L.leadId, value: v.leadId, error: f.leadId, items: c.leads, currentName: c.leadName, what: 'leads' })}
   ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: personOptions(c.people), blank: 'Unassigned' })}
   ${textField({ name: 'expectedCloseDate', label: L.expectedCloseDate, type: 'date', value: v.expectedCloseDate, error: f.expectedCloseDate, hint: 'A calendar day (YYYY-MM-DD).' })}
+  ${customInputs(opts.custom, f)}
   <div class="form-actions">${button(opts.creating ? 'Create deal' : 'Save changes')} <a href="${opts.creating ? DEALS_PATH : opts.action}">Cancel</a></div>
 </form>`;
 }
@@ -116,7 +122,13 @@ export function dealFilterForm(
   return searchForm({ action, label: 'Search deals', q: filters.q, error: f.q, hint: 'Part of the deal name.', extra, active, submit: 'Filter' });
 }
 
-export function dealsTable(deals: readonly Deal[], names: { stages: ReadonlyMap<string, string>; accounts: ReadonlyMap<string, string>; people: ReadonlyMap<string, string> }, timeZone: string): SafeHtml {
+/** One column per custom deal field after the standard ones. */
+export function dealsTable(
+  deals: readonly Deal[],
+  names: { stages: ReadonlyMap<string, string>; accounts: ReadonlyMap<string, string>; people: ReadonlyMap<string, string> },
+  timeZone: string,
+  custom: readonly Field[],
+): SafeHtml {
   const rows = deals.map(
     (d) => html`<tr>
   <td><a href="${DEALS_PATH}/${d.id}">${d.name}</a></td>
@@ -126,9 +138,10 @@ export function dealsTable(deals: readonly Deal[], names: { stages: ReadonlyMap<
   <td>${ownerName(names.people, d.ownerId)}</td>
   <td>${dayOnly(d.expectedCloseDate, '')}</td>
   <td>${dayTag(d.createdAt, timeZone)}</td>
+  ${customCells(custom, d, timeZone)}
 </tr>`,
   );
-  return dataTable('Deals', ['Name', 'Stage', 'Amount', 'Account', 'Owner', 'Expected close', 'Created'], rows, 'No deals match.');
+  return dataTable('Deals', ['Name', 'Stage', 'Amount', 'Account', 'Owner', 'Expected close', 'Created', ...customHeadings(custom)], rows, 'No deals match.');
 }
 
 export function dealsPager(filters: DealFilters, pagination: Pagination, controls: ListControls): SafeHtml | '' {
@@ -154,7 +167,17 @@ export function moveForm(request: FastifyRequest, deal: Pick<Deal, 'id' | 'name'
 export function dealDetail(
   request: FastifyRequest,
   d: Deal,
-  opts: { stages: readonly DealStage[]; accountName?: string | undefined; leadName?: string | undefined; owner?: string | undefined; history: ConsoleTimeline; pointing: readonly PointingRecords[]; timeZone: string; moveError?: string },
+  opts: {
+    stages: readonly DealStage[];
+    accountName?: string | undefined;
+    leadName?: string | undefined;
+    owner?: string | undefined;
+    history: ConsoleTimeline;
+    pointing: readonly PointingRecords[];
+    timeZone: string;
+    moveError?: string;
+    custom: readonly Field[];
+  },
 ): SafeHtml {
   const L = DEAL_LABELS;
   const stage = opts.stages.find((s) => s.key === d.stage);
@@ -166,6 +189,7 @@ export function dealDetail(
   ${detailRow(L.leadId, d.leadId ? html`<a href="/admin/data/leads/${d.leadId}">${opts.leadName ?? d.leadId}</a>` : null)}
   ${detailRow(L.ownerId, d.ownerId ? (opts.owner ?? d.ownerId) : null)}
   ${detailRow(L.expectedCloseDate, d.expectedCloseDate ? dayOnly(d.expectedCloseDate) : null)}
+  ${customRows(opts.custom, d, opts.timeZone)}
   ${detailRow('Created', timeTag(d.createdAt, opts.timeZone))}
   ${detailRow('Updated', timeTag(d.updatedAt, opts.timeZone))}
   ${detailRow('Id', html`<code>${d.id}</code>`)}

@@ -16,9 +16,7 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { customFieldsOf } from '../../modules/fields/custom-fields.service.js';
-import type { Field } from '../../modules/objects/definition.js';
-import { formValues, recordBody } from './record-values.js';
+import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
@@ -31,9 +29,7 @@ function readForm(body: FormBody): LeadFormValues {
   return values;
 }
 
-/** The organization's custom lead fields and, from a submitted form, their text. */
-const leadFields = async (deps: AdminDeps, organizationId: string) => (await customFieldsOf(deps.ctx, deps.ctx.database.db, organizationId, 'leads')).definition.fields;
-const readCustom = (fields: readonly Field[], body: FormBody) => Object.fromEntries(fields.map((f) => [f.key, text(body, f.key)]));
+const leadFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'leads');
 
 /** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
 function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
@@ -115,8 +111,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const fields = await leadFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const customBody = recordBody(fields, custom, { timeZone: viewer.organization.timezone });
-        const input = checkedBody<CreateLeadBody>(CreateLeadBody, { ...toBody(values, true), ...customBody });
+        const input = checkedBody<CreateLeadBody>(CreateLeadBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
       } catch (err) {
@@ -155,7 +150,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
     app.get<{ Params: { id: string } }>('/data/leads/:id/edit', async (request, reply) => {
       const viewer = viewerOf(request);
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
-      const custom = formValues(await leadFields(deps, viewer.organization.id), lead, viewer.organization.timezone);
+      const custom = customFormValues(await leadFields(deps, viewer.organization.id), lead, viewer.organization.timezone);
       return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values: leadFormValues(lead), custom });
     });
 
@@ -166,9 +161,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const fields = await leadFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const timeZone = viewer.organization.timezone;
-        const customBody = recordBody(fields, custom, { timeZone, before: formValues(fields, lead, timeZone) });
-        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, { ...toBody(values, false), ...customBody });
+        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, lead) });
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {

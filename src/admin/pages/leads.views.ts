@@ -12,8 +12,7 @@ import { html, type SafeHtml } from '../html.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
 import type { Field } from '../../modules/objects/definition.js';
-import { own } from '../../lib/own.js';
-import { displayValue, fieldInput } from './records.views.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -55,13 +54,6 @@ export function leadFormValues(lead: Lead): LeadFormValues {
 
 const options = (values: readonly string[]) => values.map((v) => ({ value: v, label: humanize(v) }));
 
-/** The organization's custom lead fields (PATCH /objects/leads) and their form text, shown after the standard ones. */
-export interface LeadCustomForm {
-  fields: readonly Field[];
-  values: Record<string, string>;
-  timeZone: string;
-}
-
 export function leadForm(
   request: FastifyRequest,
   opts: {
@@ -73,14 +65,13 @@ export function leadForm(
     accounts: readonly PickerItem[];
     accountName: string | undefined;
     creating: boolean;
-    custom: LeadCustomForm;
+    custom: CustomForm;
   },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
   const L = LEAD_LABELS;
-  const { custom } = opts;
-  return html`${errorSummary(opts.problem, { ...L, ...Object.fromEntries(custom.fields.map((field) => [field.key, field.label])) })}
+  return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
   ${csrfField(request)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
@@ -94,7 +85,7 @@ export function leadForm(
   ${selectField({ name: 'ownerId', label: L.ownerId, value: v.ownerId, error: f.ownerId, options: opts.users.map((u) => ({ value: u.id, label: u.name })), blank: opts.creating ? 'Set by assignment rules' : 'Unassigned' })}
   ${pickerField({ name: 'accountId', label: L.accountId, value: v.accountId, error: f.accountId, items: opts.accounts, currentName: opts.accountName, what: 'accounts' })}
   ${textArea({ name: 'notes', label: L.notes, value: v.notes, error: f.notes, rows: 5 })}
-  ${custom.fields.map((field) => fieldInput(field, own(custom.values, field.key) ?? '', own(f, field.key), custom.timeZone))}
+  ${customInputs(opts.custom, f)}
   <div class="form-actions">${button(opts.creating ? 'Create lead' : 'Save changes')} <a href="${opts.creating ? LEADS_PATH : opts.action}">Cancel</a></div>
 </form>`;
 }
@@ -110,10 +101,10 @@ export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone:
   <td>${badge(humanize(l.status))}</td>
   <td>${l.ownerId ? (owners.get(l.ownerId) ?? l.ownerId) : html`<span class="muted">Unassigned</span>`}</td>
   <td>${dayTag(l.createdAt, timeZone)}</td>
-  ${custom.map((field) => html`<td>${displayValue(field, own(l as Record<string, unknown>, field.key), timeZone) ?? ''}</td>`)}
+  ${customCells(custom, l, timeZone)}
 </tr>`,
   );
-  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created', ...custom.map((f) => f.label)], rows, 'No leads match.');
+  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created', ...customHeadings(custom)], rows, 'No leads match.');
 }
 
 export function leadSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
@@ -151,7 +142,7 @@ export function leadDetail(lead: Lead, owner: string | undefined, duplicateName:
   ${row(LEAD_LABELS.accountId, lead.accountId ? html`<a href="/admin/data/accounts/${lead.accountId}">${related.accountName ?? lead.accountId}</a>` : null)}
   ${row('Duplicate of', lead.duplicateOf ? html`<a href="${LEADS_PATH}/${lead.duplicateOf}">${duplicateName ?? lead.duplicateOf}</a>` : null)}
   ${row(LEAD_LABELS.notes, lead.notes)}
-  ${custom.map((field) => row(field.label, displayValue(field, own(lead as Record<string, unknown>, field.key), timeZone)))}
+  ${customRows(custom, lead, timeZone)}
   ${row('Created', timeTag(lead.createdAt, timeZone))}
   ${row('Updated', timeTag(lead.updatedAt, timeZone))}
   ${row('Id', html`<code>${lead.id}</code>`)}

@@ -1,0 +1,56 @@
+import type { Field } from '../../modules/objects/definition.js';
+import type { BuiltinResource } from '../../modules/fields/builtin-resources.js';
+import { customFieldsOf } from '../../modules/fields/custom-fields.service.js';
+import { own } from '../../lib/own.js';
+import { text, type FormBody } from '../forms.js';
+import { html, type SafeHtml } from '../html.js';
+import type { AdminDeps } from '../module.js';
+import { detailRow } from './detail.views.js';
+import { formValues, recordBody } from './record-values.js';
+import { displayValue, fieldInput } from './records.views.js';
+
+/*
+ * The organization's custom fields on the lead, account and deal pages (PATCH /objects/leads, /accounts, /deals):
+ * inputs by type after the standard ones in the forms (as on record forms), rows on the detail page and one
+ * table column each. Their values are flat on the item, by key, as the API returns them.
+ */
+
+type Item = object;
+const valueOf = (item: Item, field: Field) => own(item as Readonly<Record<string, unknown>>, field.key);
+
+export const customFieldsFor = async (deps: AdminDeps, organizationId: string, resource: BuiltinResource): Promise<readonly Field[]> =>
+  (await customFieldsOf(deps.ctx, deps.ctx.database.db, organizationId, resource)).definition.fields;
+
+/** The custom fields and their form text (typed, or an item's values). */
+export interface CustomForm {
+  fields: readonly Field[];
+  values: Record<string, string>;
+  timeZone: string;
+}
+
+/** An item's custom values as form text. */
+export const customFormValues = (fields: readonly Field[], item: Item, timeZone: string): Record<string, string> => formValues(fields, item as Readonly<Record<string, unknown>>, timeZone);
+
+/** The text of a submitted form's custom inputs. */
+export const readCustom = (fields: readonly Field[], body: FormBody): Record<string, string> => Object.fromEntries(fields.map((f) => [f.key, text(body, f.key)]));
+
+/** The custom part of the API body: blank inputs left out on create; on edit (`before`) only the changed ones, a blank one clearing. */
+export function customBody(custom: CustomForm, before?: Item): Record<string, unknown> {
+  const { fields, values, timeZone } = custom;
+  return recordBody(fields, values, before ? { timeZone, before: customFormValues(fields, before, timeZone) } : { timeZone });
+}
+
+/** The form's labels with the custom fields', so the error summary names them. */
+export const withCustomLabels = (labels: Readonly<Record<string, string>>, fields: readonly Field[]): Record<string, string> => ({
+  ...labels,
+  ...Object.fromEntries(fields.map((f) => [f.key, f.label])),
+});
+
+export const customInputs = (custom: CustomForm, errors: Readonly<Record<string, string>>): SafeHtml[] =>
+  custom.fields.map((field) => fieldInput(field, own(custom.values, field.key) ?? '', own(errors, field.key), custom.timeZone));
+
+export const customRows = (fields: readonly Field[], item: Item, timeZone: string): SafeHtml[] => fields.map((field) => detailRow(field.label, displayValue(field, valueOf(item, field), timeZone)));
+
+export const customCells = (fields: readonly Field[], item: Item, timeZone: string): SafeHtml[] => fields.map((field) => html`<td>${displayValue(field, valueOf(item, field), timeZone) ?? ''}</td>`);
+
+export const customHeadings = (fields: readonly Field[]): string[] => fields.map((f) => f.label);

@@ -12,9 +12,9 @@ import { action } from './run.js';
 
 /** One adapter per importable resource; `object` is the custom object's slug for records. */
 const ADAPTERS: Record<string, (ctx: AppContext, opts: { org: string; object?: string }) => Promise<ImportAdapter>> = {
-  leads: async () => leadImportAdapter(),
-  accounts: async (ctx) => accountImportAdapter(ctx),
-  deals: async (ctx) => dealImportAdapter(ctx),
+  leads: (ctx, opts) => leadImportAdapter(ctx, opts.org),
+  accounts: (ctx, opts) => accountImportAdapter(ctx, opts.org),
+  deals: (ctx, opts) => dealImportAdapter(ctx, opts.org),
   records: (ctx, opts) => recordImportAdapter(ctx, opts.org, opts.object),
 };
 

@@ -28,8 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const run = (org: Seeded, file: string, allOrNothing = false) =>
-  importCsv(t.ctx, { file, organizationId: org.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 3 });
+const run = async (org: Seeded, file: string, allOrNothing = false) =>
+  importCsv(t.ctx, { file, organizationId: org.orgId, adapter: await leadImportAdapter(t.ctx, org.orgId), allOrNothing, batchSize: 3 });
 
 /**
  * Every test here imports through a worker thread (which loads the validation stack, through tsx under vitest);
@@ -151,7 +151,7 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
     const o = await seedOrg(t.ctx);
     // Over 64 KiB, so the malformed last line is parsed from a later read of the file than the first chunks.
     const file = csv(['name', ...rowsOf(4000, (i) => `Lead number ${i}`), 'Bad "Quote"'].join('\n'));
-    const batched = (allOrNothing: boolean) => importCsv(t.ctx, { file, organizationId: o.orgId, adapter: leadImportAdapter(), allOrNothing, batchSize: 500 });
+    const batched = async (allOrNothing: boolean) => importCsv(t.ctx, { file, organizationId: o.orgId, adapter: await leadImportAdapter(t.ctx, o.orgId), allOrNothing, batchSize: 500 });
     const error = await batched(false).then(() => null, (err: Error) => err);
     const [, line, imported] = /^import stopped after line (\d+): malformed CSV at line 4002 \(record 4002, column 1\): a quote appears .*\(INVALID_OPENING_QUOTE\); (\d+) row\(s\) up to that line were imported$/.exec(error?.message ?? '') ?? [];
     expect(Number(imported)).toBeGreaterThan(0);
@@ -160,7 +160,7 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
     expect(await leadCount(o)).toBe(Number(imported));
     expect(await eventCount(o)).toBe(Number(imported));
     const whole = await seedOrg(t.ctx);
-    await expect(importCsv(t.ctx, { file, organizationId: whole.orgId, adapter: leadImportAdapter(), allOrNothing: true, batchSize: 500 })).rejects.toThrow(/; nothing was imported \(--all-or-nothing\)$/);
+    await expect(importCsv(t.ctx, { file, organizationId: whole.orgId, adapter: await leadImportAdapter(t.ctx, whole.orgId), allOrNothing: true, batchSize: 500 })).rejects.toThrow(/; nothing was imported \(--all-or-nothing\)$/);
     expect(await leadCount(whole)).toBe(0);
     expect(await eventCount(whole)).toBe(0);
   });
@@ -188,7 +188,7 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
     const o = await seedOrg(t.ctx);
     const file = csv(['name', ...rowsOf(7, (i) => `P${i}`)].join('\n'));
     const seen: [number, number][] = [];
-    await importCsv(t.ctx, { file, organizationId: o.orgId, adapter: leadImportAdapter(), allOrNothing: false, batchSize: 3, onProgress: (read, total) => seen.push([read, total]) });
+    await importCsv(t.ctx, { file, organizationId: o.orgId, adapter: await leadImportAdapter(t.ctx, o.orgId), allOrNothing: false, batchSize: 3, onProgress: (read, total) => seen.push([read, total]) });
     expect(seen).toHaveLength(3);
     expect(seen.map(([read]) => read)).toEqual([...seen.map(([read]) => read)].sort((a, b) => a - b));
     expect(seen.at(-1)).toEqual([seen[0]![1], seen[0]![1]]);
@@ -242,12 +242,79 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
   }, CHILD_TIMEOUT);
 });
 
+describe('crm import leads with custom fields', { timeout: IMPORT_TIMEOUT }, () => {
+  const FIELDS = [
+    { key: 'budget', label: 'Budget', type: 'number', required: true },
+    { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+    { key: 'privateEmail', label: 'Private e-mail', type: 'email' },
+    { key: 'visitDate', label: 'Visit date', type: 'date' },
+  ];
+  const withFields = async () => {
+    const o = await seedOrg(t.ctx);
+    const res = await call(t.app, 'PATCH', '/objects/leads', { auth: o.auth, body: { fields: FIELDS } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return o;
+  };
+  const found = async (o: Seeded, query: string) => (await call(t.app, 'GET', `/leads?${query}`, { auth: o.auth })).body.data.leads.map((l: { name: string }) => l.name);
+
+  it('takes custom field keys as columns, parsed, required, sealed and indexed as the API does; bad rows by line', async () => {
+    const o = await withFields();
+    const report = await run(o, csv('name,budget,tier,privateEmail,visitDate\nAda,1500,gold,Ada.Private@Example.com,2026-05-01\nBob,lots,bronze,,\nCy,,silver,,\nDee,250,,,\n'));
+    expect(report).toMatchObject({ rows: 4, imported: 2 });
+    expect(report.failed.map((f) => [f.line, f.errors.map((e) => e.field).sort()])).toEqual([[3, ['budget', 'tier']], [4, ['budget']]]);
+    const [ada] = (await call(t.app, 'GET', '/leads?q=Ada', { auth: o.auth })).body.data.leads;
+    const viaApi = (await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Via API', budget: 1500, tier: 'gold', privateEmail: 'Ada.Private@Example.com', visitDate: '2026-05-01' } })).body.data.lead;
+    for (const key of ['budget', 'tier', 'privateEmail', 'visitDate']) expect(ada[key]).toEqual(viaApi[key]);
+    expect(ada.budget).toBe(1500);
+    expect((await found(o, 'filter[budget][gt]=1000')).sort()).toEqual(['Ada', 'Via API']);
+    expect((await found(o, `filter[privateEmail]=${encodeURIComponent('ada.private@example.com')}`)).sort()).toEqual(['Ada', 'Via API']);
+    expect(await found(o, 'filter[budget][lt]=1000')).toEqual(['Dee']);
+    const row = await t.ctx.database.db.selectFrom('leads').select('custom').where('id', '=', ada.id).executeTakeFirstOrThrow();
+    expect(row.custom).not.toMatch(/private@example/i);
+    const events = (await listEvents(t.ctx.database.db, o.orgId)).filter((e) => e.type === 'lead.created' && e.data.id === ada.id);
+    expect(events[0]!.data.changes.after).toMatchObject({ budget: 1500, tier: 'gold', privateEmail: '[encrypted]' });
+    expect(JSON.stringify(events)).not.toMatch(/private@example/i);
+  });
+
+  it('refuses a header naming no field, standard or custom, or a field set by the server, once as line 1', async () => {
+    const o = await withFields();
+    const report = await run(o, csv('name,budget,budgett,createdAt\nAda,1,2,2026-01-01\n'));
+    expect(report.imported).toBe(0);
+    expect(report.failed).toEqual([{ line: 1, errors: [{ field: 'budgett', code: 'unknown_field', message: 'is not a known field' }, { field: 'createdAt', code: 'read_only', message: 'is set by the server' }] }]);
+  });
+
+  it('enforces required custom fields: without the column, every row is refused', async () => {
+    const o = await withFields();
+    const report = await run(o, csv('name,tier\nAda,gold\nBob,silver\n'));
+    expect(report.imported).toBe(0);
+    expect(report.failed.map((f) => [f.line, f.errors.map((e) => e.field)])).toEqual([[2, ['budget']], [3, ['budget']]]);
+  });
+
+  it('takes custom columns for accounts and deals too, through their services', async () => {
+    const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
+    const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
+    const o = await seedOrg(t.ctx);
+    for (const resource of ['accounts', 'deals']) {
+      const res = await call(t.app, 'PATCH', `/objects/${resource}`, { auth: o.auth, body: { fields: [{ key: 'seats', label: 'Seats', type: 'number', required: true }, { key: 'partner', label: 'Partner', type: 'boolean' }] } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const file = csv('name,seats,partner\nAcme,12,yes\nGlobex,many,no\n');
+    for (const adapter of [await accountImportAdapter(t.ctx, o.orgId), await dealImportAdapter(t.ctx, o.orgId)]) {
+      const report = await importCsv(t.ctx, { file, organizationId: o.orgId, adapter, allOrNothing: false });
+      expect(report).toMatchObject({ rows: 2, imported: 1 });
+      expect(report.failed.map((f) => [f.line, f.errors.map((e) => e.field)])).toEqual([[3, ['seats']]]);
+    }
+    expect((await call(t.app, 'GET', '/accounts?filter[seats]=12', { auth: o.auth })).body.data.accounts[0]).toMatchObject({ name: 'Acme', seats: 12, partner: true });
+    expect((await call(t.app, 'GET', '/deals?filter[seats]=12', { auth: o.auth })).body.data.deals[0]).toMatchObject({ name: 'Acme', seats: 12, partner: true });
+  });
+});
+
 describe('crm import accounts and deals', { timeout: IMPORT_TIMEOUT }, () => {
   it('imports accounts and deals with the API validation, reporting refused rows by line', async () => {
     const { accountImportAdapter } = await import('../../src/modules/accounts/accounts.import.js');
     const { dealImportAdapter } = await import('../../src/modules/deals/deals.import.js');
     const o = await seedOrg(t.ctx);
-    const accounts = await importCsv(t.ctx, { file: csv('name,domain,email\nAcme,acme.test,INFO@acme.test\n,bad,not-mail\nGlobex,globex.test,\n'), organizationId: o.orgId, adapter: accountImportAdapter(t.ctx), allOrNothing: false });
+    const accounts = await importCsv(t.ctx, { file: csv('name,domain,email\nAcme,acme.test,INFO@acme.test\n,bad,not-mail\nGlobex,globex.test,\n'), organizationId: o.orgId, adapter: await accountImportAdapter(t.ctx, o.orgId), allOrNothing: false });
     expect(accounts).toMatchObject({ rows: 3, imported: 2 });
     expect(accounts.failed.map((f) => f.line)).toEqual([3]);
     const acme = (await call(t.app, 'GET', '/accounts?q=info@acme.test', { auth: o.auth })).body.data.accounts[0];
@@ -255,7 +322,7 @@ describe('crm import accounts and deals', { timeout: IMPORT_TIMEOUT }, () => {
     const deals = await importCsv(t.ctx, {
       file: csv(`name,amount,currency,stage,accountId,expectedCloseDate\nBig,1234.50,EUR,proposal,${acme.id},2026-03-01T15:00:00Z\nOdd,1,EUR,nowhere,,\nSmall,0.1,USD,,,2026-02-30\n`),
       organizationId: o.orgId,
-      adapter: dealImportAdapter(t.ctx),
+      adapter: await dealImportAdapter(t.ctx, o.orgId),
       allOrNothing: false,
       batchSize: 10,
     });

@@ -1,15 +1,15 @@
 import type { AppContext } from '../../context.js';
+import { customColumnsOf } from '../fields/custom-fields.service.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
 import { CreateAccountBody } from './accounts.schemas.js';
 import { createAccount } from './accounts.service.js';
 
-/** `crm import accounts`: CSV columns are the API's field names; each row is created by the API's service. */
-export function accountImportAdapter(ctx: AppContext): ImportAdapter {
+/** `crm import accounts`: CSV columns are the API's field names and custom field keys; each row is created by the API's service. */
+export async function accountImportAdapter(ctx: AppContext, organizationId: string): Promise<ImportAdapter> {
   return {
     resource: 'accounts',
-    // Strict: a column that names no field is refused (custom fields are not imported yet).
-    schema: { ...CreateAccountBody, additionalProperties: false },
-    rows: { kind: 'accounts' },
+    schema: CreateAccountBody,
+    rows: { kind: 'accounts', custom: await customColumnsOf(ctx, organizationId, 'accounts') },
     createMany: oneByOne((trx, caller, input: CreateAccountBody) => createAccount(ctx, trx, caller, input)),
   };
 }

@@ -9,7 +9,7 @@ import type { OpenFieldCheck } from '../shared/batch.service.js';
 import { BUILTIN, BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
 import type { FastifyRequest } from 'fastify';
 import { addFieldErrors } from '../../http/extra-field-errors.js';
-import { checkCustomInput, type CustomFields } from './custom-values.js';
+import { checkCustomInput, type CustomColumns, type CustomFields } from './custom-values.js';
 import { isContactField } from '../objects/field-values.js';
 import { recordFilters, type FieldFilter } from '../objects/record-filters.js';
 import { builtinDefinitions, customFieldHasData, customFieldHasGaps, customOptionsInUse, lockBuiltinDefinition, saveBuiltinDefinition, type StoredBuiltinDefinition } from './custom-fields.store.js';
@@ -42,6 +42,12 @@ async function definitionsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizat
 /** The custom fields of a resource of the organization (an empty definition when it has none). */
 export async function customFieldsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, resource: BuiltinResource): Promise<CustomFields> {
   return { resource, organizationId, definition: (await definitionsOf(ctx, db, organizationId))[resource].definition };
+}
+
+/** What `crm import` checks a resource's custom columns with: the organization's fields and the standard keys. */
+export async function customColumnsOf(ctx: Pick<Ctx, 'database'>, organizationId: string, resource: BuiltinResource): Promise<CustomColumns> {
+  const shape = BUILTIN[resource];
+  return { definition: (await customFieldsOf(ctx, ctx.database.db, organizationId, resource)).definition, writable: [...shape.writable], readOnly: [...shape.readOnly] };
 }
 
 /** Every built-in resource's custom field definition (the per-organization OpenAPI document). */

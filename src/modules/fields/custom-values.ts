@@ -25,6 +25,16 @@ export interface CustomFields {
   definition: Definition;
 }
 
+/**
+ * The organization's custom fields of a built-in resource when an import starts (`crm import`), and the create body's
+ * standard and read-only keys (BUILTIN's sets, as arrays to cross to the worker thread).
+ */
+export interface CustomColumns {
+  definition: Definition;
+  writable: string[];
+  readOnly: string[];
+}
+
 export const customAad = (resource: BuiltinResource, itemId: string, key: string): string => `${resource}.custom:${itemId}:${key}`;
 
 /**

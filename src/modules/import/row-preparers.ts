@@ -1,26 +1,34 @@
 import { normalizeContacts, type ContactCrypto } from '../../crypto/contact-fields.js';
 import { AppError, type FieldError } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
+import type { BuiltinResource } from '../fields/builtin-resources.js';
+import { checkCustomInput, customSealer, type CustomColumns } from '../fields/custom-values.js';
 import type { CreateLeadBody } from '../leads/leads.schemas.js';
 import { newLead } from '../leads/new-lead.js';
 import type { Field } from '../objects/definition.js';
+import type { StoredValue } from '../objects/field-values.js';
 import { recordFromCells } from '../objects/record-cells.js';
 
 /**
  * The half of an import that runs in the worker thread, with no database: CSV cells become the JSON the
  * create schema expects, are validated like an API body, then prepared for the resource's batch create.
- * This module and what it imports are all the worker loads, so no service, store or schema module belongs
- * here: the create schema arrives from the main thread as data.
+ * This module and what it imports are all the worker loads, so no service or store module belongs here: the
+ * create schema and the organization's custom fields arrive from the main thread as data. (The custom values'
+ * parser, shared with the API, brings the objects' TypeBox schemas along.)
  */
 export interface RowPreparer {
   /** CSV cells are text: turn a row's non-empty cells into the JSON the create schema expects. */
   fromCsv(cells: Record<string, string>): Record<string, unknown>;
+  /** The row's custom field values and their problems, by the API's parser (a lead's, account's or deal's; none for records). */
+  custom(input: Record<string, unknown>): CustomCheck;
   /** CPU work done ahead of the inserts (leads: contacts normalized and sealed); throws AppError for a bad row. */
-  prepare(input: unknown, now: Date): unknown;
+  prepare(input: unknown, now: Date, custom: CustomCheck['values']): unknown;
 }
 
+type CustomCheck = { values: Map<string, StoredValue | null>; errors: FieldError[] };
+
 /** Names a preparer and the plain data it needs; sent to the worker thread, so it holds no functions. */
-export type PreparerRef = { kind: 'leads' } | { kind: 'accounts' } | { kind: 'deals' } | { kind: 'records'; fields: Field[] };
+export type PreparerRef = { kind: BuiltinResource; custom: CustomColumns } | { kind: 'records'; fields: Field[] };
 
 /** What every preparer may use: the organization the rows go to and the contact-field crypto. */
 export interface PreparerEnv {
@@ -28,23 +36,26 @@ export interface PreparerEnv {
   crypto: ContactCrypto;
 }
 
-/** Every cell of a lead, account or deal is text: the cells are the input as they are. */
-const asText = (cells: Record<string, string>) => cells;
 const asIs = (input: unknown) => input;
+const noCustom = (): CustomCheck => ({ values: new Map(), errors: [] });
 
+/**
+ * The standard cells of a lead, account or deal are text, as they are; its custom cells are typed as a custom
+ * object's (record-cells.ts) and checked by the API's parser: unknown keys, types, required fields.
+ */
 export function createPreparer(ref: PreparerRef, env: PreparerEnv): RowPreparer {
-  switch (ref.kind) {
-    case 'leads':
-      return {
-        fromCsv: asText,
-        prepare: (input, now) => newLead(env.crypto, env.organizationId, input as CreateLeadBody, normalizeContacts(input as CreateLeadBody), now),
-      };
-    case 'accounts':
-    case 'deals':
-      return { fromCsv: asText, prepare: asIs };
-    case 'records':
-      return { fromCsv: recordFromCells(ref.fields), prepare: asIs };
-  }
+  if (ref.kind === 'records') return { fromCsv: recordFromCells(ref.fields), custom: noCustom, prepare: asIs };
+  const { definition, writable, readOnly } = ref.custom;
+  const standard = new Set(writable);
+  const setByServer = new Set(readOnly);
+  const base = { fromCsv: recordFromCells(definition.fields), custom: (input: Record<string, unknown>) => checkCustomInput(definition, input, standard, setByServer, 'create') };
+  if (ref.kind !== 'leads') return { ...base, prepare: asIs };
+  const fields = { resource: ref.kind, organizationId: env.organizationId, definition };
+  return {
+    ...base,
+    prepare: (input, now, custom) =>
+      newLead(env.crypto, env.organizationId, input as CreateLeadBody, normalizeContacts(input as CreateLeadBody), now, definition.fields.length ? customSealer(env.crypto, fields, custom) : undefined),
+  };
 }
 
 /** A row ready for the batch create, with its line number in the file (the header is line 1). */
@@ -72,12 +83,13 @@ export function columnNames(header: readonly string[]): string[] {
 }
 
 /**
- * The header's columns that name no field of the create schema, as `unknown_field` errors: a typo in the header
- * is one mistake, reported once, not once per row (every row would be refused, or lose the column where empty).
+ * The header's columns that name no field of the create schema (nor, for a built-in resource, a custom field),
+ * as `unknown_field` errors, and those naming a field set by the server as `read_only`: a typo in the header is
+ * one mistake, reported once, not once per row (every row would be refused, or lose the column where empty).
  */
 export function unknownColumns(preparer: RowPreparer, schema: object, header: readonly string[]): FieldError[] {
   const everyColumnSet = preparer.fromCsv(Object.fromEntries(header.map((name) => [name, '0'])));
-  return validateValue(schema, everyColumnSet, 'row').filter((e) => e.code === 'unknown_field');
+  return [...validateValue(schema, everyColumnSet, 'row'), ...preparer.custom(everyColumnSet).errors].filter((e) => e.code === 'unknown_field' || e.code === 'read_only');
 }
 
 /** One CSV record checked and prepared: the header's cell count, the create schema, then the preparer's own rules. */
@@ -90,10 +102,11 @@ export function prepareRow(preparer: RowPreparer, schema: object, header: readon
     if (record[i]!.trim() !== '') cells[name] = record[i]!;
   });
   const input = preparer.fromCsv(cells);
-  const errors = validateValue(schema, input, 'row');
+  const custom = preparer.custom(input);
+  const errors = [...validateValue(schema, input, 'row'), ...custom.errors];
   if (errors.length > 0) return { line, errors };
   try {
-    return { line, item: preparer.prepare(input, now) };
+    return { line, item: preparer.prepare(input, now, custom.values) };
   } catch (err) {
     if (err instanceof AppError && err.errors) return { line, errors: err.errors };
     throw err;

@@ -1,19 +1,21 @@
+import type { AppContext } from '../../context.js';
+import { customColumnsOf } from '../fields/custom-fields.service.js';
 import type { ImportAdapter } from '../import/csv-import.js';
 import { CreateLeadBody } from './leads.schemas.js';
 import { storeNewLeads } from './leads.service.js';
 import type { NewLead } from './new-lead.js';
 
 /**
- * `crm import leads`: CSV columns are the API's field names. The worker thread validates each row and seals
- * its contact fields (see row-preparers.ts); here the sealed leads are stored with the API's duplicate
- * detection, assignment rules and events.
+ * `crm import leads`: CSV columns are the API's field names and the keys of the organization's custom lead
+ * fields. The worker thread validates each row and seals its contact fields and custom values (see
+ * row-preparers.ts); here the sealed leads are stored with the API's duplicate detection, assignment rules,
+ * custom value index and events.
  */
-export function leadImportAdapter(): ImportAdapter {
+export async function leadImportAdapter(ctx: AppContext, organizationId: string): Promise<ImportAdapter> {
   return {
     resource: 'leads',
-    // Strict: a column that names no field is refused (custom fields are not imported yet).
-    schema: { ...CreateLeadBody, additionalProperties: false },
-    rows: { kind: 'leads' },
+    schema: CreateLeadBody,
+    rows: { kind: 'leads', custom: await customColumnsOf(ctx, organizationId, 'leads') },
     createMany: (trx, caller, items, now) => storeNewLeads(trx, caller, items as NewLead[], now),
   };
 }

@@ -18,7 +18,7 @@ import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
 import { customFieldsOf } from '../../modules/fields/custom-fields.service.js';
 import type { Field } from '../../modules/objects/definition.js';
-import { formValues, recordBody } from './record-values.js';
+import { formValues, recordBody, submittedText } from './record-values.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
@@ -33,7 +33,7 @@ function readForm(body: FormBody): LeadFormValues {
 
 /** The organization's custom lead fields and, from a submitted form, their text. */
 const leadFields = async (deps: AdminDeps, organizationId: string) => (await customFieldsOf(deps.ctx, deps.ctx.database.db, organizationId, 'leads')).definition.fields;
-const readCustom = (fields: readonly Field[], body: FormBody) => Object.fromEntries(fields.map((f) => [f.key, text(body, f.key)]));
+const readCustom = (fields: readonly Field[], body: FormBody) => Object.fromEntries(fields.map((f) => [f.key, submittedText(body, f)]));
 
 /** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
 function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {

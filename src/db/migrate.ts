@@ -21,6 +21,7 @@ import { builtinFields } from './migrations/0019_builtin_fields.js';
 import { relations } from './migrations/0020_relations.js';
 import { attachedLists } from './migrations/0022_attached_lists.js';
 import { userDeactivation } from './migrations/0023_user_deactivation.js';
+import { itemValuePositions } from './migrations/0024_item_value_positions.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_relations': relations,
   '0022_attached_lists': attachedLists,
   '0023_user_deactivation': userDeactivation,
+  '0024_item_value_positions': itemValuePositions,
 };
 
 /**

@@ -386,6 +386,8 @@ export interface ItemValuesTable {
   resource: string;
   item_id: string;
   field_key: string;
+  /** 0, or the option's place among a multi_select's values (migration 0024). */
+  position: Generated<number>;
   num_value: number | null;
   text_value: string | null;
 }

@@ -131,6 +131,20 @@ describe('custom lead fields in the console', () => {
     const table = await get(t.app, '/admin/data/leads', viewer.cookie);
     expect(table.body).toContain('<th scope="col">LinkedIn URL</th>');
   });
+  it('a multi_select is a group of checkboxes whose checked options are all sent; a relation takes a pasted id', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    const fields = [{ key: 'channels', label: 'Channels', type: 'multi_select', options: ['email', 'phone', 'fax'] }, { key: 'partner', label: 'Partner', type: 'relation', target: 'accounts' }];
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: org.auth, body: { fields } })).status).toBe(200);
+    const account = (await call(t.app, 'POST', '/accounts', { auth: org.auth, body: { name: 'Partner Co' } })).body.data.account;
+    expect((await get(t.app, '/admin/data/leads/new', viewer.cookie)).body).toMatch(/type="checkbox"[^>]*name="channels"/);
+    const res = await submit(t.app, viewer, '/admin/data/leads', { name: 'Multi', status: 'NEW', channels: ['email', 'fax'], partner: account.id });
+    expect(res.status, res.body).toBe(303);
+    expect((await call(t.app, 'GET', `/leads/${idFrom(res.location)}`, { auth: org.auth })).body.data.lead).toMatchObject({ channels: ['email', 'fax'], partner: account.id });
+    const dangling = await submit(t.app, viewer, '/admin/data/leads', { name: 'Dangling', status: 'NEW', partner: '0123456789abcdef01234567' });
+    expect(dangling.status).toBe(400);
+    expect(fieldError(dangling.body, 'partner')).toContain('Partner');
+  });
 });
 
 describe('custom lead fields on the Objects configuration page', () => {

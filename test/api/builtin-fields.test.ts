@@ -220,3 +220,59 @@ describe('trash, purge and erasure', () => {
     expect(left).toEqual([]);
   });
 });
+
+describe('relation and multi_select fields on built-ins', () => {
+  it('a lead relation to an account takes a live account of the organization only, and is filtered by id', async () => {
+    const c = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const badTarget = await call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields: [{ key: 'partner', label: 'Partner', type: 'relation', target: 'nothing' }] } });
+    expectError(badTarget, 400, 'VALIDATION_FAILED');
+    expect(badTarget.body.errors[0]).toMatchObject({ field: 'fields.0.target', code: 'not_found' });
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields: [{ key: 'partner', label: 'Partner', type: 'relation', target: 'accounts' }] } })).status).toBe(200);
+    const account = (await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'Live' } })).body.data.account;
+    const trashed = (await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'Trashed' } })).body.data.account;
+    expect((await call(t.app, 'DELETE', `/accounts/${trashed.id}`, { auth: c.auth })).status).toBe(200);
+    const foreign = (await call(t.app, 'POST', '/accounts', { auth: b.auth, body: { name: 'Other org' } })).body.data.account;
+    const lead = await call(t.app, 'POST', '/leads', { auth: c.auth, body: { name: 'Linked', partner: account.id } });
+    expect(lead.status, JSON.stringify(lead.body)).toBe(201);
+    expect(lead.body.data.lead).toMatchObject({ partner: account.id });
+    for (const id of [trashed.id, foreign.id, '0123456789abcdef01234567']) {
+      const refused = await call(t.app, 'POST', '/leads', { auth: c.auth, body: { name: 'Dangling', partner: id } });
+      expectError(refused, 400, 'VALIDATION_FAILED');
+      expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'partner', code: 'not_found' })]);
+      expect(JSON.stringify(refused.body)).not.toContain(id);
+      expectError(await call(t.app, 'PATCH', `/leads/${lead.body.data.lead.id}`, { auth: c.auth, body: { partner: id } }), 400, 'VALIDATION_FAILED');
+    }
+    const batch = await call(t.app, 'POST', '/leads/batch', { auth: c.auth, body: { items: [{ name: 'B1', partner: account.id }, { name: 'B2', partner: trashed.id }] } });
+    expect(batch.body.data.results.map((r: { status: number }) => r.status)).toEqual([201, 400]);
+    const found = await call(t.app, 'GET', `/leads?filter[partner]=${account.id}`, { auth: c.auth });
+    expect(found.body.data.leads.map((l: { name: string }) => l.name).sort()).toEqual(['B1', 'Linked']);
+    // The trashed account's id stays wherever it was stored before; a write that leaves the field alone passes.
+    expect((await call(t.app, 'PATCH', `/leads/${lead.body.data.lead.id}`, { auth: c.auth, body: { title: 'CEO' } })).status).toBe(200);
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: c.auth, body: { fields: [{ key: 'contact', label: 'Contact', type: 'relation', target: 'leads' }] } })).status).toBe(200);
+    expect((await call(t.app, 'POST', '/deals', { auth: c.auth, body: { name: 'D', contact: lead.body.data.lead.id } })).status).toBe(201);
+    expectError(await call(t.app, 'POST', '/deals', { auth: c.auth, body: { name: 'D', contact: account.id } }), 400, 'VALIDATION_FAILED');
+  });
+
+  it('multi_select values are written, filtered by option, required, and their options kept while in use', async () => {
+    const c = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const field = { key: 'channels', label: 'Channels', type: 'multi_select', options: ['email', 'phone', 'fax'] };
+    expect((await call(t.app, 'PATCH', '/objects/accounts', { auth: c.auth, body: { fields: [field] } })).status).toBe(200);
+    const both = await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'Both', channels: ['email', 'phone'] } });
+    expect(both.status, JSON.stringify(both.body)).toBe(201);
+    expect(both.body.data.account).toMatchObject({ channels: ['email', 'phone'] });
+    const one = (await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'One', channels: ['phone'] } })).body.data.account;
+    expectError(await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'Bad', channels: ['pigeon'] } }), 400, 'VALIDATION_FAILED');
+    const names = async (option: string) => (await call(t.app, 'GET', `/accounts?filter[channels]=${option}`, { auth: c.auth })).body.data.accounts.map((x: { name: string }) => x.name).sort();
+    expect(await names('phone')).toEqual(['Both', 'One']);
+    expect(await names('email')).toEqual(['Both']);
+    expect((await call(t.app, 'PATCH', `/accounts/${one.id}`, { auth: c.auth, body: { channels: ['email'] } })).status).toBe(200);
+    expect(await names('phone')).toEqual(['Both']);
+    const dropPhone = await call(t.app, 'PATCH', '/objects/accounts', { auth: c.auth, body: { fields: [{ ...field, options: ['email', 'fax'] }] } });
+    expectError(dropPhone, 400, 'VALIDATION_FAILED');
+    expect(dropPhone.body.errors[0]).toMatchObject({ field: 'fields.0.options', code: 'in_use' });
+    expect((await call(t.app, 'PATCH', '/objects/accounts', { auth: c.auth, body: { fields: [{ ...field, options: ['email', 'phone'], required: true }] } })).status).toBe(200);
+    const missing = await call(t.app, 'POST', '/accounts', { auth: c.auth, body: { name: 'None' } });
+    expectError(missing, 400, 'VALIDATION_FAILED');
+    expect(missing.body.errors).toEqual([expect.objectContaining({ field: 'channels', code: 'required' })]);
+  });
+});

@@ -6,7 +6,7 @@ import { text, type FormBody } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { AdminDeps } from '../module.js';
 import { detailRow } from './detail.views.js';
-import { formValues, recordBody } from './record-values.js';
+import { formValues, recordBody, submittedText } from './record-values.js';
 import { displayValue, fieldInput } from './records.views.js';
 
 /*
@@ -32,7 +32,7 @@ export interface CustomForm {
 export const customFormValues = (fields: readonly Field[], item: Item, timeZone: string): Record<string, string> => formValues(fields, item as Readonly<Record<string, unknown>>, timeZone);
 
 /** The text of a submitted form's custom inputs. */
-export const readCustom = (fields: readonly Field[], body: FormBody): Record<string, string> => Object.fromEntries(fields.map((f) => [f.key, text(body, f.key)]));
+export const readCustom = (fields: readonly Field[], body: FormBody): Record<string, string> => Object.fromEntries(fields.map((f) => [f.key, submittedText(body, f)]));
 
 /** The custom part of the API body: blank inputs left out on create; on edit (`before`) only the changed ones, a blank one clearing. */
 export function customBody(custom: CustomForm, before?: Item): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { zonedDateTimeToUtc } from '../../lib/dates.js';
 import type { Field } from '../../modules/objects/definition.js';
 import { own } from '../../lib/own.js';
 import { joinOptions, splitOptions } from '../../modules/objects/record-cells.js';
+import { list, text, type FormBody } from '../forms.js';
 
 /*
  * A record's values as form text and back. Inputs are text (the browser's date and datetime-local pickers
@@ -87,3 +88,6 @@ export function recordBody(fields: readonly Field[], submitted: Record<string, s
   }
   return body;
 }
+
+/** A field's submitted text: a multi_select's checked boxes joined as in a CSV cell, any other input as sent. */
+export const submittedText = (body: FormBody, field: Field): string => (field.type === 'multi_select' ? joinOptions(list(body, field.key)) : text(body, field.key));

@@ -9,15 +9,14 @@ import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
-import { defined, formBody, list, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
+import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { listControlsOf, listControlsQuery } from '../list-controls.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { objectNames } from './names.store.js';
 import { RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
-import { formValues, recordBody } from './record-values.js';
-import { joinOptions } from '../../modules/objects/record-cells.js';
+import { formValues, recordBody, submittedText } from './record-values.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { relatedItems, relationChoices } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
@@ -36,8 +35,7 @@ function readFilters(request: FastifyRequest): RecordFilters {
 /** The submitted values of the object's fields, by key (the form's input names). */
 function submitted(o: CustomObject, request: FastifyRequest): { values: Record<string, string>; stage: string } {
   const body = formBody(request);
-  const value = (f: CustomObject['fields'][number]) => (f.type === 'multi_select' ? joinOptions(list(body, f.key)) : text(body, f.key));
-  return { values: Object.fromEntries(o.fields.map((f) => [f.key, value(f)])), stage: text(body, 'stage') };
+  return { values: Object.fromEntries(o.fields.map((f) => [f.key, submittedText(body, f)])), stage: text(body, 'stage') };
 }
 
 async function formPage(

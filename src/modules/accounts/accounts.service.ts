@@ -15,6 +15,7 @@ import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody }
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
 
@@ -62,6 +63,7 @@ export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, inp
   const values = parseCustomInput(c.definition, input, BUILTIN.accounts.writable, BUILTIN.accounts.readOnly, 'create');
   const contacts = normalizeContacts(input);
   await checkOwner(trx, caller.organizationId, input.ownerId);
+  await checkRelationTargets(trx, caller.organizationId, c.definition.fields, values);
   const now = ctx.clock.now();
   const id = newId(now);
   const custom = c.definition.fields.length ? customSealer(ctx, c, values)(id) : undefined;
@@ -131,6 +133,7 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
   const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);
+  await checkRelationTargets(trx, caller.organizationId, c.definition.fields, new Map(Object.entries(patch)));
   const merged: Account = { ...before, ...patch, ...contacts, ...(customClear ? presentCustom(c, customClear) : {}), name: patch.name?.trim() ?? before.name };
   if (patch.domain !== undefined) merged.domain = normalizeDomain(patch.domain) ?? null;
   const contactChanged = merged.email !== before.email || merged.phoneNumber !== before.phoneNumber;

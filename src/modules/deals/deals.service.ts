@@ -20,6 +20,7 @@ import { getDealStages, unknownStage } from './stages.service.js';
 import { lockStages } from './stages.store.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { relationTargetErrors } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
 
@@ -113,6 +114,7 @@ export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input:
   const errors: FieldError[] = [];
   const sent = readInput(input, stages, errors);
   await checkReferences(trx, organizationId, sent, errors);
+  errors.push(...(await relationTargetErrors(trx, organizationId, c.definition.fields, customValues)));
   const values: DealValues = {
     name: input.name.trim(),
     stage: sent.stage ?? stages[0]!.key,
@@ -182,6 +184,7 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const errors: FieldError[] = [];
   const sent = readInput(patch, stages, errors);
   await checkReferences(trx, organizationId, sent, errors);
+  errors.push(...(await relationTargetErrors(trx, organizationId, c.definition.fields, new Map(Object.entries(patch)))));
   const next: StoredDeal = { ...current, ...sent, custom: customClear ? sealCustom(ctx.cipher, c, id, customClear) : current.custom };
   checkCurrency(next, errors);
   if (errors.length) throw validationFailed(errors);

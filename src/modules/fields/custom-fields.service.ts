@@ -12,6 +12,7 @@ import { addFieldErrors } from '../../http/extra-field-errors.js';
 import { checkCustomInput, type CustomColumns, type CustomFields } from './custom-values.js';
 import { isContactField } from '../objects/field-values.js';
 import { recordFilters, type FieldFilter } from '../objects/record-filters.js';
+import { definitionTargetErrors } from '../objects/relation-targets.js';
 import { builtinDefinitions, customFieldHasData, customFieldHasGaps, customOptionsInUse, lockBuiltinDefinition, saveBuiltinDefinition, type StoredBuiltinDefinition } from './custom-fields.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock'>;
@@ -89,15 +90,8 @@ function builtinErrors(resource: BuiltinResource, definition: Definition): Field
   return definition.fields.flatMap((f, i) => [
     ...(BUILTIN[resource].standard.has(f.key) ? [{ field: `fields.${i}.key`, code: 'reserved', message: `"${f.key}" is a standard field of ${resource}` }] : []),
     ...(f.role !== undefined ? [{ field: `fields.${i}.role`, code: 'not_allowed', message: `is only available on custom objects` }] : []),
-    ...(CUSTOM_OBJECTS_ONLY.has(f.type) ? [{ field: `fields.${i}.type`, code: 'not_allowed', message: `${f.type} fields are only available on custom objects for now` }] : []),
   ]);
 }
-
-/**
- * Field types built-ins do not take yet: a relation's live-target check and a multi_select's one index row per
- * option are wired into records' writes only.
- */
-const CUSTOM_OBJECTS_ONLY: ReadonlySet<string> = new Set(['relation', 'multi_select']);
 
 /** As for custom objects (objects.service.ts): removing, retyping or requiring a field is checked against the items. */
 async function changeErrors(ctx: Ctx, db: Executor, organizationId: string, resource: BuiltinResource, before: Definition, next: Definition): Promise<FieldError[]> {
@@ -109,10 +103,12 @@ async function changeErrors(ctx: Ctx, db: Executor, organizationId: string, reso
     if (await hasData(field.key)) errors.push({ field: 'fields', code: 'in_use', message: `field "${field.key}" has data in some ${resource} and can't be removed` });
   }
   for (const { before: old, after, index } of change.retypedFields) {
-    if (await hasData(old.key)) errors.push({ field: `fields.${index}.type`, code: 'in_use', message: `can't change from ${old.type} to ${after.type}: field "${old.key}" has data in some ${resource}` });
+    if (!(await hasData(old.key))) continue;
+    const from = old.type === after.type ? `target ${old.target ?? ''} to ${after.target ?? ''}` : `${old.type} to ${after.type}`;
+    errors.push({ field: `fields.${index}.${old.type === after.type ? 'target' : 'type'}`, code: 'in_use', message: `can't change from ${from}: field "${old.key}" has data in some ${resource}` });
   }
   for (const { field, index, options } of change.removedOptions) {
-    const used = await customOptionsInUse(db, dialect, organizationId, resource, field.key, options);
+    const used = await customOptionsInUse(db, organizationId, resource, field.key, options);
     if (used.length) errors.push({ field: `fields.${index}.options`, code: 'in_use', message: `can't lose ${used.map((o) => `"${o}"`).join(', ')}: some ${resource} of field "${field.key}" have them` });
   }
   for (const { field, index } of change.newlyRequired) {
@@ -131,7 +127,11 @@ export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationI
   checkCondition(opts, 'object', toBuiltinObject(current));
   if (patch.fields === undefined) return toBuiltinObject(current);
   const next: Definition = { fields: patch.fields.map(normalizeField), stages: [] };
-  const invalid = [...definitionErrors(next, new Set(current.definition.fields.map((f) => f.key))), ...builtinErrors(resource, next)];
+  const invalid = [
+    ...definitionErrors(next, new Set(current.definition.fields.map((f) => f.key))),
+    ...builtinErrors(resource, next),
+    ...(await definitionTargetErrors(trx, ctx.database.dialect, organizationId, next, resource)),
+  ];
   if (invalid.length) throw validationFailed(invalid);
   const inUse = await changeErrors(ctx, trx, organizationId, resource, current.definition, next);
   if (inUse.length) throw validationFailed(inUse);

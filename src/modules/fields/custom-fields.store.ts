@@ -40,7 +40,7 @@ export async function saveBuiltinDefinition(db: Executor, organizationId: string
 const CHUNK = 300;
 
 export async function addItemValues(db: Executor, organizationId: string, resource: BuiltinResource, entries: readonly { itemId: string; values: readonly IndexedValue[] }[]): Promise<void> {
-  const rows = entries.flatMap((e) => e.values.map((v) => ({ organization_id: organizationId, resource, item_id: e.itemId, field_key: v.fieldKey, num_value: v.numValue, text_value: v.textValue })));
+  const rows = entries.flatMap((e) => e.values.map((v) => ({ organization_id: organizationId, resource, item_id: e.itemId, field_key: v.fieldKey, position: v.position, num_value: v.numValue, text_value: v.textValue })));
   for (let i = 0; i < rows.length; i += CHUNK) await db.insertInto('item_values').values(rows.slice(i, i + CHUNK)).execute();
 }
 
@@ -70,10 +70,21 @@ export async function customFieldHasGaps(db: Executor, dialect: Dialect, organiz
   return row !== undefined;
 }
 
-/** The options among `options` that some item holds in select field `key`. */
-export async function customOptionsInUse(db: Executor, dialect: Dialect, organizationId: string, resource: BuiltinResource, key: string, options: string[]): Promise<string[]> {
-  const rows = await db.selectFrom(resource).select(customValue(dialect, resource, key).as('value')).distinct().where('organization_id', '=', organizationId).where(customValue(dialect, resource, key), 'in', options).execute();
-  return rows.map((r) => String(r.value));
+/**
+ * The options among `options` that some item (live or trashed) holds in select or multi_select field `key`:
+ * item_values has one row per option held.
+ */
+export async function customOptionsInUse(db: Executor, organizationId: string, resource: BuiltinResource, key: string, options: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('item_values')
+    .select('text_value')
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .where('resource', '=', resource)
+    .where('field_key', '=', key)
+    .where('text_value', 'in', options)
+    .execute();
+  return rows.map((r) => String(r.text_value));
 }
 
 const OPERATORS = { eq: '=', gte: '>=', lte: '<=', gt: '>', lt: '<' } as const;

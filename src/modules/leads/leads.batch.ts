@@ -48,7 +48,7 @@ async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: Crea
   if (pending.length === 0) return outcomes as (Lead | AppError)[];
   const ready = pending.map((i) => prepared[i] as PreparedLeads);
   try {
-    const all = { rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
+    const all = { custom: c, rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
     const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {

@@ -18,6 +18,7 @@ import { checkCondition, lockForCondition, type WriteOptions } from '../shared/p
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
 
@@ -167,8 +168,9 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
   await recordEvents(trx, rows.map((row) => createdEvent(caller, row, now)));
 }
 
-/** New leads ready to store: ids, normalized and sealed contact fields (refused here if invalid), time. */
+/** New leads ready to store: ids, normalized and sealed contact fields (refused here if invalid), time, the lead fields they were parsed against. */
 export interface PreparedLeads {
+  custom: CustomFields;
   rows: NewLead[];
   contacts: { email?: string | null; phoneNumber?: string | null }[];
   now: Date;
@@ -183,7 +185,7 @@ export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateL
   const contacts = inputs.map((input) => normalizeContacts(input));
   const now = ctx.clock.now();
   const sealer = (i: number) => (c.definition.fields.length ? customSealer(ctx, c, custom[i]!) : undefined);
-  return { rows: inputs.map((input, i) => newLead(ctx, c.organizationId, input, contacts[i]!, now, sealer(i))), contacts, now };
+  return { custom: c, rows: inputs.map((input, i) => newLead(ctx, c.organizationId, input, contacts[i]!, now, sealer(i))), contacts, now };
 }
 
 /** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
@@ -191,7 +193,9 @@ export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: str
   return prepareLeads(ctx, await leadFields(ctx, db, organizationId), inputs);
 }
 
+/** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
 export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
+  for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
   await storeNewLeads(trx, caller, prepared.rows, prepared.now);
   return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
@@ -281,6 +285,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const { next, contactChanged, customClear } = patchedLead(ctx, c, current, before, patch, contacts);
+  await checkRelationTargets(trx, caller.organizationId, c.definition.fields, new Map(Object.entries(patch)));
   if (contactChanged) next.duplicateOf = await findOldestDuplicate(trx, caller.organizationId, next, current.seq);
   const after = toLead(ctx, c, next);
   const changes = leadChanges(c, before, after);

@@ -2,7 +2,7 @@ import type { Field } from '../../modules/objects/definition.js';
 import type { BuiltinResource } from '../../modules/fields/builtin-resources.js';
 import { customFieldsOf } from '../../modules/fields/custom-fields.service.js';
 import { own } from '../../lib/own.js';
-import { text, type FormBody } from '../forms.js';
+import type { FormBody } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { AdminDeps } from '../module.js';
 import { detailRow } from './detail.views.js';

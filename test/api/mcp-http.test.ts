@@ -31,7 +31,8 @@ describe('MCP over Streamable HTTP', () => {
       expect(tool.description).toMatch(/Needs the API key scope [a-z]+:[a-z]+/);
     }
     const create = tools.find((tool) => tool.name === 'create_lead')!;
-    expect(create.inputSchema).toMatchObject({ required: ['name'], additionalProperties: false });
+    // Open beside the standard fields: the organization's custom lead fields go there (checked by the server).
+    expect(create.inputSchema).toMatchObject({ required: ['name'], additionalProperties: true });
     expect(Object.keys(create.inputSchema.properties!)).toEqual(expect.arrayContaining(['name', 'email', 'phoneNumber', 'source']));
     expect(create.annotations).toMatchObject({ readOnlyHint: false });
     expect(tools.find((tool) => tool.name === 'search_leads')!.annotations).toMatchObject({ readOnlyHint: true });

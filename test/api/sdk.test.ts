@@ -115,7 +115,7 @@ describe('SDK client against the API', () => {
     expect((await crm.objects.update('tickets', { name: 'Support tickets' })).name).toBe('Support tickets');
     const slugs = [];
     for await (const o of crm.objects.iterate()) slugs.push(o.slug);
-    expect(slugs).toEqual(['tickets']);
+    expect(slugs).toEqual(['tickets', 'leads', 'accounts', 'deals']);
     const tickets = crm.records('tickets');
     const record = await tickets.create({ subject: 'Printer on fire', due_on: '2026-03-01T15:00:00Z' });
     expect(record).toMatchObject({ objectSlug: 'tickets', stage: 'open', subject: 'Printer on fire', due_on: '2026-03-02T00:00:00.000Z' });

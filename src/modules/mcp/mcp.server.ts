@@ -76,10 +76,14 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
   try {
     const principal = await session.authorize(tool.scopes);
     const input = structuredClone(args);
-    const errors = validateValue(tool.input, input, 'arguments');
-    if (errors.length > 0) throw validationFailed(errors);
     const organizationId = principal.organization.id;
-    const result = await tool.run({ ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' } } }, input);
+    const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } } };
+    const errors = validateValue(tool.input, input, 'arguments');
+    if (errors.length > 0) {
+      const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
+      throw validationFailed([...errors, ...open]);
+    }
+    const result = await tool.run(run, input);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);

@@ -1,5 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import type { FieldError } from '../../errors.js';
+import type { BuiltinResource } from '../fields/builtin-resources.js';
+import { customFieldCheck } from '../fields/custom-fields.service.js';
 import type { Actor, Principal, Scope } from '../orgs/principal.js';
 
 /** What a tool runs with: the same context and caller shape a REST handler passes to the services. */
@@ -27,7 +30,16 @@ export interface McpTool<S extends TSchema = TSchema> {
   /** Removes data (MCP `destructiveHint`, so clients confirm with the user first). */
   destructive?: boolean;
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
+  /**
+   * Problems in the parts of the input its schema leaves open (custom field values of leads, accounts and
+   * deals), reported with the schema's own in one VALIDATION_FAILED, as the REST routes' preValidation does.
+   */
+  openFieldErrors?(run: ToolRun, input: Record<string, unknown>): Promise<FieldError[]>;
 }
+
+/** openFieldErrors for a tool whose input is a built-in resource's create body. */
+export const customFieldErrors = (resource: BuiltinResource) => async ({ ctx, organizationId }: ToolRun, input: Record<string, unknown>): Promise<FieldError[]> =>
+  (await customFieldCheck(ctx, ctx.database.db, organizationId, resource))(input, 'create');
 
 /** Keeps each tool's `run` typed by its own input schema while the registry holds them as one list. */
 export function defineTool<S extends TSchema>(tool: McpTool<S>): McpTool {

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -30,6 +30,7 @@ export const accountTools = [
     scopes: ['accounts:write'],
     readOnly: false,
     input: CreateAccountBody,
+    openFieldErrors: customFieldErrors('accounts'),
     run: async ({ ctx, caller }, input) => ({ account: await inTransaction(ctx, (trx) => createAccount(ctx, trx, caller, input)) }),
   }),
   defineTool({

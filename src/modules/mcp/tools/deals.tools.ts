@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -42,6 +42,7 @@ export const dealTools = [
     scopes: ['deals:write'],
     readOnly: false,
     input: CreateDealBody,
+    openFieldErrors: customFieldErrors('deals'),
     run: async ({ ctx, caller }, input) => ({ deal: await inTransaction(ctx, (trx) => createDeal(ctx, trx, caller, input)) }),
   }),
   defineTool({

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
 import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -31,6 +31,7 @@ export const leadTools = [
     scopes: ['leads:write'],
     readOnly: false,
     input: CreateLeadBody,
+    openFieldErrors: customFieldErrors('leads'),
     run: async ({ ctx, caller }, input) => ({ lead: await inTransaction(ctx, (trx) => createLead(ctx, trx, caller, input)) }),
   }),
   defineTool({

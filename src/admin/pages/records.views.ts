@@ -14,7 +14,6 @@ import { own } from '../../lib/own.js';
 import { splitOptions } from '../../modules/objects/record-cells.js';
 import { targetName } from '../../modules/objects/field-values.js';
 import type { PointingRecords } from '../../modules/objects/related-records.js';
-import type { RelatedItem } from './relation-items.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -30,6 +29,12 @@ export function recordTitle(o: CustomObject, r: RecordView): string {
   const field = titleField(o);
   const value = field ? own(r, field.key) : null;
   return value === null || value === undefined || value === '' ? `${o.name} ${r.id.slice(-6)}` : String(value);
+}
+
+/** A live item a relation value points at, as a page links it. */
+export interface RelatedItem {
+  name: string;
+  href: string;
 }
 
 /** What the console knows of relation fields: the live items values point at, and the newest items per field for pickers. */

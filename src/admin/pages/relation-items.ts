@@ -8,7 +8,7 @@ import { ACCOUNTS_PATH } from './accounts.views.js';
 import { DEALS_PATH } from './deals.views.js';
 import { LEADS_PATH } from './leads.views.js';
 import { namesByIds, recentNames } from './names.store.js';
-import { recordsPath, recordTitle } from './records.views.js';
+import { recordsPath, recordTitle, type RelatedItem } from './records.views.js';
 
 /*
  * The items relation fields point at, for the console: their names and pages (detail and table cells link
@@ -23,10 +23,6 @@ const builtIn = (target: string): target is keyof typeof BUILT_IN => Object.hasO
 const PICKER_SIZE = 50;
 
 /** A live related item: its name and its console page. (A trashed or removed one is absent: its id shows as is.) */
-export interface RelatedItem {
-  name: string;
-  href: string;
-}
 
 const relations = (fields: readonly Field[]) => fields.filter((f): f is Field & { target: string } => f.type === 'relation' && f.target !== undefined);
 

@@ -14,7 +14,7 @@ beforeAll(async () => {
   a = await seedOrg(t.ctx, { timezone: 'Europe/Paris' });
   s = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Nora Notes' }));
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
 const UI = (userId: string) => ({ type: 'USER', id: userId, channel: 'UI' });
 

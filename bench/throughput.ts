@@ -126,7 +126,7 @@ async function seed(base: string, headers: Record<string, string>, bars: { get: 
  * `GET /leads/{id}` reads one lead over and over, the best case of the decryption cache; on SQLite it is
  * measured again with the cache off (every read decrypts the e-mail and phone), the worst case.
  */
-export async function runThroughput(opts: { seconds: number; rounds: number; postgres?: { env: NodeJS.ProcessEnv; cpu: CpuProbe } }): Promise<void> {
+export async function runThroughput(opts: { seconds: number; rounds: number; postgres?: { env: NodeJS.ProcessEnv; cpu: CpuProbe; seeded: () => Promise<void> } }): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'crm-bench-'));
   const env = { ...process.env, DATABASE_URL: join(dir, 'crm.db'), PORT: String(PORT), RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'info', NODE_ENV: 'development', ...opts.postgres?.env };
   if (opts.postgres) cli(env, ['migrate']);
@@ -137,6 +137,7 @@ export async function runThroughput(opts: { seconds: number; rounds: number; pos
   let server = await startServer(env);
   try {
     const scenarios = await seed(base, headers, opts.postgres ? { get: 0.12, post: 0.05 } : { get: 0.25, post: 0.08 });
+    await opts.postgres?.seeded();
     const where = opts.postgres ? 'one instance on PostgreSQL + Redis' : 'SQLite';
     console.log(`\n## Throughput, ${where} (${opts.seconds}s per run, 32 connections, autocannon in the bench process; server and baseline each in their own process)\n`);
     const cpu = opts.postgres && { parts: ['API', 'PostgreSQL', 'Redis'], probe: opts.postgres.cpu };

@@ -85,7 +85,7 @@ export async function seedDemo(ctx: AppContext, opts: { leads: number; withEvent
   await createApiKey(ctx, { organizationId: org.id, userId: adminId, name: 'Data warehouse export', scopes: ['leads:read', 'accounts:read', 'deals:read'], expiresAt: '2027-01-01T00:00:00.000Z' });
   const old = await createApiKey(ctx, { organizationId: org.id, name: 'Old Zapier integration', scopes: ['leads:read', 'leads:write'] });
   await revokeApiKey(ctx, old.id);
-  await setAssignmentRules(ctx.database.db, org.id, { rules: [
+  await setAssignmentRules(ctx.database, org.id, { rules: [
     { id: 'website', match: { source: 'WEBSITE' }, assign: { type: 'round_robin', userIds: [sam, priya] } },
     { id: 'referrals', match: { source: 'REFERRAL' }, assign: { type: 'user', userId: priya } },
   ] }, ctx.clock.now());

@@ -143,7 +143,7 @@ export function registerOrgCommands(program: Command): void {
     .requiredOption('--org <id>', 'organization id')
     .requiredOption('--file <path>', 'rules.json: {"rules": [{"id", "match": {source?, sourceCampaign?}, "assign": {...}}]}')
     .action(action(async (ctx, out, opts: { org: string; file: string }) => {
-      const rules = await setAssignmentRules(ctx.database.db, opts.org, JSON.parse(readFileSync(opts.file, 'utf8')), ctx.clock.now());
+      const rules = await setAssignmentRules(ctx.database, opts.org, JSON.parse(readFileSync(opts.file, 'utf8')), ctx.clock.now());
       out.print({ rules }, `Saved ${rules.length} assignment rule(s)`);
     }));
 }

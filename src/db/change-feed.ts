@@ -10,8 +10,8 @@ const RECONNECT_MS = 1_000;
 const LISTENER_NAME = 'crm-key-listener:';
 const SYNC = 'sync:';
 const ACK = 'ack:';
-/** Statements that can fire the key tables' triggers (Kysely writes `update "api_keys" …`). */
-const KEY_TABLE_WRITE = /^(update|delete from) "?(api_keys|organizations|users)"?\s/i;
+/** Statements that can fire the key tables' or the assignment rules' triggers (Kysely writes `update "api_keys" …`). */
+const KEY_TABLE_WRITE = /^((update|delete from) "?(api_keys|organizations|users)"?|(insert into|update|delete from) "?assignment_rules"?)\s/i;
 
 type Query = (config: unknown, ...rest: unknown[]) => unknown;
 

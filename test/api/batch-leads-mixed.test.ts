@@ -30,7 +30,7 @@ interface World {
 async function world(): Promise<World> {
   const org = await seedOrg(t.ctx, { rateLimitPerMinute: 1_000_000 });
   const rep = await addUser(t.ctx, org.orgId, 'Rep');
-  await setAssignmentRules(t.ctx.database.db, org.orgId, { rules: [{ id: 'events', match: { source: 'EVENT' }, assign: { type: 'user', userId: rep } }] }, new Date());
+  await setAssignmentRules(t.ctx.database, org.orgId, { rules: [{ id: 'events', match: { source: 'EVENT' }, assign: { type: 'user', userId: rep } }] }, new Date());
   const labels = new Map<string, string>([[org.userId, 'user:owner'], [rep, 'user:rep']]);
   const tags = new Map<string, string>();
   const create = async (body: Record<string, unknown>) => {

@@ -90,7 +90,7 @@ describe('crm import leads', { timeout: IMPORT_TIMEOUT }, () => {
   it('applies the same rules as the API: assignment, duplicates within and across batches, events', async () => {
     const o = await seedOrg(t.ctx);
     const reps = [await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId)];
-    await setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'rr', match: { source: 'EVENT' }, assign: { type: 'round_robin', userIds: reps } }] }, new Date());
+    await setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'rr', match: { source: 'EVENT' }, assign: { type: 'round_robin', userIds: reps } }] }, new Date());
     await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Existing', email: 'dup@example.com' } });
     const file = csv('name,email,source\nA,a@example.com,EVENT\nB,dup@example.com,EVENT\nC,c@example.com,EVENT\nD,a@example.com,EVENT\nE,e@example.com,WEBSITE\n');
     const report = await run(o, file);

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
+import { setAssignmentRules } from '../../src/modules/orgs/rules.service.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
-import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import { addKey, addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
 import { eventually } from '../helpers/receiver.js';
 
@@ -64,5 +65,23 @@ describe.runIf(dialect === 'postgres')('key lookup cache across instances (Postg
     await one.ctx.database.db.updateTable('organizations').set({ name: 'Renamed Org' }).where('id', '=', org.orgId).execute();
     await one.ctx.database.changesSeen!();
     expect((await call(two.app, 'GET', '/me', { auth: k.auth })).body.data.me.organization.name).toBe('Renamed Org');
+  });
+
+  /** Assignment rules are cached too (migration 0026): what each instance gives the next new lead as owner. */
+  const ownerOfNewLead = async (app: TestApp) =>
+    (await call(app.app, 'POST', '/leads', { auth: org.auth, body: { name: `Routed ${randomBytes(3).toString('hex')}`, source: 'WEBSITE' } })).body.data.lead.ownerId as string | null;
+
+  it('serves assignment rules from memory, and rules set through one instance route the next lead on the other', async () => {
+    const [first, second] = [await addUser(one.ctx, org.orgId, 'First'), await addUser(one.ctx, org.orgId, 'Second')];
+    const rulesFor = (userId: string) => ({ rules: [{ id: 'web', match: { source: 'WEBSITE' }, assign: { type: 'user', userId } }] });
+    await setAssignmentRules(one.ctx.database, org.orgId, rulesFor(first), new Date());
+    expect(await ownerOfNewLead(two)).toBe(first);
+    // Rules changed with no notification go unseen on a warm instance: it answers from its cache.
+    await silent.query('update assignment_rules set rules = $1 where organization_id = $2', [JSON.stringify(rulesFor(second).rules), org.orgId]);
+    expect(await ownerOfNewLead(two)).toBe(first);
+    await setAssignmentRules(one.ctx.database, org.orgId, rulesFor(second), new Date());
+    expect(await ownerOfNewLead(two)).toBe(second);
+    await setAssignmentRules(one.ctx.database, org.orgId, { rules: [] }, new Date());
+    expect(await ownerOfNewLead(two)).toBeNull();
   });
 });

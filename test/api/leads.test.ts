@@ -251,7 +251,7 @@ describe('assignment rules', () => {
   it('assigns a fixed owner on a source/campaign match, before lead.created is recorded', async () => {
     const o = await seedOrg(t.ctx);
     const rep = await addUser(t.ctx, o.orgId);
-    await setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'web-spring', match: { source: 'WEBSITE', sourceCampaign: 'spring' }, assign: { type: 'user', userId: rep } }] }, new Date());
+    await setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'web-spring', match: { source: 'WEBSITE', sourceCampaign: 'spring' }, assign: { type: 'user', userId: rep } }] }, new Date());
     const matched = (await createLead(o, { name: 'M', source: 'WEBSITE', sourceCampaign: 'spring' })).body.data.lead;
     const unmatched = (await createLead(o, { name: 'U', source: 'WEBSITE', sourceCampaign: 'autumn' })).body.data.lead;
     const explicit = (await createLead(o, { name: 'E', source: 'WEBSITE', sourceCampaign: 'spring', ownerId: o.userId })).body.data.lead;
@@ -265,7 +265,7 @@ describe('assignment rules', () => {
   it('round-robin stays fair under concurrent creates', async () => {
     const o = await seedOrg(t.ctx, { rateLimitPerMinute: 1000 });
     const reps = [await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId)];
-    await setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'rr', match: {}, assign: { type: 'round_robin', userIds: reps } }] }, new Date());
+    await setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'rr', match: {}, assign: { type: 'round_robin', userIds: reps } }] }, new Date());
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => createLead(o, { name: `RR ${i}` })));
     const counts = new Map<string, number>();
     for (const r of results) {
@@ -277,8 +277,8 @@ describe('assignment rules', () => {
 
   it('refuses rules naming users of another organization or duplicate ids', async () => {
     const o = await seedOrg(t.ctx);
-    await expect(setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'x', match: {}, assign: { type: 'user', userId: a.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'x', match: {}, assign: { type: 'user', userId: o.userId } }, { id: 'x', match: {}, assign: { type: 'user', userId: o.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
-    await expect(setAssignmentRules(t.ctx.database.db, o.orgId, { rules: [{ id: 'x', match: { source: 'TV' }, assign: { type: 'user', userId: o.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'x', match: {}, assign: { type: 'user', userId: a.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'x', match: {}, assign: { type: 'user', userId: o.userId } }, { id: 'x', match: {}, assign: { type: 'user', userId: o.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'x', match: { source: 'TV' }, assign: { type: 'user', userId: o.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });

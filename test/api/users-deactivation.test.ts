@@ -88,7 +88,7 @@ describe('users deactivation', () => {
   it('assignment rules skip inactive users: a user rule assigns nobody, a round robin turns among the active', async () => {
     const o = await seedOrg(t.ctx, { rateLimitPerMinute: 1000 });
     const [fixed, one, two, three] = [await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId), await addUser(t.ctx, o.orgId)];
-    await setAssignmentRules(t.ctx.database.db, o.orgId, {
+    await setAssignmentRules(t.ctx.database, o.orgId, {
       rules: [
         { id: 'fixed', match: { source: 'WEBSITE' }, assign: { type: 'user', userId: fixed } },
         { id: 'rr', match: {}, assign: { type: 'round_robin', userIds: [one, two, three] } },

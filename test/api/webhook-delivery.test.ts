@@ -20,7 +20,7 @@ describe('delivery of events', () => {
   it('sends lead.created and lead.updated with the contract body and headers, verified by Stripe and Standard Webhooks', async () => {
     const e = await endpoint(h);
     const rep = await addUser(h.t.ctx, e.org.orgId);
-    await setAssignmentRules(h.t.ctx.database.db, e.org.orgId, { rules: [{ id: 'web', match: { source: 'WEBSITE' }, assign: { type: 'user', userId: rep } }] }, h.clock.now());
+    await setAssignmentRules(h.t.ctx.database, e.org.orgId, { rules: [{ id: 'web', match: { source: 'WEBSITE' }, assign: { type: 'user', userId: rep } }] }, h.clock.now());
     const lead = await createLead(h, e.org, { name: 'Ada', email: 'ada@example.com', phoneNumber: '+14155550100', source: 'WEBSITE' });
     const [created] = await h.receiver.waitFor(e.path, 1);
     const body = verifyBoth(created!, e.secret);

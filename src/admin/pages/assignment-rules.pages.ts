@@ -89,7 +89,7 @@ export const assignmentRulesModule: AdminModule = {
         return renderPage(deps, request, reply, { draft, problem: { fields: { rules: `is not valid JSON (${reason})` } }, status: 400 });
       }
       try {
-        await setAssignmentRules(deps.ctx.database.db, viewerOf(request).organization.id, document, deps.ctx.clock.now());
+        await setAssignmentRules(deps.ctx.database, viewerOf(request).organization.id, document, deps.ctx.clock.now());
         return reply.redirect(`${PATH}?notice=saved`, 303);
       } catch (err) {
         return renderPage(deps, request, reply, { draft, problem: rulesProblem(err), status: 400 });

@@ -5,7 +5,8 @@ import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges, ENCRYPTED, type Changes } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
-import { assignOwners } from '../orgs/rules.service.js';
+import { assignOwners, cachedRules } from '../orgs/rules.service.js';
+import type { AssignmentRule } from '../orgs/rules.schemas.js';
 import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
@@ -155,12 +156,12 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
  * caller's transaction, so every event carries the assigned owner. The API stores a batch of one;
  * `crm import` thousands per transaction.
  */
-export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date): Promise<void> {
+export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, rules?: AssignmentRule[]): Promise<void> {
   await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
   await checkExternalIds(trx, caller.organizationId, rows);
   const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
   const unowned = rows.filter((r) => r.ownerId === null);
-  const owners = await assignOwners(trx, caller.organizationId, unowned);
+  const owners = await assignOwners(trx, caller.organizationId, unowned, rules);
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   await insertLeads(trx, rows);
@@ -174,6 +175,8 @@ export interface PreparedLeads {
   rows: NewLead[];
   contacts: { email?: string | null; phoneNumber?: string | null }[];
   now: Date;
+  /** The organization's assignment rules, when read before the transaction (from the cache). */
+  rules?: AssignmentRule[];
 }
 
 /**
@@ -190,13 +193,14 @@ export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateL
 
 /** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
 export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads> {
-  return prepareLeads(ctx, await leadFields(ctx, db, organizationId), inputs);
+  const [fields, rules] = await Promise.all([leadFields(ctx, db, organizationId), cachedRules(ctx.database, db, organizationId)]);
+  return { ...prepareLeads(ctx, fields, inputs), rules };
 }
 
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
 export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
   for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
-  await storeNewLeads(trx, caller, prepared.rows, prepared.now);
+  await storeNewLeads(trx, caller, prepared.rows, prepared.now, prepared.rules);
   return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
 

@@ -1,6 +1,8 @@
 import type { Executor } from '../../db/database.js';
 import { insertRows } from '../../db/bulk-insert.js';
-import { precompileInsert } from '../../db/precompiled.js';
+import { precompileInsert, precompileInsertPair } from '../../db/precompiled.js';
+import type { DB } from '../../db/schema.js';
+import type { Insertable } from 'kysely';
 import type { CrmEvent } from './events.js';
 
 const toRow = (event: CrmEvent) => ({
@@ -13,7 +15,17 @@ const toRow = (event: CrmEvent) => ({
   created_at: event.createdAt,
 });
 
-const insertEvent = precompileInsert('events', ['id', 'organization_id', 'type', 'object', 'object_id', 'payload', 'created_at']);
+const EVENT_COLUMNS = ['id', 'organization_id', 'type', 'object', 'object_id', 'payload', 'created_at'] as const;
+const insertEvent = precompileInsert('events', EVENT_COLUMNS);
+
+/**
+ * A one-row insert into `table` and the event that records it, in the caller's transaction: one statement
+ * (one round trip) on PostgreSQL, where a single create's cost is its round trips.
+ */
+export function precompileInsertWithEvent<T extends keyof DB & string>(table: T, columns: readonly (keyof Insertable<DB[T]> & string)[]) {
+  const insert = precompileInsertPair({ table, columns }, { table: 'events', columns: EVENT_COLUMNS });
+  return (db: Executor, row: Insertable<DB[T]>, event: CrmEvent) => insert(db, row, toRow(event));
+}
 
 /** Written in the caller's transaction, next to the change it describes: committed together or not at all. */
 export async function recordEvent(db: Executor, event: CrmEvent): Promise<void> {

@@ -16,6 +16,8 @@ import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 import type { FieldFilter } from '../objects/record-filters.js';
 import { customFieldCondition } from '../fields/custom-fields.store.js';
+import { precompileInsertWithEvent } from '../events/outbox.store.js';
+import type { CrmEvent } from '../events/events.js';
 
 export const LEAD_ENCRYPTED_COLUMNS = contactColumns('leads', ['email', 'phone']);
 
@@ -102,10 +104,12 @@ function toRow(l: Omit<StoredLead, 'seq'>): Omit<LeadsTable, 'seq' | 'deleted_at
   };
 }
 
-const insertLead = precompileInsert('leads', [
+const LEAD_COLUMNS = [
   'id', 'organization_id', 'name', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'source', 'source_campaign',
   'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'duplicate_of', 'external_id', 'custom', 'created_at', 'updated_at',
-]);
+] as const;
+const insertLead = precompileInsert('leads', LEAD_COLUMNS);
+const insertLeadAndEvent = precompileInsertWithEvent('leads', LEAD_COLUMNS);
 
 /** Inserts new leads: an API create as one precompiled row, an import a few hundred rows per statement. */
 export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]): Promise<void> {
@@ -113,6 +117,11 @@ export async function insertLeads(db: Executor, leads: Omit<StoredLead, 'seq'>[]
     if (leads.length === 1) return insertLead(db, toRow(leads[0]!));
     await insertRows(db, 'leads', leads.map(toRow));
   });
+}
+
+/** One new lead and its lead.created event (the API's single create): one statement on PostgreSQL. */
+export async function insertLeadWithEvent(db: Executor, lead: Omit<StoredLead, 'seq'>, event: CrmEvent): Promise<void> {
+  await guardExternalId('lead', () => insertLeadAndEvent(db, toRow(lead), event));
 }
 
 const selectLead = (view: TrashView) =>

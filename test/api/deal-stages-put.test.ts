@@ -55,7 +55,7 @@ describe('PUT /deal-stages', () => {
     expect(await stageOf(o, id)).toBe('proposal');
   });
 
-  it('with moveTo, moves the live deals of each removed stage in the same transaction, each with deal.stage_changed', async () => {
+  it('with moveTo, moves the deals of each removed stage, trashed ones too, in the same transaction, each with deal.stage_changed', async () => {
     const o = await seedOrg(t.ctx);
     const [p1, p2, n1, w1] = [await deal(o, 'proposal'), await deal(o, 'proposal'), await deal(o, 'negotiation'), await deal(o, 'won')];
     const trashed = await deal(o, 'proposal');
@@ -67,7 +67,19 @@ describe('PUT /deal-stages', () => {
     expect(moved.map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed']);
     expect(moved[1]!.data).toMatchObject({ changes: { before: { stage: 'proposal' }, after: { stage: 'discovery' } }, actor: { type: 'API_KEY', id: o.keyId, channel: 'API' } });
     expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: w1 })).map((e) => e.type)).toEqual(['deal.created']);
-    expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: trashed })).map((e) => e.type)).toEqual(['deal.created', 'deal.deleted']);
+    expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: trashed })).map((e) => e.type)).toEqual(['deal.created', 'deal.deleted', 'deal.stage_changed']);
+    // Restored, it lands in a stage that exists.
+    expect((await call(t.app, 'POST', `/deals/${trashed}/restore`, { auth: o.auth })).status).toBe(200);
+    expect(await stageOf(o, trashed)).toBe('discovery');
+  });
+
+  it('counts trashed deals as holding a stage: dropping it without moveTo is refused', async () => {
+    const o = await seedOrg(t.ctx);
+    const trashed = await deal(o, 'proposal');
+    expect((await call(t.app, 'DELETE', `/deals/${trashed}`, { auth: o.auth })).status).toBe(200);
+    const errors = expectError(await put(o, { stages: LEAN, moveTo: { qualification: 'discovery', negotiation: 'discovery' } }), 400, 'VALIDATION_FAILED');
+    expect(errors).toEqual([{ field: 'moveTo.proposal', code: 'in_use', message: expect.stringContaining('stage proposal is still used by 1 deal') }]);
+    expect(await stagesOf(o)).toEqual(DEFAULTS);
   });
 
   it('refuses a moveTo from a stage that stays or to one that goes, an unknown field, and more than 50 stages', async () => {

@@ -42,7 +42,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       summary: 'Replace the deal stages',
       description:
         'The whole list, in pipeline order (the first is a new deal\'s default): unique keys, at least one `open` stage, at most 50. ' +
-        'A stage the list drops may still hold deals only if `moveTo` names the kept stage they move to: they move in the same transaction, each recording deal.stage_changed. ' +
+        'A stage the list drops may still hold deals (live or trashed) only if `moveTo` names the kept stage they move to: they all move in the same transaction, each recording deal.stage_changed. ' +
         'Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.',
       body: PutDealStagesBody,
       response: { 200: DealStagesEnvelope },

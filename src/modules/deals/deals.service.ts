@@ -13,6 +13,7 @@ import { existingLeadIds } from '../leads/leads.store.js';
 import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import type { TrashView } from '../../db/trash.js';
 import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
 import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import type { DealStage } from './stages.schemas.js';
@@ -169,12 +170,13 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
  * Applies the sent fields. A stage change records deal.stage_changed (stage only); any other changed fields
  * record one deal.updated with just those; nothing changed records nothing and keeps updatedAt.
  */
-export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions = {}): Promise<Deal> {
+/** `view`: 'any' lets a stage move reach trashed deals too (PUT /deal-stages); the API's PATCH changes live deals only. */
+export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions = {}, view: TrashView = 'live'): Promise<Deal> {
   const organizationId = caller.organizationId;
   const { dialect } = ctx.database;
   await lockStages(trx, dialect, organizationId, 'read');
   await lockForCondition(ctx, trx, 'deals', organizationId, id, opts);
-  const current = await findDeal(trx, organizationId, id, { dialect });
+  const current = await findDeal(trx, organizationId, id, { dialect }, view);
   if (!current) throw notFound('Deal');
   const c = await dealFields(ctx, trx, organizationId);
   const before = toDeal(ctx, c, current);

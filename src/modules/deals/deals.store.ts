@@ -107,18 +107,19 @@ export async function listDeals(db: Executor, dialect: Dialect, organizationId: 
 
 /** How many deals of the organization are in each of `stages` (stages without deals are left out). */
 /** The ids of the organization's live deals in one stage, oldest first. */
-export async function liveDealIdsInStage(db: Executor, organizationId: string, stage: string): Promise<string[]> {
-  const rows = await db.selectFrom('deals').select('id').where('organization_id', '=', organizationId).where(inView('deals', 'live')).where('stage', '=', stage).orderBy('seq').execute();
+/** The deals of the organization in `stage`, live and trashed (a removed stage moves both: a restored deal must land in a stage that exists). */
+export async function dealIdsInStage(db: Executor, organizationId: string, stage: string): Promise<string[]> {
+  const rows = await db.selectFrom('deals').select('id').where('organization_id', '=', organizationId).where('stage', '=', stage).orderBy('seq').execute();
   return rows.map((r) => r.id);
 }
 
-export async function countDealsByStage(db: Executor, organizationId: string, stages: readonly string[]): Promise<Map<string, number>> {
+export async function countDealsByStage(db: Executor, organizationId: string, stages: readonly string[], view: TrashView = 'live'): Promise<Map<string, number>> {
   if (stages.length === 0) return new Map();
   const rows = await db
     .selectFrom('deals')
     .select(['stage', (eb) => eb.fn.countAll<number>().as('n')])
     .where('organization_id', '=', organizationId)
-    .where(inView('deals', 'live'))
+    .where(inView('deals', view))
     .where('stage', 'in', [...stages])
     .groupBy('stage')
     .execute();

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { validationFailed, type FieldError } from '../../errors.js';
 import type { Caller } from '../shared/caller.js';
 import { updateDeal } from './deals.service.js';
-import { liveDealIdsInStage } from './deals.store.js';
+import { dealIdsInStage } from './deals.store.js';
 import type { DealStage, PutDealStagesBody } from './stages.schemas.js';
 import { checkStagesDocument, dealCount, getDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
 
@@ -28,8 +28,8 @@ function moveErrors(current: readonly DealStage[], stages: readonly DealStage[],
 
 /**
  * PUT /deal-stages, in the caller's transaction: replaces the list (the console's rules: shape, unique keys,
- * an open stage, at most 50) and moves the live deals of each removed stage to the stage `moveTo` names, each
- * with its deal.stage_changed. Removing a stage deals are in without a `moveTo` entry is a 400 naming it.
+ * an open stage, at most 50) and moves the deals of each removed stage, live and trashed (a deal restored later
+ * lands in a stage that exists), to the stage `moveTo` names, each with its deal.stage_changed. Removing a stage deals are in without a `moveTo` entry is a 400 naming it.
  */
 export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, body: PutDealStagesBody): Promise<DealStage[]> {
   const stages = checkStagesDocument({ stages: body.stages });
@@ -40,7 +40,7 @@ export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, bod
   if (errors.length) throw validationFailed(errors);
   await saveDealStages(ctx, trx, organizationId, stages);
   for (const [from] of inUse) {
-    for (const id of await liveDealIdsInStage(trx, organizationId, from)) await updateDeal(ctx, trx, caller, id, { stage: moveTo[from]! });
+    for (const id of await dealIdsInStage(trx, organizationId, from)) await updateDeal(ctx, trx, caller, id, { stage: moveTo[from]! }, {}, 'any');
   }
   return stages;
 }

@@ -54,7 +54,7 @@ export async function removedStagesInUse(ctx: Pick<AppContext, 'database'>, trx:
   await lockStages(trx, ctx.database.dialect, organizationId, 'change');
   const kept = new Set(stages.map((s) => s.key));
   const removed = (await getDealStages(trx, organizationId)).map((s) => s.key).filter((key) => !kept.has(key));
-  return [...(await countDealsByStage(trx, organizationId, removed))].filter(([, n]) => n > 0);
+  return [...(await countDealsByStage(trx, organizationId, removed, 'any'))].filter(([, n]) => n > 0);
 }
 
 /** The stage list replaced in the caller's transaction (order matters: the first is a new deal's default). */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { backendCpu, benchDatabase, cli, cpuOfCommand, cpuSecondsOf, fmt, spentSince, stop, waitForHttp, type LoadResult } from './lib.js';
+import { analyzeDatabase, backendCpu, benchDatabase, cli, cpuOfCommand, cpuSecondsOf, fmt, spentSince, stop, waitForHttp, type LoadResult } from './lib.js';
 
 /**
  * One `crm serve` against two, on one PostgreSQL with Redis (`npm run bench -- --only scale-out --postgres
@@ -114,6 +114,7 @@ export async function runScaleOut(opts: { pgUrl: string; redisUrl: string; secon
         await Promise.all(urls.map((u) => waitForHttp(`${u}/health`)));
         const seed = await fetch(`${urls[0]}/api/public/v1/leads`, { method: 'POST', headers, body: JSON.stringify({ name: 'Ada Lovelace', email: 'ada@example.com' }) });
         const id = ((await seed.json()) as { data: { lead: { id: string } } }).data.lead.id;
+        await analyzeDatabase(database.url);
         const scenarios: Scenario[] = [
           { name: 'GET /leads/{id}', method: 'GET', path: `/api/public/v1/leads/${id}` },
           { name: 'POST /leads', method: 'POST', path: '/api/public/v1/leads', body: (n) => JSON.stringify({ name: `Bench Lead ${n}`, email: `lead${n}.${instances}@example.com`, source: 'WEBSITE' }) },

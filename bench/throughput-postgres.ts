@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { backendCpu, benchDatabase, cpuOfCommand, cpuSecondsOf } from './lib.js';
+import { analyzeDatabase, backendCpu, benchDatabase, cpuOfCommand, cpuSecondsOf } from './lib.js';
 import { runThroughput } from './throughput.js';
 
 /**
@@ -20,15 +19,7 @@ export async function runPostgresThroughput(opts: { pgUrl: string; redisUrl: str
         env: { DATABASE_URL: database.url, REDIS_URL: opts.redisUrl, ENCRYPTION_KEY: randomBytes(32).toString('base64') },
         // Backends come and go with the pool: each one's CPU counts from zero when it first appears.
         cpu: async (server) => [cpuSecondsOf(server.pid!), total(await backendCpu(database.admin, database.name)), cpuOfCommand('redis-server')],
-        // A database in service has statistics; a table just filled has none until autovacuum's next pass (a
-        // minute or more), and without them the planner may read a lead by id through an index on its
-        // organization (every row of the bench's one organization) instead of the unique index on id: 0.56 ms
-        // of PostgreSQL time per GET instead of 0.007 at 2,500 leads (pg_stat_statements). docs/performance.md.
-        seeded: async () => {
-          const client = new pg.Client({ connectionString: database.url });
-          await client.connect();
-          await client.query('analyze').finally(() => client.end());
-        },
+        seeded: () => analyzeDatabase(database.url),
       },
     });
   } finally {

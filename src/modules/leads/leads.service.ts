@@ -156,12 +156,12 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
  * caller's transaction, so every event carries the assigned owner. The API stores a batch of one;
  * `crm import` thousands per transaction.
  */
-export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, rules?: AssignmentRule[]): Promise<void> {
+export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, known: Known = {}): Promise<void> {
   await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
   await checkExternalIds(trx, caller.organizationId, rows);
-  const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
+  const duplicates = known.duplicates ?? (await duplicatesOf(trx, caller.organizationId, rows));
   const unowned = rows.filter((r) => r.ownerId === null);
-  const owners = await assignOwners(trx, caller.organizationId, unowned, rules);
+  const owners = await assignOwners(trx, caller.organizationId, unowned, known.rules);
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   const indexed = rows.flatMap((r) => (r.customValues?.indexed.length ? [{ itemId: r.id, values: r.customValues.indexed }] : []));
@@ -179,8 +179,14 @@ export interface PreparedLeads {
   rows: NewLead[];
   contacts: { email?: string | null; phoneNumber?: string | null }[];
   now: Date;
-  /** The organization's assignment rules, when read before the transaction (from the cache). */
+}
+
+/** What a create may learn before its transaction, so that it costs no round trip inside it. */
+interface Known {
+  /** The organization's assignment rules (from the cache). */
   rules?: AssignmentRule[];
+  /** Per row, the lead it duplicates (PostgreSQL: see prepareLeadsOf). */
+  duplicates?: (string | null)[];
 }
 
 /**
@@ -196,15 +202,20 @@ export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateL
 }
 
 /** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
-export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads> {
+export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads & Known> {
   const [fields, rules] = await Promise.all([leadFields(ctx, db, organizationId), cachedRules(ctx.database, db, organizationId)]);
-  return { ...prepareLeads(ctx, fields, inputs), rules };
+  const prepared: PreparedLeads & Known = { ...prepareLeads(ctx, fields, inputs), rules };
+  // On PostgreSQL (READ COMMITTED) a statement sees what was committed when it starts, inside a transaction or
+  // not: the duplicate probe finds the same leads before the transaction, a round trip less inside it. SQLite's
+  // one writer probes inside, where no other create can commit meanwhile.
+  if (ctx.database.dialect === 'postgres') prepared.duplicates = await duplicatesOf(db, organizationId, prepared.rows);
+  return prepared;
 }
 
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
-export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
+export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads & Known): Promise<Lead[]> {
   for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
-  await storeNewLeads(trx, caller, prepared.rows, prepared.now, prepared.rules);
+  await storeNewLeads(trx, caller, prepared.rows, prepared.now, prepared);
   return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
 

@@ -1,10 +1,10 @@
-import type { FieldFilter } from '../objects/record-filters.js';
+import { namesFewItems, type FieldFilter } from '../objects/record-filters.js';
 import { customFieldCondition } from '../fields/custom-fields.store.js';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { AccountsTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { equalityConditions, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { equalityConditions, listScope, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, type TrashView } from '../../db/trash.js';
@@ -99,7 +99,7 @@ export type AccountFilters = Partial<Record<keyof typeof ACCOUNT_FILTERS, string
 /** A page of accounts (live, or the trash) in the requested sort (db/list-page.ts). */
 export async function listAccounts(db: Executor, dialect: Dialect, organizationId: string, filter: ContactFilter, filters: AccountFilters, request: ListRequest, view: TrashView = 'live', fields: readonly FieldFilter[] = []): Promise<ListPage<StoredAccount>> {
   const condition = contactFilterCondition(dialect, 'accounts', filter);
-  let q = db.selectFrom('accounts').where('accounts.organization_id', '=', organizationId).where(contactViewCondition(dialect, 'accounts', filter, view));
+  let q = db.selectFrom('accounts').where(listScope(dialect, 'accounts.organization_id', organizationId, fields.some(namesFewItems))).where(contactViewCondition(dialect, 'accounts', filter, view));
   if (condition) q = q.where(condition);
   for (const c of [...equalityConditions('accounts', ACCOUNT_FILTERS, filters), ...timeRangeConditions('accounts', request.range)]) q = q.where(c);
   for (const f of fields) q = q.where(customFieldCondition(dialect, 'accounts', organizationId, f));

@@ -1,4 +1,4 @@
-import type { FieldFilter } from '../objects/record-filters.js';
+import { namesFewItems, type FieldFilter } from '../objects/record-filters.js';
 import { customFieldCondition } from '../fields/custom-fields.store.js';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
@@ -96,7 +96,7 @@ export type DealFilter = Partial<Record<keyof typeof DEAL_FILTERS, string>> & { 
 
 /** A page of deals (live, or the trash) in the requested sort (db/list-page.ts). */
 export async function listDeals(db: Executor, dialect: Dialect, organizationId: string, filter: DealFilter, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredDeal>> {
-  const byReference = filter.leadId !== undefined || filter.accountId !== undefined;
+  const byReference = filter.leadId !== undefined || filter.accountId !== undefined || (filter.fields ?? []).some(namesFewItems);
   let q = db.selectFrom('deals').where(listScope(dialect, 'deals.organization_id', organizationId, byReference)).where(inView('deals', view));
   for (const c of [...equalityConditions('deals', DEAL_FILTERS, filter), ...timeRangeConditions('deals', request.range)]) q = q.where(c);
   if (filter.nameContains !== undefined) q = q.where(substringMatch(dialect, 'deals', 'name', filter.nameContains));

@@ -14,7 +14,7 @@ import { contactFilterCondition, contactViewCondition, type ContactFilter } from
 import { contactColumns } from '../../crypto/contact-fields.js';
 import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
-import type { FieldFilter } from '../objects/record-filters.js';
+import { namesFewItems, type FieldFilter } from '../objects/record-filters.js';
 import { customFieldCondition } from '../fields/custom-fields.store.js';
 import { precompileInsertWithEvent } from '../events/outbox.store.js';
 import type { CrmEvent } from '../events/events.js';
@@ -207,7 +207,8 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
     return { rows: rows.map(toStored), pagination: paginate(request, total, cursor) };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);
-  let q = db.selectFrom('leads').where(listScope(dialect, 'leads.organization_id', organizationId, filters.accountId !== undefined)).where(contactViewCondition(dialect, 'leads', filter, view));
+  const byReference = filters.accountId !== undefined || fields.some(namesFewItems);
+  let q = db.selectFrom('leads').where(listScope(dialect, 'leads.organization_id', organizationId, byReference)).where(contactViewCondition(dialect, 'leads', filter, view));
   if (condition) q = q.where(condition);
   for (const c of [...equalityConditions('leads', LEAD_FILTERS, filters), ...timeRangeConditions('leads', request.range)]) q = q.where(c);
   for (const f of fields) q = q.where(customFieldCondition(dialect, 'leads', organizationId, f));

@@ -8,7 +8,7 @@ import type { ListRequest } from '../../lib/list-request.js';
 import { afterPosition, columnSort, listScope, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage, type SortKey } from '../../db/list-page.js';
 import { jsonField } from '../../db/json-fields.js';
 import { encodeListCursor } from '../../lib/list-cursor.js';
-import type { FieldFilter, RecordSort } from './record-filters.js';
+import { namesFewItems, type FieldFilter, type RecordSort } from './record-filters.js';
 import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 import type { StoredValue } from './field-values.js';
@@ -156,7 +156,7 @@ function recordSortKey(dialect: Dialect, sort: RecordSort): { key: SortKey; posi
 export async function listRecords(db: Executor, dialect: Dialect, object: ObjectRef, filter: RecordFilter, sort: RecordSort, request: ListRequest, view: TrashView = 'live'): Promise<ListPage<StoredRecord>> {
   const plain = !request.cursor && (filter.fields ?? []).length === 0 && Object.keys(request.range).length === 0 && request.sort === '-createdAt' && filter.externalId === undefined;
   if (dialect === 'sqlite' && filter.query && view === 'live' && plain) return searchSqlite(db, object, filter as RecordFilter & { query: PreparedQuery }, request);
-  const byReference = (filter.fields ?? []).some((f) => f.field.type === 'relation');
+  const byReference = (filter.fields ?? []).some(namesFewItems);
   let q = db.selectFrom('records').where(listScope(dialect, 'records.object_id', object.id, byReference)).where(inView('records', view));
   if (filter.stage !== undefined) q = q.where('records.stage', '=', filter.stage);
   if (filter.dueBefore !== undefined) q = q.where('records.due_date', '<', filter.dueBefore);

@@ -211,6 +211,15 @@ describe('trash, purge and erasure', () => {
     expect(left).toEqual([]);
   });
 
+  it('an export shows the custom values of the leads it finds, decrypted, as GET does; never their sealed form', async () => {
+    const lead = (await createLead({ name: 'Exported', privateEmail: 'exported@private.example', tier: 'silver' })).body.data.lead;
+    const res = await call(t.app, 'GET', '/privacy/subject?email=exported@private.example', { auth: a.auth });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.leads).toEqual([(await call(t.app, 'GET', `/leads/${lead.id}`, { auth: a.auth })).body.data.lead]);
+    expect(res.body.data.leads[0]).toMatchObject({ privateEmail: 'exported@private.example', tier: 'silver' });
+    expect(res.body.data.leads[0]).not.toHaveProperty('custom');
+  });
+
   it('an erasure finds leads through a custom e-mail field and removes their values', async () => {
     const lead = (await createLead({ name: 'Subject', privateEmail: 'subject@private.example' })).body.data.lead;
     const res = await call(t.app, 'POST', '/privacy/erasures', { auth: a.auth, body: { email: 'subject@private.example' } });

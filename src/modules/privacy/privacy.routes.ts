@@ -46,7 +46,7 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
       summary: 'Export a data subject',
       description:
         'The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, ' +
-        'decrypted, and the events naming them (ids, types, times; not bodies). Query values are never logged.',
+        'decrypted with their custom values, the notes and tasks on them, and the events naming them (ids, types, times; not bodies). Query values are never logged.',
       querystring: SubjectQuery,
       response: { 200: SubjectEnvelope },
     },

@@ -55,8 +55,8 @@ const EventRef = Type.Object({
 
 export const SubjectEnvelope = Envelope(
   Type.Object({
-    leads: Type.Array(Type.Ref(Lead), { description: 'Leads holding the value, decrypted, trashed ones included.' }),
-    accounts: Type.Array(Type.Ref(Account), { description: 'Accounts holding the value.' }),
+    leads: Type.Array(Type.Ref(Lead), { description: 'Leads holding the value (in a standard or custom field), decrypted with their custom values, trashed ones included.' }),
+    accounts: Type.Array(Type.Ref(Account), { description: 'Accounts holding the value, likewise.' }),
     records: Type.Array(Type.Ref(ObjectRecord), { description: 'Custom-object records with an email or phone field holding the value.' }),
     notes: Type.Array(Type.Ref(Note), { description: 'The notes on these items (trashed ones included), decrypted.' }),
     tasks: Type.Array(Type.Ref(Task), { description: 'The tasks on these items (trashed ones included).' }),

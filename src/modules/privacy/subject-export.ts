@@ -15,25 +15,33 @@ import { toTask } from '../tasks/tasks.service.js';
 import { tasksOn } from '../tasks/tasks.store.js';
 import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
 import { bidxList, subjectIndexes } from './privacy.service.js';
-import { customContactKeysOf } from '../fields/custom-fields.service.js';
+import { customContactKeysOf, customFieldsOf } from '../fields/custom-fields.service.js';
+import { openCustom, presentCustom } from '../fields/custom-values.js';
 import type { SubjectQuery } from './privacy.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex'>;
 
-/** Columns that never leave the server: keys, blind indexes, ciphertexts (shown decrypted instead), derived text. */
-const INTERNAL = new Set(['seq', 'organization_id', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'search_text']);
+/**
+ * Columns that never leave the server: keys, blind indexes, ciphertexts and the sealed custom values (both shown
+ * decrypted instead), derived text.
+ */
+const INTERNAL = new Set(['seq', 'organization_id', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'search_text', 'custom']);
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
- * A lead or account row in its API shape: every column but the internal ones, camel-cased (so a column added
- * later, such as the trash's deleted_at, appears as deletedAt without a change here), contacts decrypted.
+ * Lead or account rows in their API shape: every column but the internal ones, camel-cased (so a column added
+ * later, such as the trash's deleted_at, appears as deletedAt without a change here), contacts decrypted, then
+ * their custom values (contract §9), decrypted, as GET shows them.
  */
-function presentRow(ctx: Ctx, table: 'leads' | 'accounts', row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.fromEntries(Object.entries(row).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) => [camel(k), v]));
-  const where = { table, rowId: String(row.id) };
-  out.email = openContact(ctx, 'email', where, (row.email_enc as string | null) ?? null);
-  out.phoneNumber = openContact(ctx, 'phone', where, (row.phone_enc as string | null) ?? null);
-  return out;
+async function presentRows(ctx: Ctx, organizationId: string, table: 'leads' | 'accounts', rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const c = await customFieldsOf(ctx, ctx.database.db, organizationId, table);
+  return rows.map((row) => {
+    const id = String(row.id);
+    const out: Record<string, unknown> = Object.fromEntries(Object.entries(row).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) => [camel(k), v]));
+    out.email = openContact(ctx, 'email', { table, rowId: id }, (row.email_enc as string | null) ?? null);
+    out.phoneNumber = openContact(ctx, 'phone', { table, rowId: id }, (row.phone_enc as string | null) ?? null);
+    return { ...out, ...presentCustom(c, openCustom(ctx.cipher, c, id, (row.custom as string | null) ?? null)) };
+  });
 }
 
 async function presentRecords(ctx: Ctx, records: StoredRecord[]): Promise<RecordView[]> {
@@ -54,8 +62,8 @@ export interface SubjectFile {
 
 /**
  * The access-request file (GDPR Art. 15/20): every lead, account and record of the organization holding the
- * e-mail or phone, trashed or not, decrypted, the notes and tasks on them, and the events naming them (ids,
- * types, times; not bodies).
+ * e-mail or phone, trashed or not, decrypted with their custom values, the notes and tasks on them, and the
+ * events naming them (ids, types, times; not bodies).
  */
 export async function exportSubject(ctx: Ctx, organizationId: string, q: SubjectQuery): Promise<SubjectFile> {
   const bidxs = bidxList(subjectIndexes(ctx, organizationId, q));
@@ -71,9 +79,9 @@ export async function exportSubject(ctx: Ctx, organizationId: string, q: Subject
     tasksOn(db, organizationId, ids),
   ]);
   return {
-    // The same columns as the Lead and Account schemas, plus any added since (see presentRow).
-    leads: leads.map((r) => presentRow(ctx, 'leads', r) as Lead),
-    accounts: accounts.map((r) => presentRow(ctx, 'accounts', r) as Account),
+    // The same columns as the Lead and Account schemas, plus any added since (see presentRows).
+    leads: (await presentRows(ctx, organizationId, 'leads', leads)) as Lead[],
+    accounts: (await presentRows(ctx, organizationId, 'accounts', accounts)) as Account[],
     records: await presentRecords(ctx, records),
     notes: notes.map((n) => toNote(ctx, n)),
     tasks: tasks.map(toTask),

@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * Export a data subject
-         * @description The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, decrypted, and the events naming them (ids, types, times; not bodies). Query values are never logged.
+         * @description The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, decrypted with their custom values, the notes and tasks on them, and the events naming them (ids, types, times; not bodies). Query values are never logged.
          */
         get: operations["getPrivacySubject"];
         put?: never;
@@ -7639,7 +7639,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            /** @description Accounts holding the value. */
+                            /** @description Accounts holding the value, likewise. */
                             accounts: components["schemas"]["Account"][];
                             /** @description The events that name these items and their notes and tasks, oldest first: ids, types and times only. */
                             events: {
@@ -7653,7 +7653,7 @@ export interface operations {
                                 objectId: string;
                                 type: string;
                             }[];
-                            /** @description Leads holding the value, decrypted, trashed ones included. */
+                            /** @description Leads holding the value (in a standard or custom field), decrypted with their custom values, trashed ones included. */
                             leads: components["schemas"]["Lead"][];
                             /** @description The notes on these items (trashed ones included), decrypted. */
                             notes: components["schemas"]["Note"][];

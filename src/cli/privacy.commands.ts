@@ -9,7 +9,7 @@ import { action, CLI_ACTOR } from './run.js';
 export function registerPrivacyCommands(program: Command): void {
   program
     .command('erase')
-    .description('Erase a data subject for good: every lead, account and record holding the e-mail or phone (docs/privacy.md)')
+    .description('Erase a data subject for good: every lead, account, deal and record holding the e-mail or phone (docs/privacy.md)')
     .requiredOption('--org <id>', 'organization id')
     .option('--email <email>', 'the e-mail to erase')
     .option('--phone <phone>', 'the phone to erase, international format')
@@ -24,7 +24,7 @@ export function registerPrivacyCommands(program: Command): void {
       if (errors.length) throw validationFailed(errors);
       await requireOrganization(ctx, opts.org);
       const erasure = await eraseSubject(ctx, { organizationId: opts.org, actor: CLI_ACTOR }, body);
-      const { leads, accounts, records } = erasure.matched;
-      out.print(erasure, `Erasure ${erasure.id} completed: ${leads} leads, ${accounts} accounts, ${records} records removed`);
+      const { leads, accounts, deals, records } = erasure.matched;
+      out.print(erasure, `Erasure ${erasure.id} completed: ${leads} leads, ${accounts} accounts, ${deals} deals, ${records} records removed`);
     }));
 }

@@ -23,6 +23,7 @@ import { attachedLists } from './migrations/0022_attached_lists.js';
 import { userDeactivation } from './migrations/0023_user_deactivation.js';
 import { itemValuePositions } from './migrations/0024_item_value_positions.js';
 import { rulesNotify } from './migrations/0026_rules_notify.js';
+import { erasedDeals } from './migrations/0027_erased_deals.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023_user_deactivation': userDeactivation,
   '0024_item_value_positions': itemValuePositions,
   '0026_rules_notify': rulesNotify,
+  '0027_erased_deals': erasedDeals,
 };
 
 /**

@@ -347,6 +347,8 @@ export interface PrivacyErasuresTable {
   reason: string | null;
   matched_leads: number;
   matched_accounts: number;
+  /** Migration 0027: 0 on receipts written before it. */
+  matched_deals: number;
   matched_records: number;
   /** JSON of the Actor who asked. */
   actor: string;

@@ -29,7 +29,7 @@ describe('console erasure', () => {
     expect(done.status).toBe(303);
     const page = await get(t.app, done.location!, admin.cookie);
     expect(page.body).toContain('Erasure receipt');
-    expect(page.body).toContain('1 lead, 0 accounts, 0 records');
+    expect(page.body).toContain('1 lead, 0 accounts, 0 deals, 0 records');
     expect(page.body).not.toContain('console.subject@example.com');
     expect((await call(t.app, 'GET', `/leads/${lead.body.data.lead.id}`, { auth: a.auth })).status).toBe(404);
     expect((await get(t.app, '/admin/config/privacy', admin.cookie)).body).toContain('ticket 7');

@@ -93,7 +93,7 @@ describe('an erasure killed in the middle', () => {
     const before = await remaining();
     const res = await runBin(['erase', '--org', org.orgId, '--email', EMAIL, '--json'], env);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout).matched).toEqual({ leads: before, accounts: 0, records: 0 });
+    expect(JSON.parse(res.stdout).matched).toEqual({ leads: before, accounts: 0, deals: 0, records: 0 });
     expect(await remaining()).toBe(0);
   }, 180_000);
 });

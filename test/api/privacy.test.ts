@@ -108,7 +108,7 @@ describe('POST /privacy/erasures', () => {
   }, 180_000);
 
   it('answers the receipt with the counts, and lists it', async () => {
-    expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 2, accounts: 1, records: 1 }, reason: 'ticket 42' });
+    expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 2, accounts: 1, deals: 0, records: 1 }, reason: 'ticket 42' });
     expect(cacheDropped, 'the decryption cache was dropped').toBe(1);
     expect(Date.parse(erasure.completedAt as string)).toBeGreaterThanOrEqual(Date.parse(erasure.requestedAt as string));
     const list = await call(app, 'GET', '/privacy/erasures', { auth: (await addKey(h.t.ctx, a.org.orgId, ['privacy:read'])).auth });
@@ -136,11 +136,11 @@ describe('POST /privacy/erasures', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(again.body.data.lead.id).not.toBe(ids.lead);
-    expect((await post('/privacy/erasures', a.org.auth, { email: EMAIL })).body.data.erasure.matched).toEqual({ leads: 1, accounts: 0, records: 0 });
+    expect((await post('/privacy/erasures', a.org.auth, { email: EMAIL })).body.data.erasure.matched).toEqual({ leads: 1, accounts: 0, deals: 0, records: 0 });
     // Retrying is safe: nothing is left to match.
     const retried = await post('/privacy/erasures', a.org.auth, { email: EMAIL });
     expect(retried.status).toBe(201);
-    expect(retried.body.data.erasure.matched).toEqual({ leads: 0, accounts: 0, records: 0 });
+    expect(retried.body.data.erasure.matched).toEqual({ leads: 0, accounts: 0, deals: 0, records: 0 });
   });
 
   it('leaves no e-mail, phone or name in the database, its ciphertexts, the debug log, deliveries or events', async () => {

@@ -161,8 +161,9 @@ describe('SDK client against the API', () => {
     const lead = await crm.leads.create({ name: 'Sdk Subject', email: 'sdk.subject@example.com' });
     const file = await crm.privacy.export({ email: 'sdk.subject@example.com' });
     expect(file.leads.map((l) => l.id)).toEqual([lead.id]);
+    expect(file.deals).toEqual([]);
     const erasure = await crm.privacy.erase({ email: 'sdk.subject@example.com', reason: 'sdk test' });
-    expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 1, accounts: 0, records: 0 } });
+    expect(erasure).toMatchObject({ status: 'completed', matched: { leads: 1, accounts: 0, deals: 0, records: 0 } });
     expect((await crm.privacy.erasures.list()).erasures.map((e) => e.id)).toEqual([erasure.id]);
     const iterated = [];
     for await (const past of crm.privacy.erasures.iterate()) iterated.push(past.id);

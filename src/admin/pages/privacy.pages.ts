@@ -10,7 +10,7 @@ import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 const PATH = '/admin/config/privacy';
 const LABELS = { email: 'E-mail', phoneNumber: 'Phone', reason: 'Reason', confirm: 'Confirmation' };
 
-const matched = (e: Erasure) => `${plural(e.matched.leads, 'lead')}, ${plural(e.matched.accounts, 'account')}, ${plural(e.matched.records, 'record')}`;
+const matched = (e: Erasure) => `${plural(e.matched.leads, 'lead')}, ${plural(e.matched.accounts, 'account')}, ${plural(e.matched.deals, 'deal')}, ${plural(e.matched.records, 'record')}`;
 
 function receipt(e: Erasure, timeZone: string): SafeHtml {
   return html`<section class="panel" aria-labelledby="receipt"><h2 id="receipt">Erasure receipt</h2>
@@ -28,7 +28,7 @@ ${errorSummary(problem, LABELS)}
   ${textField({ name: 'email', label: LABELS.email, value: values.email, error: f.email, type: 'email', autocomplete: 'off', maxLength: 254 })}
   ${textField({ name: 'phoneNumber', label: LABELS.phoneNumber, value: values.phoneNumber, error: f.phoneNumber, type: 'tel', autocomplete: 'off', maxLength: 40, hint: 'International format with the country code. Give the e-mail, the phone, or both.' })}
   ${textField({ name: 'reason', label: LABELS.reason, value: values.reason, error: f.reason, maxLength: 500, hint: 'A ticket reference. Kept with the receipt: put no personal data here.' })}
-  ${checkbox({ name: 'confirm', label: 'I understand that every lead, account and record holding this e-mail or phone, and their history, is removed for good and cannot be restored.', checked: false, error: f.confirm })}
+  ${checkbox({ name: 'confirm', label: 'I understand that every lead, account, deal and record holding this e-mail or phone, and their history, is removed for good and cannot be restored.', checked: false, error: f.confirm })}
   ${button('Erase for good', 'danger')}
 </form></section>`;
 }

@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'record.purged',
   'lead.erased',
   'account.erased',
+  'deal.erased',
   'record.erased',
   'note.created',
   'note.updated',

@@ -57,11 +57,11 @@ export async function builtinDefinitionsOf(ctx: Pick<Ctx, 'database'>, organizat
   return Object.fromEntries(BUILTIN_RESOURCES.map((r) => [r, definitions[r].definition])) as Record<BuiltinResource, Definition>;
 }
 
-/** The keys of the organization's custom e-mail and phone fields of leads and accounts (erasure and export find items by them). */
-export async function customContactKeysOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string): Promise<Record<'leads' | 'accounts', string[]>> {
+/** The keys of the organization's custom e-mail and phone fields of leads, accounts and deals (erasure and export find items by them). */
+export async function customContactKeysOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string): Promise<Record<BuiltinResource, string[]>> {
   const definitions = await definitionsOf(ctx, db, organizationId);
   const keys = (r: BuiltinResource) => definitions[r].definition.fields.filter(isContactField).map((f) => f.key);
-  return { leads: keys('leads'), accounts: keys('accounts') };
+  return { leads: keys('leads'), accounts: keys('accounts'), deals: keys('deals') };
 }
 
 /** The custom fields of a resource and the `filter[…]` parameters of a list query checked against them (contract §8). */

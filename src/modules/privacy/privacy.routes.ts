@@ -19,9 +19,10 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
       tags,
       summary: 'Erase a data subject',
       description:
-        'Removes for good, in one transaction, every lead, account and custom-object record holding the e-mail or phone (trashed ones too), ' +
-        'with the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; ' +
-        'records lead.erased / account.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. ' +
+        'Removes for good, in one transaction, every lead, account, deal and custom-object record holding the e-mail or phone ' +
+        '(in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, ' +
+        'webhook deliveries, stored idempotent responses, reminders and search entries that name them; ' +
+        'records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. ' +
         'Safe to retry: a second erasure of the same value matches nothing.',
       body: ErasureBody,
       response: { 201: ErasureEnvelope },
@@ -45,8 +46,9 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
       tags,
       summary: 'Export a data subject',
       description:
-        'The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, ' +
-        'decrypted with their custom values, the notes and tasks on them, and the events naming them (ids, types, times; not bodies). Query values are never logged.',
+        'The access-request file: every lead, account, deal and record holding the e-mail or phone (send one or both; in a standard ' +
+        'field or a custom email or phone field), trashed ones included, decrypted with their custom values, the notes and tasks on them, ' +
+        'and the events naming them (ids, types, times; not bodies). Query values are never logged.',
       querystring: SubjectQuery,
       response: { 200: SubjectEnvelope },
     },

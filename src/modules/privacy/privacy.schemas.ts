@@ -3,6 +3,7 @@ import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { AfterQuery } from '../../lib/list-request.js';
 import { Account } from '../accounts/accounts.schemas.js';
+import { Deal } from '../deals/deals.schemas.js';
 import { Lead } from '../leads/leads.schemas.js';
 import { ObjectRecord } from '../objects/records.schemas.js';
 import { Note } from '../notes/notes.schemas.js';
@@ -29,7 +30,7 @@ export const Erasure = Type.Object(
     id: Id(),
     status: Type.Literal('completed', { description: 'An erasure runs in one transaction: it is complete when answered, or did not happen.' }),
     matched: Type.Object(
-      { leads: Type.Integer(), accounts: Type.Integer(), records: Type.Integer() },
+      { leads: Type.Integer(), accounts: Type.Integer(), deals: Type.Integer({ description: 'Deals holding the value in a custom email or phone field (0 on receipts from before deals were erased).' }), records: Type.Integer() },
       { description: 'How many items held the value and were removed for good (trashed ones included).' },
     ),
     reason: Nullable(Type.String()),
@@ -57,6 +58,7 @@ export const SubjectEnvelope = Envelope(
   Type.Object({
     leads: Type.Array(Type.Ref(Lead), { description: 'Leads holding the value (in a standard or custom field), decrypted with their custom values, trashed ones included.' }),
     accounts: Type.Array(Type.Ref(Account), { description: 'Accounts holding the value, likewise.' }),
+    deals: Type.Array(Type.Ref(Deal), { description: 'Deals holding the value in a custom email or phone field, likewise.' }),
     records: Type.Array(Type.Ref(ObjectRecord), { description: 'Custom-object records with an email or phone field holding the value.' }),
     notes: Type.Array(Type.Ref(Note), { description: 'The notes on these items (trashed ones included), decrypted.' }),
     tasks: Type.Array(Type.Ref(Task), { description: 'The tasks on these items (trashed ones included).' }),

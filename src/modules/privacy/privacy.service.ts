@@ -43,6 +43,7 @@ const erasedEvents = (caller: Caller, h: Holders, now: Date): CrmEvent[] => {
   return [
     ...h.leads.map((id) => event('lead.erased', 'lead', id, 'Lead')),
     ...h.accounts.map((id) => event('account.erased', 'account', id, 'Account')),
+    ...h.deals.map((id) => event('deal.erased', 'deal', id, 'Deal')),
     ...h.records.map((r) => event('record.erased', 'record', r.id, 'Record')),
   ];
 };
@@ -68,17 +69,17 @@ async function unindex(ctx: Pick<Ctx, 'database'>, trx: Executor, h: Holders): P
 const toErasure = (r: ErasureRow): Erasure => ({
   id: r.id,
   status: 'completed',
-  matched: { leads: r.matched_leads, accounts: r.matched_accounts, records: r.matched_records },
+  matched: { leads: r.matched_leads, accounts: r.matched_accounts, deals: r.matched_deals, records: r.matched_records },
   reason: r.reason,
   requestedAt: r.requested_at,
   completedAt: r.completed_at,
 });
 
 /**
- * Erases, in one transaction, every lead, account and record of the organization holding the e-mail or phone
- * (trashed or not) with everything derived from them that could name the person: the notes and tasks on them,
- * the events describing all of these and their webhook deliveries, stored idempotent responses, reminders,
- * search and contact-index entries.
+ * Erases, in one transaction, every lead, account, deal and record of the organization holding the e-mail or
+ * phone (trashed or not; deals through their custom e-mail and phone fields) with everything derived from them
+ * that could name the person: the notes and tasks on them, the events describing all of these and their webhook
+ * deliveries, stored idempotent responses, reminders, search, contact-index and custom-value entries.
  * The receipt keeps the blind indexes and the counts. Then every thread's decryption cache is dropped and,
  * on SQLite, the WAL is emptied into the (secure_delete) database file.
  */
@@ -88,7 +89,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
   await indexEarlierRecords(ctx);
   const row = await inTransaction(ctx, async (trx) => {
     const holders = await findHolders(trx, caller.organizationId, bidxList(subject), await customContactKeysOf(ctx, trx, caller.organizationId));
-    const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
+    const ids = [...holders.leads, ...holders.accounts, ...holders.deals, ...holders.records.map((r) => r.id)];
     // Notes and tasks on the erased items are personal data too: their events, stored responses and reminders go first.
     const attached = await attachedTo(trx, caller.organizationId, ids);
     await deleteDerived(trx, caller.organizationId, [...ids, ...attached.notes, ...attached.tasks]);
@@ -106,6 +107,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
       reason: body.reason ?? null,
       matched_leads: holders.leads.length,
       matched_accounts: holders.accounts.length,
+      matched_deals: holders.deals.length,
       matched_records: holders.records.length,
       actor: JSON.stringify(caller.actor),
       requested_at: requestedAt,

@@ -3,6 +3,7 @@ import { toStored, type StoredRecord } from '../objects/records.store.js';
 import type { PrivacyErasuresTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
 import { CREATION_ORDER, readColumnPage, type ListPage } from '../../db/list-page.js';
+import type { BuiltinResource } from '../fields/builtin-resources.js';
 
 /*
  * The SQL of erasure and export. Nothing here looks at deleted_at: an erasure removes an item whether or not
@@ -15,37 +16,37 @@ const chunks = <T>(items: readonly T[]): T[][] => Array.from({ length: Math.ceil
 export interface Holders {
   leads: string[];
   accounts: string[];
+  deals: string[];
   /** With what removing their search entries needs: their seq and their object's seq. */
   records: { id: string; seq: number; objectId: string; objectSeq: number }[];
 }
 
-/** The keys of the custom e-mail and phone fields of leads and accounts, whose blind indexes item_values holds. */
-export type CustomContactKeys = Record<'leads' | 'accounts', readonly string[]>;
+/** The keys of the custom e-mail and phone fields of leads, accounts and deals, whose blind indexes item_values holds. */
+export type CustomContactKeys = Record<BuiltinResource, readonly string[]>;
 
 /**
- * Every lead, account and record of the organization holding one of the blind indexes `bidxs`, in a standard
- * contact field or (leads, accounts) in a custom e-mail or phone field.
+ * Every lead, account, deal and record of the organization holding one of the blind indexes `bidxs`: leads and
+ * accounts in a standard contact field or a custom e-mail or phone field, deals (which have no standard one) in
+ * a custom field, records in a field of their object.
  */
-export async function findHolders(db: Executor, organizationId: string, bidxs: readonly string[], custom: CustomContactKeys = { leads: [], accounts: [] }): Promise<Holders> {
+export async function findHolders(db: Executor, organizationId: string, bidxs: readonly string[], custom: CustomContactKeys): Promise<Holders> {
+  // The items of `resource` whose custom contact fields hold a value (item_values keeps trashed items' values too).
+  const inCustomField = (resource: BuiltinResource) =>
+    db.selectFrom('item_values').select('item_id').where('organization_id', '=', organizationId).where('resource', '=', resource).where('field_key', 'in', [...custom[resource]]).where('text_value', 'in', bidxs);
   const holding = (table: 'leads' | 'accounts') =>
     db
       .selectFrom(table)
       .select('id')
       .where('organization_id', '=', organizationId)
-      .where((eb) =>
-        eb.or([
-          eb('email_bidx', 'in', bidxs),
-          eb('phone_bidx', 'in', bidxs),
-          ...(custom[table].length
-            ? [eb('id', 'in', eb.selectFrom('item_values').select('item_id').where('organization_id', '=', organizationId).where('resource', '=', table).where('field_key', 'in', [...custom[table]]).where('text_value', 'in', bidxs))]
-            : []),
-        ]),
-      )
+      .where((eb) => eb.or([eb('email_bidx', 'in', bidxs), eb('phone_bidx', 'in', bidxs), ...(custom[table].length ? [eb('id', 'in', inCustomField(table))] : [])]))
       .orderBy('seq')
       .execute();
-  const [leads, accounts, records] = await Promise.all([
+  const holdingDeals = async () =>
+    custom.deals.length ? db.selectFrom('deals').select('id').where('organization_id', '=', organizationId).where('id', 'in', inCustomField('deals')).orderBy('seq').execute() : [];
+  const [leads, accounts, deals, records] = await Promise.all([
     holding('leads'),
     holding('accounts'),
+    holdingDeals(),
     db
       .selectFrom('record_contacts as c')
       .innerJoin('records as r', 'r.id', 'c.record_id')
@@ -61,6 +62,7 @@ export async function findHolders(db: Executor, organizationId: string, bidxs: r
   return {
     leads: leads.map((r) => r.id),
     accounts: accounts.map((r) => r.id),
+    deals: deals.map((r) => r.id),
     records: records.map((r) => ({ id: r.id, seq: Number(r.seq), objectId: r.object_id, objectSeq: Number(r.object_seq) })),
   };
 }
@@ -109,10 +111,11 @@ export async function deleteDerived(db: Executor, organizationId: string, ids: r
   }
 }
 
-/** Removes the items themselves (the SQLite name indexes of leads and accounts follow through their triggers). */
+/** Removes the items themselves (the SQLite name indexes of leads, accounts and deals follow through their triggers). */
 export async function deleteHolders(db: Executor, organizationId: string, h: Holders): Promise<void> {
-  for (const part of chunks(h.leads)) await db.deleteFrom('leads').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
-  for (const part of chunks(h.accounts)) await db.deleteFrom('accounts').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
+  for (const table of ['leads', 'accounts', 'deals'] as const) {
+    for (const part of chunks(h[table])) await db.deleteFrom(table).where('organization_id', '=', organizationId).where('id', 'in', part).execute();
+  }
   const records = h.records.map((r) => r.id);
   for (const part of chunks(records)) await db.deleteFrom('records').where('organization_id', '=', organizationId).where('id', 'in', part).execute();
 }
@@ -156,5 +159,7 @@ export const leadRows = (db: Executor, organizationId: string, ids: readonly str
   inChunks(ids, (part) => db.selectFrom('leads').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
 export const accountRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
   inChunks(ids, (part) => db.selectFrom('accounts').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
+export const dealRows = (db: Executor, organizationId: string, ids: readonly string[]) =>
+  inChunks(ids, (part) => db.selectFrom('deals').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute());
 export const recordRows = async (db: Executor, organizationId: string, ids: readonly string[]): Promise<StoredRecord[]> =>
   (await inChunks(ids, (part) => db.selectFrom('records').selectAll().where('organization_id', '=', organizationId).where('id', 'in', part).orderBy('seq').execute())).map(toStored);

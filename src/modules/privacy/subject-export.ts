@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { openContact } from '../../crypto/contact-fields.js';
 import type { Account } from '../accounts/accounts.schemas.js';
+import type { Deal } from '../deals/deals.schemas.js';
+import { formatDateOnly } from '../../lib/dates.js';
 import type { Lead } from '../leads/leads.schemas.js';
 import { findObjectById } from '../objects/objects.store.js';
 import { toRecordView, type RecordView } from '../objects/records.service.js';
@@ -13,10 +15,11 @@ import { notesOn } from '../notes/notes.store.js';
 import type { Task } from '../tasks/tasks.schemas.js';
 import { toTask } from '../tasks/tasks.service.js';
 import { tasksOn } from '../tasks/tasks.store.js';
-import { accountRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
+import { accountRows, dealRows, eventsNaming, findHolders, leadRows, recordRows, type EventRef } from './privacy.store.js';
 import { bidxList, subjectIndexes } from './privacy.service.js';
 import { customContactKeysOf, customFieldsOf } from '../fields/custom-fields.service.js';
 import { openCustom, presentCustom } from '../fields/custom-values.js';
+import type { BuiltinResource } from '../fields/builtin-resources.js';
 import type { SubjectQuery } from './privacy.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex'>;
@@ -26,20 +29,29 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex'>;
  * decrypted instead), derived text.
  */
 const INTERNAL = new Set(['seq', 'organization_id', 'email_enc', 'email_bidx', 'phone_enc', 'phone_bidx', 'search_text', 'custom']);
+/** Calendar days, stored 'YYYY-MM-DD', which the API shows as midnight UTC. */
+const DATE_ONLY = new Set(['expected_close_date']);
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
- * Lead or account rows in their API shape: every column but the internal ones, camel-cased (so a column added
- * later, such as the trash's deleted_at, appears as deletedAt without a change here), contacts decrypted, then
- * their custom values (contract §9), decrypted, as GET shows them.
+ * A lead, account or deal row in its API shape: every column but the internal ones, camel-cased (so a column
+ * added later, such as the trash's deleted_at, appears as deletedAt without a change here), contacts decrypted,
+ * then its custom values (contract §9), decrypted, as GET shows them.
  */
-async function presentRows(ctx: Ctx, organizationId: string, table: 'leads' | 'accounts', rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+async function presentRows(ctx: Ctx, organizationId: string, table: BuiltinResource, rows: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
   const c = await customFieldsOf(ctx, ctx.database.db, organizationId, table);
   return rows.map((row) => {
     const id = String(row.id);
-    const out: Record<string, unknown> = Object.fromEntries(Object.entries(row).filter(([k]) => !INTERNAL.has(k)).map(([k, v]) => [camel(k), v]));
-    out.email = openContact(ctx, 'email', { table, rowId: id }, (row.email_enc as string | null) ?? null);
-    out.phoneNumber = openContact(ctx, 'phone', { table, rowId: id }, (row.phone_enc as string | null) ?? null);
+    const out: Record<string, unknown> = Object.fromEntries(
+      Object.entries(row)
+        .filter(([k]) => !INTERNAL.has(k))
+        .map(([k, v]) => [camel(k), DATE_ONLY.has(k) && typeof v === 'string' ? formatDateOnly(v) : v]),
+    );
+    // Deals have no standard e-mail or phone.
+    if (table !== 'deals') {
+      out.email = openContact(ctx, 'email', { table, rowId: id }, (row.email_enc as string | null) ?? null);
+      out.phoneNumber = openContact(ctx, 'phone', { table, rowId: id }, (row.phone_enc as string | null) ?? null);
+    }
     return { ...out, ...presentCustom(c, openCustom(ctx.cipher, c, id, (row.custom as string | null) ?? null)) };
   });
 }
@@ -53,6 +65,7 @@ async function presentRecords(ctx: Ctx, records: StoredRecord[]): Promise<Record
 export interface SubjectFile {
   leads: Lead[];
   accounts: Account[];
+  deals: Deal[];
   records: RecordView[];
   /** The notes and tasks on those items (trashed ones too), decrypted. */
   notes: Note[];
@@ -61,27 +74,29 @@ export interface SubjectFile {
 }
 
 /**
- * The access-request file (GDPR Art. 15/20): every lead, account and record of the organization holding the
- * e-mail or phone, trashed or not, decrypted with their custom values, the notes and tasks on them, and the
- * events naming them (ids, types, times; not bodies).
+ * The access-request file (GDPR Art. 15/20): every lead, account, deal and record of the organization holding
+ * the e-mail or phone (the items an erasure removes), trashed or not, decrypted with their custom values, the
+ * notes and tasks on them, and the events naming them (ids, types, times; not bodies).
  */
 export async function exportSubject(ctx: Ctx, organizationId: string, q: SubjectQuery): Promise<SubjectFile> {
   const bidxs = bidxList(subjectIndexes(ctx, organizationId, q));
   await indexEarlierRecords(ctx);
   const db = ctx.database.db;
   const holders = await findHolders(db, organizationId, bidxs, await customContactKeysOf(ctx, db, organizationId));
-  const ids = [...holders.leads, ...holders.accounts, ...holders.records.map((r) => r.id)];
-  const [leads, accounts, records, notes, tasks] = await Promise.all([
+  const ids = [...holders.leads, ...holders.accounts, ...holders.deals, ...holders.records.map((r) => r.id)];
+  const [leads, accounts, deals, records, notes, tasks] = await Promise.all([
     leadRows(db, organizationId, holders.leads),
     accountRows(db, organizationId, holders.accounts),
+    dealRows(db, organizationId, holders.deals),
     recordRows(db, organizationId, holders.records.map((r) => r.id)),
     notesOn(db, organizationId, ids),
     tasksOn(db, organizationId, ids),
   ]);
   return {
-    // The same columns as the Lead and Account schemas, plus any added since (see presentRows).
+    // The same columns as the Lead, Account and Deal schemas, plus any added since (see presentRows).
     leads: (await presentRows(ctx, organizationId, 'leads', leads)) as Lead[],
     accounts: (await presentRows(ctx, organizationId, 'accounts', accounts)) as Account[],
+    deals: (await presentRows(ctx, organizationId, 'deals', deals)) as Deal[],
     records: await presentRecords(ctx, records),
     notes: notes.map((n) => toNote(ctx, n)),
     tasks: tasks.map(toTask),

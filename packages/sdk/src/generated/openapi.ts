@@ -643,7 +643,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a data subject
-         * @description Removes for good, in one transaction, every lead, account and custom-object record holding the e-mail or phone (trashed ones too), with the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing.
+         * @description Removes for good, in one transaction, every lead, account, deal and custom-object record holding the e-mail or phone (in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing.
          */
         post: operations["createPrivacyErasure"];
         delete?: never;
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * Export a data subject
-         * @description The access-request file: every lead, account and record holding the e-mail or phone (send one or both), trashed ones included, decrypted with their custom values, the notes and tasks on them, and the events naming them (ids, types, times; not bodies). Query values are never logged.
+         * @description The access-request file: every lead, account, deal and record holding the e-mail or phone (send one or both; in a standard field or a custom email or phone field), trashed ones included, decrypted with their custom values, the notes and tasks on them, and the events naming them (ids, types, times; not bodies). Query values are never logged.
          */
         get: operations["getPrivacySubject"];
         put?: never;
@@ -1033,6 +1033,23 @@ export interface webhooks {
         put?: never;
         /** deal.deleted event */
         post: operations["dealDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** deal.erased event */
+        post: operations["dealErasedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1694,6 +1711,8 @@ export interface components {
             /** @description How many items held the value and were removed for good (trashed ones included). */
             matched: {
                 accounts: number;
+                /** @description Deals holding the value in a custom email or phone field (0 on receipts from before deals were erased). */
+                deals: number;
                 leads: number;
                 records: number;
             };
@@ -1976,7 +1995,7 @@ export interface components {
             /** @description Organization id. */
             organization: string;
             /** @enum {string} */
-            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test";
+            type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "deal.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test";
         };
     };
     responses: {
@@ -4368,7 +4387,7 @@ export interface operations {
                 after?: string;
                 /** @description Events per page (max 1000). */
                 limit?: number;
-                /** @description Comma-separated event types (default: every type the key can read): lead.created, lead.updated, account.created, account.updated, deal.created, deal.updated, deal.stage_changed, record.created, record.updated, record.stage_changed, record.due, lead.deleted, lead.restored, lead.purged, account.deleted, account.restored, account.purged, deal.deleted, deal.restored, deal.purged, record.deleted, record.restored, record.purged, lead.erased, account.erased, record.erased, note.created, note.updated, note.deleted, note.restored, note.purged, task.created, task.updated, task.completed, task.due, task.deleted, task.restored, task.purged. */
+                /** @description Comma-separated event types (default: every type the key can read): lead.created, lead.updated, account.created, account.updated, deal.created, deal.updated, deal.stage_changed, record.created, record.updated, record.stage_changed, record.due, lead.deleted, lead.restored, lead.purged, account.deleted, account.restored, account.purged, deal.deleted, deal.restored, deal.purged, record.deleted, record.restored, record.purged, lead.erased, account.erased, deal.erased, record.erased, note.created, note.updated, note.deleted, note.restored, note.purged, task.created, task.updated, task.completed, task.due, task.deleted, task.restored, task.purged. */
                 types?: string;
             };
             header?: never;
@@ -7390,6 +7409,7 @@ export interface operations {
                      *             "matched": {
                      *               "leads": 1,
                      *               "accounts": 1,
+                     *               "deals": 1,
                      *               "records": 1
                      *             },
                      *             "reason": "string",
@@ -7483,6 +7503,7 @@ export interface operations {
                      *           "matched": {
                      *             "leads": 1,
                      *             "accounts": 1,
+                     *             "deals": 1,
                      *             "records": 1
                      *           },
                      *           "reason": "string",
@@ -7580,6 +7601,23 @@ export interface operations {
                      *             "deletedAt": "2026-11-21T10:00:00.000Z"
                      *           }
                      *         ],
+                     *         "deals": [
+                     *           {
+                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "name": "Ada Lovelace",
+                     *             "stage": "string",
+                     *             "amount": "48000.00",
+                     *             "currency": "EUR",
+                     *             "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "createdAt": "2026-11-21T10:00:00.000Z",
+                     *             "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           }
+                     *         ],
                      *         "records": [
                      *           {
                      *             "id": "6650f0c8f1e2d3c4b5a69788",
@@ -7641,6 +7679,8 @@ export interface operations {
                         data: {
                             /** @description Accounts holding the value, likewise. */
                             accounts: components["schemas"]["Account"][];
+                            /** @description Deals holding the value in a custom email or phone field, likewise. */
+                            deals: components["schemas"]["Deal"][];
                             /** @description The events that name these items and their notes and tasks, oldest first: ids, types and times only. */
                             events: {
                                 /**
@@ -8498,7 +8538,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
+                    events: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "deal.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -8730,7 +8770,7 @@ export interface operations {
                     /** @description false stops deliveries (pending retries are cancelled); true re-enables and clears the failure flag. */
                     enabled?: boolean;
                     /** @description Event types to receive, or ["*"] for all of them. */
-                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
+                    events?: ("lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "deal.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test" | "*")[];
                     /**
                      * Format: uri
                      * @description https URL resolving to public addresses only (checked now and again at every connection).
@@ -9813,6 +9853,94 @@ export interface operations {
                 "application/json": components["schemas"]["WebhookEvent"] & {
                     /** @constant */
                     type?: "deal.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (WEBHOOK_TIMEOUT_MS, 10 s by default) acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A rejected delivery (for example a bad signature) is retried with backoff, as is any other non-2xx answer. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    dealErasedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, for Standard Webhooks verifiers.
+                 * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks signature(s): `v1,<base64 HMAC-SHA256>`, space-separated during a rotation.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description The same `t`.
+                 * @example 1795255200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Id of this delivery (one event to one endpoint); the same on every retry.
+                 * @example 6650f0c9aa11bb22cc33dd44
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event type.
+                 * @example deal.erased
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; two `v1` during a rotation (docs/webhooks.md).
+                 * @example t=1795255200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
+                 *       "type": "deal.erased",
+                 *       "createdAt": "2026-11-21T10:00:00.000Z",
+                 *       "organization": "6650f0a1a1b2c3d4e5f60701",
+                 *       "data": {
+                 *         "object": "deal",
+                 *         "id": "6650f0c8f1e2d3c4b5a69788",
+                 *         "description": "Deal erased",
+                 *         "changes": {
+                 *           "before": {},
+                 *           "after": {
+                 *             "name": "Ada Lovelace",
+                 *             "email": "[encrypted]"
+                 *           }
+                 *         },
+                 *         "actor": {
+                 *           "type": "API_KEY",
+                 *           "id": "6650f0a3a1b2c3d4e5f60703",
+                 *           "channel": "API"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    type?: "deal.erased";
                 };
             };
         };

@@ -17,7 +17,7 @@ export type SubjectFile = ResponseData<typeof SUBJECT, 'get'>;
  * every list: `erasures.list()`, `erasures.pages()`, `erasures.iterate()`, newest first (privacy:read or privacy:write).
  */
 export const privacyResource = (core: Core) => ({
-  /** Erases for good every lead, account and record holding the e-mail or phone; returns the receipt. Safe to retry. */
+  /** Erases for good every lead, account, deal and record holding the e-mail or phone; returns the receipt. Safe to retry. */
   erase: async (body: ErasureRequest, opts?: CallOptions): Promise<Erasure> => (await core.call(ERASURES, 'post', { body }, opts)).erasure,
   /** Everything held about the e-mail or phone, decrypted, and the events naming it (the access-request file). */
   export: async (query: SubjectQuery, opts?: CallOptions): Promise<SubjectFile> => core.call(SUBJECT, 'get', { query }, opts),

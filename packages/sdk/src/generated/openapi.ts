@@ -128,7 +128,7 @@ export interface paths {
         get: operations["listDealStages"];
         /**
          * Replace the deal stages
-         * @description The whole list, in pipeline order (the first is a new deal's default): unique keys, at least one `open` stage, at most 50. A stage the list drops may still hold deals only if `moveTo` names the kept stage they move to: they move in the same transaction, each recording deal.stage_changed. Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.
+         * @description The whole list, in pipeline order (the first is a new deal's default): unique keys, at least one `open` stage, at most 50. A stage the list drops may still hold deals (live or trashed) only if `moveTo` names the kept stage they move to: they all move in the same transaction, each recording deal.stage_changed. Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.
          */
         put: operations["replaceDealStage"];
         post?: never;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { createApiKey, createOrganization, createUser, requireOrganization, revokeApiKey } from '../modules/orgs/orgs.service.js';
 import { listUserSummaries } from '../modules/orgs/users.service.js';
 import { listKeys } from '../modules/orgs/keys.store.js';
+import { listUsers } from '../modules/orgs/users.store.js';
 import { listOrganizations } from '../modules/orgs/orgs.store.js';
 import { setAssignmentRules } from '../modules/orgs/rules.service.js';
 import { updateOrganizationSettings } from '../modules/orgs/settings.service.js';
@@ -120,9 +121,12 @@ export function registerOrgCommands(program: Command): void {
     .description('List the API keys of an organization')
     .requiredOption('--org <id>', 'organization id')
     .action(action(async (ctx, out, opts: { org: string }) => {
-      const keys = await listKeys(ctx.database.db, opts.org);
+      const [keys, users] = await Promise.all([listKeys(ctx.database.db, opts.org), listUsers(ctx.database.db, opts.org)]);
+      const inactive = new Set(users.filter((u) => u.deactivatedAt !== null).map((u) => u.id));
+      const state = (k: (typeof keys)[number]) =>
+        k.revokedAt ? 'revoked' : k.userId !== null && inactive.has(k.userId) ? 'owner deactivated' : k.expiresAt ? `expires ${k.expiresAt}` : 'active';
       const human = keys
-        .map((k) => `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(',')}]  ${k.revokedAt ? 'revoked' : k.expiresAt ? `expires ${k.expiresAt}` : 'active'}  last used ${k.lastUsedAt ?? 'never'}`)
+        .map((k) => `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(',')}]  ${state(k)}  last used ${k.lastUsedAt ?? 'never'}`)
         .join('\n');
       out.print(keys, human || 'No keys');
     }));

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { createApiKey } from '../../src/modules/orgs/orgs.service.js';
+import { deactivateUser } from '../../src/admin/auth/activation.service.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
@@ -32,6 +34,17 @@ describe('API keys', () => {
     expect(revoke.status).toBe(303);
     expect((await get(t.app, revoke.location!, admin.cookie)).body).toContain('The key was revoked.');
     expect((await call(t.app, 'GET', '/me', { auth: { authorization: `Bearer ${key}` } })).status).toBe(401);
+  });
+
+  it("marks the keys of a deactivated user, which answer 401, as not active", async () => {
+    const rep = await addUser(t.ctx, a.orgId, 'Rita Rep');
+    const { key } = await createApiKey(t.ctx, { organizationId: a.orgId, userId: rep, scopes: ['leads:read'], name: 'Rita script' });
+    const row = async () => /<tr>\s*<td>Rita script[\s\S]*?<\/tr>/.exec((await get(t.app, '/admin/config/api-keys', admin.cookie)).body)![0];
+    expect(await row()).toContain('Active');
+    await deactivateUser(t.ctx, a.orgId, rep, admin.userId);
+    expect((await call(t.app, 'GET', '/me', { auth: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect(await row()).toContain('Owner deactivated');
+    expect(await row()).not.toContain('>Active<');
   });
 
   it('shows the validation problems in place', async () => {

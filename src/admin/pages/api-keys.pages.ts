@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { validationFailed } from '../../errors.js';
 import { addDays, parseDateOnly, zonedDateTimeToUtc } from '../../lib/dates.js';
 import { listKeys, type ApiKeyRecord } from '../../modules/orgs/keys.store.js';
+import { listUsers } from '../../modules/orgs/users.store.js';
 import { createApiKey, revokeApiKey } from '../../modules/orgs/orgs.service.js';
 import { SCOPES } from '../../modules/orgs/principal.js';
 import { actionForm, badge, button, checkboxGroup, csrfField, dataTable, errorSummary, secretOnce, textField } from '../components.js';
@@ -20,13 +21,15 @@ interface KeyForm {
   expiresOn: string;
 }
 
-function status(k: ApiKeyRecord, now: Date) {
+/** `inactive`: the ids of the organization's deactivated users, whose keys answer 401 (users-deactivation). */
+function status(k: ApiKeyRecord, now: Date, inactive: ReadonlySet<string>) {
   if (k.revokedAt) return badge('Revoked', 'bad');
   if (k.expiresAt && new Date(k.expiresAt) <= now) return badge('Expired', 'warn');
+  if (k.userId !== null && inactive.has(k.userId)) return badge('Owner deactivated', 'bad');
   return badge('Active', 'good');
 }
 
-function keyRows(request: FastifyRequest, viewer: Viewer, keys: ApiKeyRecord[], now: Date) {
+function keyRows(request: FastifyRequest, viewer: Viewer, keys: ApiKeyRecord[], now: Date, inactive: ReadonlySet<string>) {
   const tz = viewer.organization.timezone;
   return keys.map((k) => {
     const live = !k.revokedAt && !(k.expiresAt && new Date(k.expiresAt) <= now);
@@ -36,7 +39,7 @@ function keyRows(request: FastifyRequest, viewer: Viewer, keys: ApiKeyRecord[], 
   <td><ul class="tags">${k.scopes.map((s) => html`<li>${s}</li>`)}</ul></td>
   <td>${timeTag(k.lastUsedAt, tz, 'Never')}</td>
   <td>${timeTag(k.expiresAt, tz, 'Never')}</td>
-  <td>${status(k, now)}</td>
+  <td>${status(k, now, inactive)}</td>
   ${viewer.user.isAdmin ? html`<td>${live ? actionForm(request, `${PATH}/${k.id}/revoke`, 'Revoke', { variant: 'danger', confirm: `Revoke the key “${k.name}”? Requests with it will fail at once.`, accessibleName: `Revoke key ${k.name} (${k.prefix}…)` }) : ''}</td>` : ''}
 </tr>`;
   });
@@ -58,7 +61,8 @@ ${errorSummary(problem, LABELS)}
 async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { form?: KeyForm; problem?: FormProblem; created?: string; status?: number } = {}) {
   const viewer = viewerOf(request);
   const now = deps.ctx.clock.now();
-  const keys = await listKeys(deps.ctx.database.db, viewer.organization.id);
+  const [keys, users] = await Promise.all([listKeys(deps.ctx.database.db, viewer.organization.id), listUsers(deps.ctx.database.db, viewer.organization.id)]);
+  const inactive = new Set(users.filter((u) => u.deactivatedAt !== null).map((u) => u.id));
   const head = ['Name', 'Prefix', 'Scopes', 'Last used', 'Expires', 'Status', ...(viewer.user.isAdmin ? ['Action'] : [])];
   return deps.render(request, reply, {
     title: 'API keys',
@@ -67,7 +71,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     notice: queryText(request, 'notice') === 'revoked' ? 'The key was revoked. Requests using it now fail with 401.' : undefined,
     body: html`${opts.created ? secretOnce('Your new API key', opts.created, 'Copy it now and store it safely: it will not be shown again. Send it as Authorization: Bearer <key>.') : ''}
 <p>Keys authenticate calls to the public API. Only a hash of each key is stored.</p>
-${dataTable('API keys', head, keyRows(request, viewer, keys, now), 'No API keys yet.')}
+${dataTable('API keys', head, keyRows(request, viewer, keys, now, inactive), 'No API keys yet.')}
 ${viewer.user.isAdmin ? createForm(request, opts.form ?? { name: '', scopes: [], expiresOn: '' }, opts.problem) : html`<p class="muted">Only administrators can create or revoke keys.</p>`}`,
   });
 }

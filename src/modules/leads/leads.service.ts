@@ -153,7 +153,8 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
 /**
  * Stores new leads: checks their references, detects duplicates, runs the organization's assignment rules
  * (for leads without an explicit owner), inserts them and records one lead.created per lead — all in the
- * caller's transaction, so every event carries the assigned owner. The API stores a batch of one;
+ * caller's transaction, so every event carries the assigned owner. The API stores a batch of one, with the
+ * rules and (on PostgreSQL) the duplicates it learnt before the transaction (`known`, prepareLeadsOf);
  * `crm import` thousands per transaction.
  */
 export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, known: Known = {}): Promise<void> {

@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { DB } from './schema.js';
+import { FifoMap } from '../lib/fifo-map.js';
 import { GroupCommit } from './group-commit.js';
 import { retryingStatement } from './schema-retry.js';
 import { openReader } from './sqlite-reader.js';
@@ -68,12 +69,11 @@ export interface OpenOptions {
  * Each cached entry retries its runs on SQLITE_SCHEMA with a fresh prepare (schema-retry.ts).
  */
 function withStatementCache(raw: SqliteDatabase.Database, size = 500): SqliteDatabase.Database {
-  const cache = new Map<string, ReturnType<typeof retryingStatement>>();
+  const cache = new FifoMap<string, ReturnType<typeof retryingStatement>>(size);
   const prepare = (sql: string) => {
     let stmt = cache.get(sql);
     if (stmt === undefined) {
       stmt = retryingStatement(() => raw.prepare(sql));
-      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
       cache.set(sql, stmt);
     }
     return stmt;

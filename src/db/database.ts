@@ -102,10 +102,21 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * WAL pages between automatic checkpoints: 40 MB instead of SQLite's default 4 MB, on every connection (the
+ * API's and `crm import`'s). A checkpoint copies the WAL's pages into the database file and syncs it, inside
+ * whichever commit crosses the threshold; with ten times the WAL, a page rewritten by many commits (an index
+ * page, a hot table page) is copied and synced once per 40 MB instead of every other commit or so (a batch of 100 new
+ * leads writes ~1.5 MB of WAL, 100 updates of existing ones ~2.7 MB). `POST /leads/batch` spent ~9 % of its
+ * CPU in checkpoints at 4 MB (perf).
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 export function openSqlite(file: string): SqliteDatabase.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
+  raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');

@@ -150,14 +150,25 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
 }
 
 /**
+ * What a caller already checked for every row, in the same transaction, just before storing them:
+ * `referencesChecked` (owners, accounts and external ids, as `POST /leads/batch` does per item) skips the two
+ * probes that would find the same.
+ */
+export interface StoreOptions {
+  referencesChecked?: boolean;
+}
+
+/**
  * Stores new leads: checks their references, detects duplicates, runs the organization's assignment rules
  * (for leads without an explicit owner), inserts them and records one lead.created per lead — all in the
  * caller's transaction, so every event carries the assigned owner. The API stores a batch of one;
  * `crm import` thousands per transaction.
  */
-export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date): Promise<void> {
-  await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
-  await checkExternalIds(trx, caller.organizationId, rows);
+export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, opts: StoreOptions = {}): Promise<void> {
+  if (!opts.referencesChecked) {
+    await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
+    await checkExternalIds(trx, caller.organizationId, rows);
+  }
   const duplicates = await duplicatesOf(trx, caller.organizationId, rows);
   const unowned = rows.filter((r) => r.ownerId === null);
   const owners = await assignOwners(trx, caller.organizationId, unowned);
@@ -194,9 +205,9 @@ export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: str
 }
 
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
-export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads): Promise<Lead[]> {
+export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads, opts: StoreOptions = {}): Promise<Lead[]> {
   for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
-  await storeNewLeads(trx, caller, prepared.rows, prepared.now);
+  await storeNewLeads(trx, caller, prepared.rows, prepared.now, opts);
   return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
 

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject } from 'node:crypto';
+import { FifoMap } from '../lib/fifo-map.js';
 import { randomBytesPooled } from '../lib/random.js';
 
 /**
@@ -39,9 +40,11 @@ const CACHEABLE_LENGTH = 320;
  * same AAD (a ciphertext moved to another row still fails). Oldest entries leave first.
  */
 class PlaintextCache {
-  private readonly entries = new Map<string, { aad: string; plaintext: string }>();
+  private readonly entries: FifoMap<string, { aad: string; plaintext: string }>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = new FifoMap(capacity);
+  }
 
   get(ciphertext: string, aad: string): string | undefined {
     const entry = this.entries.get(ciphertext);
@@ -53,8 +56,7 @@ class PlaintextCache {
   }
 
   set(ciphertext: string, aad: string, plaintext: string): void {
-    if (this.capacity === 0 || plaintext.length > CACHEABLE_LENGTH) return;
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    if (plaintext.length > CACHEABLE_LENGTH) return;
     this.entries.set(ciphertext, { aad, plaintext });
   }
 }

@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
-import { withBulkWrites } from '../../db/bulk-writes.js';
 import type { Executor } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, type FieldError } from '../../errors.js';
@@ -103,7 +102,7 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
   };
 
   try {
-    await withBulkWrites(ctx.database, runAll);
+    await runAll();
   } catch (err) {
     throw stopped(err, handledThrough, opts.allOrNothing ? null : imported);
   } finally {

@@ -49,7 +49,8 @@ async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: Crea
   const ready = pending.map((i) => prepared[i] as PreparedLeads);
   try {
     const all = { custom: c, rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
-    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all));
+    // References and external ids were checked above for exactly these leads, in this transaction.
+    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all, { referencesChecked: true }));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -151,18 +151,35 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
 }
 
 /**
+ * What a caller already checked for every row, in the same transaction, just before storing them:
+ * `referencesChecked` (owners, accounts and external ids, as `POST /leads/batch` does per item) skips the two
+ * probes that would find the same.
+ */
+/** What a create knows before storing, so that it costs no statement inside the transaction. */
+export interface StoreOptions {
+  /** References and external ids are checked already (a batch checks all its items at once). */
+  referencesChecked?: boolean;
+  /** The organization's assignment rules (from the cache). */
+  rules?: AssignmentRule[];
+  /** Per row, the lead it duplicates (PostgreSQL: see prepareLeadsOf). */
+  duplicates?: (string | null)[];
+}
+
+/**
  * Stores new leads: checks their references, detects duplicates, runs the organization's assignment rules
  * (for leads without an explicit owner), inserts them and records one lead.created per lead — all in the
  * caller's transaction, so every event carries the assigned owner. The API stores a batch of one, with the
- * rules and (on PostgreSQL) the duplicates it learnt before the transaction (`known`, prepareLeadsOf);
+ * rules and (on PostgreSQL) the duplicates it learnt before the transaction (prepareLeadsOf);
  * `crm import` thousands per transaction.
  */
-export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, known: Known = {}): Promise<void> {
-  await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
-  await checkExternalIds(trx, caller.organizationId, rows);
-  const duplicates = known.duplicates ?? (await duplicatesOf(trx, caller.organizationId, rows));
+export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, opts: StoreOptions = {}): Promise<void> {
+  if (!opts.referencesChecked) {
+    await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
+    await checkExternalIds(trx, caller.organizationId, rows);
+  }
+  const duplicates = opts.duplicates ?? (await duplicatesOf(trx, caller.organizationId, rows));
   const unowned = rows.filter((r) => r.ownerId === null);
-  const owners = await assignOwners(trx, caller.organizationId, unowned, known.rules);
+  const owners = await assignOwners(trx, caller.organizationId, unowned, opts.rules);
   unowned.forEach((row, i) => (row.ownerId = owners[i]!));
   rows.forEach((row, i) => (row.duplicateOf = duplicates[i]!));
   const indexed = rows.flatMap((r) => (r.customValues?.indexed.length ? [{ itemId: r.id, values: r.customValues.indexed }] : []));
@@ -182,14 +199,6 @@ export interface PreparedLeads {
   now: Date;
 }
 
-/** What a create may learn before its transaction, so that it costs no round trip inside it. */
-interface Known {
-  /** The organization's assignment rules (from the cache). */
-  rules?: AssignmentRule[];
-  /** Per row, the lead it duplicates (PostgreSQL: see prepareLeadsOf). */
-  duplicates?: (string | null)[];
-}
-
 /**
  * The part of a create that needs no database: phone parsing, encryption, blind indexes. The API does it
  * before its transaction, so that on SQLite it doesn't hold the one writer's lock meanwhile.
@@ -203,9 +212,9 @@ export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateL
 }
 
 /** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
-export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads & Known> {
+export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads & StoreOptions> {
   const [fields, rules] = await Promise.all([leadFields(ctx, db, organizationId), cachedRules(ctx.database, db, organizationId)]);
-  const prepared: PreparedLeads & Known = { ...prepareLeads(ctx, fields, inputs), rules };
+  const prepared: PreparedLeads & StoreOptions = { ...prepareLeads(ctx, fields, inputs), rules };
   // On PostgreSQL (READ COMMITTED) a statement sees what was committed when it starts, inside a transaction or
   // not: the duplicate probe finds the same leads before the transaction, a round trip less inside it. SQLite's
   // one writer probes inside, where no other create can commit meanwhile.
@@ -214,9 +223,9 @@ export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: str
 }
 
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
-export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads & Known): Promise<Lead[]> {
+export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads & StoreOptions, opts: StoreOptions = {}): Promise<Lead[]> {
   for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
-  await storeNewLeads(trx, caller, prepared.rows, prepared.now, prepared);
+  await storeNewLeads(trx, caller, prepared.rows, prepared.now, { rules: prepared.rules, duplicates: prepared.duplicates, ...opts });
   return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/database.js';
+import { FifoMap } from '../../lib/fifo-map.js';
 
 /** Enough for every key that calls within one quiet period; the oldest entry leaves first. */
 const CAPACITY = 1_000;
@@ -12,7 +13,7 @@ const CAPACITY = 1_000;
  * reads the database. Expiry is the caller's to check on every request.
  */
 export class KeyLookupCache<T extends object> {
-  private readonly entries = new Map<string, T>();
+  private readonly entries = new FifoMap<string, T>(CAPACITY);
   private version: number | undefined;
 
   constructor(private readonly database: Pick<Database, 'changeCounter'>) {}
@@ -29,7 +30,6 @@ export class KeyLookupCache<T extends object> {
     const value = await load();
     // Read after the counter: if a commit came in between, the counter has moved and the entry is dropped.
     if (value !== undefined && this.version === version) {
-      if (this.entries.size >= CAPACITY) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(hash, value);
     }
     return value;

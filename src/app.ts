@@ -130,6 +130,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
     defaultLimitPerMinute: ctx.config.rateLimitPerMinute,
+    ...(ctx.database.requestStarted ? { requestStarted: ctx.database.requestStarted } : {}),
   });
   registerHealthRoutes(app, ctx);
   registerMcpRoutes(app, ctx, VERSION);

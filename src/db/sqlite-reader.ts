@@ -11,13 +11,17 @@ import { retryOnSchemaChange } from './schema-retry.js';
  * a batch that has not committed yet; a commit is visible to its next statement (read-your-writes holds,
  * since a caller is answered only after the commit).
  */
-export class SqliteReader {
-  private readonly statements = new Map<string, { statement: SqliteDatabase.Statement; columns: string[] }>();
-  private readonly versionStatement: SqliteDatabase.Statement;
+/** How long a data_version read may serve later lookups when no request has started meanwhile (background work). */
+const VERSION_REUSE_MS = 1;
 
-  constructor(private readonly raw: SqliteDatabase.Database) {
-    this.versionStatement = raw.prepare('pragma data_version').pluck();
-  }
+export class SqliteReader {
+  private seenVersion = 0;
+  private seenAt = 0;
+  private reusable = false;
+  private readonly statements = new Map<string, { statement: SqliteDatabase.Statement; columns: string[] }>();
+  private versionStatement: SqliteDatabase.Statement | undefined;
+
+  constructor(private readonly raw: SqliteDatabase.Database) {}
 
   /**
    * Rows come back from SQLite as arrays and become objects here: better-sqlite3's own row objects look up
@@ -43,12 +47,39 @@ export class SqliteReader {
   }
 
   /**
-   * SQLite's `data_version`: it changes whenever another connection (this process's writer, another thread's,
-   * a `crm` command) has committed since the previous call, and only then. This connection never writes, so
-   * every commit counts.
+   * A number that moves whenever another connection (this process's writer, another thread's, a `crm` command,
+   * hand-written SQL) has committed a change to what the caches hold: the `cache_version` row that migration
+   * 0025's triggers move. Before that migration has run, SQLite's `data_version`, which moves on every commit.
+   *
+   * Reading it costs what a small SELECT does (a WAL read transaction begins and ends), and a request consults
+   * several caches (the key, then the organization's custom fields): a value read since the last
+   * `forgetVersion()` and less than a millisecond ago is reused. A request calls `forgetVersion()` as it starts
+   * (Database.requestStarted), so every value it is given was read after it began: what another process
+   * committed before the request arrived (a revocation) is seen, as with a read per lookup. This process's own
+   * commits call it too (the group commit, Database.changesSeen).
    */
-  dataVersion(): number {
+  changeVersion(): number {
+    const now = performance.now();
+    if (this.reusable && now - this.seenAt < VERSION_REUSE_MS) return this.seenVersion;
+    this.seenVersion = retryOnSchemaChange(() => this.readVersion(), () => (this.versionStatement = undefined));
+    this.seenAt = now;
+    this.reusable = true;
+    return this.seenVersion;
+  }
+
+  private readVersion(): number {
+    if (this.versionStatement === undefined) {
+      const migrated = this.raw.prepare("select 1 from sqlite_master where type = 'table' and name = 'cache_version'").get() !== undefined;
+      const statement = this.raw.prepare(migrated ? 'select version from cache_version where id = 1' : 'pragma data_version').pluck();
+      if (!migrated) return statement.get() as number;
+      this.versionStatement = statement;
+    }
     return this.versionStatement.get() as number;
+  }
+
+  /** The next changeVersion() reads SQLite again (a request starts; this process committed a change caches hold). */
+  forgetVersion(): void {
+    this.reusable = false;
   }
 
   close(): void {

@@ -23,7 +23,7 @@ const empty = (resource: BuiltinResource): StoredBuiltinDefinition => ({ resourc
 
 /**
  * Per database handle, the organizations' definitions, kept while the database's change counter stands still
- * (the key lookup cache's rule: SQLite's data_version; on PostgreSQL the notification a definition change
+ * (the key lookup cache's rule: on SQLite the cache_version row, migration 0025; on PostgreSQL the notification a definition change
  * sends, migration 0019). A request reads its organization's definitions from here, not from the database.
  */
 const caches = new WeakMap<Database, KeyLookupCache<Definitions>>();

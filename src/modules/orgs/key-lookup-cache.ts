@@ -5,8 +5,8 @@ const CAPACITY = 1_000;
 
 /**
  * What authentication reads for a key (by key hash), kept only while the database is unchanged. Each lookup
- * first reads the database's change counter (SQLite's `data_version`, one cheap pragma; on PostgreSQL a
- * number moved by LISTEN/NOTIFY, db/change-feed.ts); any change — a revocation through the API, the console
+ * first reads the database's change counter (on SQLite a row the key tables' triggers move, migration 0025,
+ * read once per request; on PostgreSQL a number moved by LISTEN/NOTIFY, db/change-feed.ts); any change — a revocation through the API, the console
  * or `crm key revoke` in another process, a rename — empties the cache, so a revoked key answers 401 on the
  * very next request. Without a change counter (PostgreSQL behind a transaction-mode pooler) every lookup
  * reads the database. Expiry is the caller's to check on every request.

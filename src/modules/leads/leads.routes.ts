@@ -7,7 +7,7 @@ import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, Lead, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { deleteLead, getLead, listLeads, prepareLeadsOf, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
+import { deleteLead, getLead, leadFields, listLeads, prepareLeads, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
@@ -44,7 +44,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request, reply) => {
       const caller = callerOf(request);
-      const prepared = await prepareLeadsOf(ctx, ctx.database.db, caller.organizationId, [request.body]);
+      // The fields the preValidation hook checked the body against.
+      const prepared = prepareLeads(ctx, request.customFields ?? (await leadFields(ctx, ctx.database.db, caller.organizationId)), [request.body]);
       return createdReply(ctx, request, reply, async (trx) => ok({ lead: (await storePreparedLeads(trx, caller, prepared))[0]! }));
     },
   });

@@ -17,18 +17,24 @@ export class KeyLookupCache<T extends object> {
 
   constructor(private readonly database: Pick<Database, 'changeCounter'>) {}
 
-  async lookup(hash: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (!this.database.changeCounter) return load();
+  /** The entry for `hash` if the cache holds it and the database is unchanged; nothing is loaded. */
+  peek(hash: string): T | undefined {
+    if (!this.database.changeCounter) return undefined;
     const version = this.database.changeCounter();
     if (version !== this.version) {
       this.entries.clear();
       this.version = version;
     }
-    const hit = this.entries.get(hash);
+    return this.entries.get(hash);
+  }
+
+  async lookup(hash: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const hit = this.peek(hash);
     if (hit !== undefined) return hit;
+    const version = this.version;
     const value = await load();
     // Read after the counter: if a commit came in between, the counter has moved and the entry is dropped.
-    if (value !== undefined && this.version === version) {
+    if (value !== undefined && this.database.changeCounter && this.version === version) {
       if (this.entries.size >= CAPACITY) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(hash, value);
     }

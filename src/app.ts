@@ -22,6 +22,7 @@ import { registerFeedRoutes, WebhookEventSchema } from './modules/events/feed.ro
 import { DealStage } from './modules/deals/stages.schemas.js';
 import { Lead } from './modules/leads/leads.schemas.js';
 import { registerLeadRoutes } from './modules/leads/leads.routes.js';
+import { registerCustomFieldChecks } from './modules/fields/custom-fields.service.js';
 import { registerMcpRoutes } from './modules/mcp/mcp.routes.js';
 import { Note } from './modules/notes/notes.schemas.js';
 import { registerNoteRoutes } from './modules/notes/notes.routes.js';
@@ -130,7 +131,9 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,
     defaultLimitPerMinute: ctx.config.rateLimitPerMinute,
+    ...(ctx.database.requestStarted ? { requestStarted: ctx.database.requestStarted } : {}),
   });
+  registerCustomFieldChecks(app);
   registerHealthRoutes(app, ctx);
   registerMcpRoutes(app, ctx, VERSION);
 

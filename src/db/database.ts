@@ -38,12 +38,17 @@ export interface Database {
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   /**
    * A number that changes whenever what authentication reads for a key may have changed, in any process:
-   * SQLite's data_version (any commit); on PostgreSQL, notifications of the key tables' triggers
-   * (db/change-feed.ts). Absent behind a transaction-mode pooler, where LISTEN can't work: nothing is cached.
+   * on SQLite the `cache_version` row the key and definition tables' triggers move (migration 0025), read at
+   * most once per request; on PostgreSQL, notifications of the same tables' triggers (db/change-feed.ts). Absent behind a transaction-mode pooler, where LISTEN can't work: nothing is cached.
    */
   changeCounter?(): number;
-  /** PostgreSQL: resolves once every listening instance has seen this one's earlier commits (a revocation). */
+  /**
+   * Resolves once this instance's caches will see its earlier commits (a revocation, a definition change): on
+   * PostgreSQL once every listening instance has seen them; on SQLite at once (the next counter read is fresh).
+   */
   changesSeen?(): Promise<void>;
+  /** SQLite: a request starts; the change counter is read afresh for it (see SqliteReader.changeVersion). */
+  requestStarted?(): void;
   close(): Promise<void>;
 }
 
@@ -131,13 +136,20 @@ export function openDatabase(opts: OpenOptions): Database {
   if (opts.dialect === 'sqlite') {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
-    const group = new GroupCommit(db, { lock: opts.writeLock });
     const reader = opts.url === ':memory:' ? undefined : openReader(db, opts.url);
+    // What this process commits is seen by the next counter read, even within the request that committed it.
+    const group = new GroupCommit(db, { lock: opts.writeLock, ...(reader ? { afterCommit: () => reader.forgetVersion() } : {}) });
     return {
       db,
       dialect: 'sqlite',
       transaction: (fn) => group.run(fn),
-      ...(reader ? { changeCounter: () => reader.dataVersion() } : {}),
+      ...(reader
+        ? {
+            changeCounter: () => reader.changeVersion(),
+            changesSeen: async () => reader.forgetVersion(),
+            requestStarted: () => reader.forgetVersion(),
+          }
+        : {}),
       close: async () => {
         reader?.close();
         await db.destroy();

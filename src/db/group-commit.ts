@@ -15,6 +15,8 @@ export interface GroupCommitOptions {
   maxUnits?: number;
   /** A batch stops taking new work after this long, so no caller waits behind an endless stream. */
   maxBatchMs?: number;
+  /** Called after each good COMMIT, before its callers are answered. */
+  afterCommit?: () => void;
 }
 
 /**
@@ -31,6 +33,7 @@ export class GroupCommit {
   private readonly maxUnits: number;
   private readonly maxBatchMs: number;
   private readonly lock: WriteLock | undefined;
+  private readonly afterCommit: () => void;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -39,6 +42,7 @@ export class GroupCommit {
     this.maxUnits = opts.maxUnits ?? 128;
     this.maxBatchMs = opts.maxBatchMs ?? 20;
     this.lock = opts.lock;
+    this.afterCommit = opts.afterCommit ?? (() => undefined);
   }
 
   run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -118,6 +122,7 @@ export class GroupCommit {
         current = undefined;
       }
       await trx.commit().execute();
+      this.afterCommit();
     } catch (err) {
       await trx.rollback().execute().catch(() => undefined);
       const lost = [...done.map((d) => d.unit), ...(current ? [current] : [])];

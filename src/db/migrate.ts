@@ -22,6 +22,7 @@ import { relations } from './migrations/0020_relations.js';
 import { attachedLists } from './migrations/0022_attached_lists.js';
 import { userDeactivation } from './migrations/0023_user_deactivation.js';
 import { itemValuePositions } from './migrations/0024_item_value_positions.js';
+import { sqliteCacheVersion } from './migrations/0025_sqlite_cache_version.js';
 import { rulesNotify } from './migrations/0026_rules_notify.js';
 import { erasedDeals } from './migrations/0027_erased_deals.js';
 
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022_attached_lists': attachedLists,
   '0023_user_deactivation': userDeactivation,
   '0024_item_value_positions': itemValuePositions,
+  '0025_sqlite_cache_version': sqliteCacheVersion,
   '0026_rules_notify': rulesNotify,
   '0027_erased_deals': erasedDeals,
 };

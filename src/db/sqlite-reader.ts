@@ -11,12 +11,22 @@ import { retryOnSchemaChange } from './schema-retry.js';
  * a batch that has not committed yet; a commit is visible to its next statement (read-your-writes holds,
  * since a caller is answered only after the commit).
  */
+/** How long a data_version read may serve later lookups when no request has started meanwhile (background work). */
+const VERSION_REUSE_MS = 1;
+
 export class SqliteReader {
+  private seenVersion = 0;
+  private seenAt = 0;
+  private reusable = false;
   private readonly statements = new Map<string, { statement: SqliteDatabase.Statement; columns: string[] }>();
-  private readonly versionStatement: SqliteDatabase.Statement;
+  private dataVersionStatement: SqliteDatabase.Statement;
+  private cacheVersionStatement: SqliteDatabase.Statement | undefined;
+  /** The data_version at which cacheVersion was last read. */
+  private cacheVersionAt = -1;
+  private cacheVersion = 0;
 
   constructor(private readonly raw: SqliteDatabase.Database) {
-    this.versionStatement = raw.prepare('pragma data_version').pluck();
+    this.dataVersionStatement = raw.prepare('pragma data_version').pluck();
   }
 
   /**
@@ -43,12 +53,54 @@ export class SqliteReader {
   }
 
   /**
-   * SQLite's `data_version`: it changes whenever another connection (this process's writer, another thread's,
-   * a `crm` command) has committed since the previous call, and only then. This connection never writes, so
-   * every commit counts.
+   * A number that moves whenever another connection (this process's writer, another thread's, a `crm` command,
+   * hand-written SQL) has committed a change to what the caches hold: the `cache_version` row that migration
+   * 0025's triggers move. Before that migration has run, SQLite's `data_version`, which moves on every commit.
+   *
+   * Reading it costs a little (a WAL read transaction begins and ends), and a request consults several caches
+   * (the key, then the organization's custom fields): a value read since the last `forgetVersion()` and less
+   * than a millisecond ago is reused. A request calls `forgetVersion()` as it starts (Database.requestStarted),
+   * so every value it is given was read after it began: what another process committed before the request
+   * arrived (a revocation) is seen, as with a read per lookup. This process's own commits call it too (the
+   * group commit, Database.changesSeen).
    */
-  dataVersion(): number {
-    return this.versionStatement.get() as number;
+  changeVersion(): number {
+    const now = performance.now();
+    if (this.reusable && now - this.seenAt < VERSION_REUSE_MS) return this.seenVersion;
+    this.seenVersion = retryOnSchemaChange(() => this.readVersion(), () => this.forgetStatements());
+    this.seenAt = now;
+    this.reusable = true;
+    return this.seenVersion;
+  }
+
+  /**
+   * `data_version` (a pragma, cheaper than a SELECT) says whether anyone has committed since the row was last
+   * read; only then is `cache_version` read again. A stream of reads costs one pragma a request. Read in that
+   * order, a commit landing between the two moves data_version past the one recorded, and the next call reads
+   * the row again.
+   */
+  private readVersion(): number {
+    const dataVersion = this.dataVersionStatement.get() as number;
+    if (dataVersion === this.cacheVersionAt) return this.cacheVersion;
+    if (this.cacheVersionStatement === undefined) {
+      const migrated = this.raw.prepare("select 1 from sqlite_master where type = 'table' and name = 'cache_version'").get() !== undefined;
+      if (!migrated) return dataVersion;
+      this.cacheVersionStatement = this.raw.prepare('select version from cache_version where id = 1').pluck();
+    }
+    this.cacheVersion = this.cacheVersionStatement.get() as number;
+    this.cacheVersionAt = dataVersion;
+    return this.cacheVersion;
+  }
+
+  private forgetStatements(): void {
+    this.dataVersionStatement = this.raw.prepare('pragma data_version').pluck();
+    this.cacheVersionStatement = undefined;
+    this.cacheVersionAt = -1;
+  }
+
+  /** The next changeVersion() reads SQLite again (a request starts; this process committed a change caches hold). */
+  forgetVersion(): void {
+    this.reusable = false;
   }
 
   close(): void {

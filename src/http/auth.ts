@@ -22,6 +22,8 @@ export interface AuthOptions {
   authenticate(token: string): Promise<Principal | null>;
   rateLimiter: RateLimiter;
   defaultLimitPerMinute: number;
+  /** Called first for every request, whatever its route (Database.requestStarted: caches are checked afresh for it). */
+  requestStarted?: () => void;
 }
 
 const WINDOW_MS = 60_000;
@@ -61,7 +63,9 @@ const UNKNOWN_ROUTE_AUTH = { anyOf: [], optional: true };
  */
 export function registerAuth(app: FastifyInstance, opts: AuthOptions): void {
   app.decorateRequest('principal', null);
+  const requestStarted = opts.requestStarted ?? (() => undefined);
   app.addHook('onRequest', async (request, reply) => {
+    requestStarted();
     const auth = request.routeOptions.config.auth ?? (request.is404 && request.url.startsWith(`${API_PREFIX}/`) ? UNKNOWN_ROUTE_AUTH : undefined);
     if (!auth) return;
     const header = request.headers.authorization;

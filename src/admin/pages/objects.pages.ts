@@ -137,6 +137,8 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
       try {
         const patch = checkedBody<UpdateObjectBody>(UpdateObjectBody, { name: draft.name, ...definition });
         await inTransaction(ctx, (trx) => updateObject(ctx, trx, org, object.slug, patch));
+        // As PATCH /objects/{slug}: every instance's definition cache has dropped the old one before the redirect.
+        await ctx.database.changesSeen?.();
         return reply.redirect(`${definitionPath(object.slug)}?notice=saved`, 303);
       } catch (err) {
         return formPage(deps, request, reply, { slug: object.slug, draft, problem: problemOf(err, positions, draft.slug), status: 400 });

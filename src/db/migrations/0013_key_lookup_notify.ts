@@ -12,6 +12,9 @@ export const KEY_LOOKUP_CHANNEL = 'crm_key_lookup';
  * identical notifications of one transaction into one. last_used_at is left out: it is written once a
  * minute per key and instance, and would otherwise empty every cache that often.
  */
+/** The api_keys columns authentication reads (all but last_used_at and created_at). */
+export const KEY_COLUMNS = ['id', 'organization_id', 'user_id', 'name', 'prefix', 'key_hash', 'scopes', 'rate_limit_per_minute', 'expires_at', 'revoked_at'];
+
 export const keyLookupNotify: Migration = {
   async up({ db, dialect }) {
     if (dialect !== 'postgres') return;
@@ -20,9 +23,7 @@ export const keyLookupNotify: Migration = {
         perform pg_notify(${sql.lit(KEY_LOOKUP_CHANNEL)}, tg_table_schema);
         return null;
       end $$`.execute(db);
-    const keyColumns = sql.raw(
-      ['id', 'organization_id', 'user_id', 'name', 'prefix', 'key_hash', 'scopes', 'rate_limit_per_minute', 'expires_at', 'revoked_at'].join(', '),
-    );
+    const keyColumns = sql.raw(KEY_COLUMNS.join(', '));
     await sql`create trigger api_keys_key_lookup after update of ${keyColumns} or delete on api_keys
       for each statement execute function crm_key_lookup_changed()`.execute(db);
     for (const table of ['organizations', 'users']) {

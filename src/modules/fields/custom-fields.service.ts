@@ -7,7 +7,7 @@ import type { CustomObject, UpdateObjectBody } from '../objects/objects.schemas.
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import type { OpenFieldCheck } from '../shared/batch.service.js';
 import { BUILTIN, BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addFieldErrors } from '../../http/extra-field-errors.js';
 import { checkCustomInput, type CustomColumns, type CustomFields } from './custom-values.js';
 import { isContactField } from '../objects/field-values.js';
@@ -16,33 +16,47 @@ import { definitionTargetErrors } from '../objects/relation-targets.js';
 import { builtinDefinitions, customFieldHasData, customFieldHasGaps, customOptionsInUse, lockBuiltinDefinition, saveBuiltinDefinition, type StoredBuiltinDefinition } from './custom-fields.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock'>;
-type Definitions = Record<BuiltinResource, StoredBuiltinDefinition>;
+/** Each resource's stored definition, and the CustomFields made of it once, which every request then shares. */
+type Definitions = Record<BuiltinResource, StoredBuiltinDefinition & { custom: CustomFields }>;
 
 const EPOCH = new Date(0).toISOString();
 const empty = (resource: BuiltinResource): StoredBuiltinDefinition => ({ resource, definition: { fields: [], stages: [] }, createdAt: EPOCH, updatedAt: EPOCH });
 
 /**
  * Per database handle, the organizations' definitions, kept while the database's change counter stands still
- * (the key lookup cache's rule: SQLite's data_version; on PostgreSQL the notification a definition change
+ * (the key lookup cache's rule: on SQLite the cache_version row, migration 0025; on PostgreSQL the notification a definition change
  * sends, migration 0019). A request reads its organization's definitions from here, not from the database.
  */
 const caches = new WeakMap<Database, KeyLookupCache<Definitions>>();
 
 async function loadDefinitions(db: Executor, organizationId: string): Promise<Definitions> {
   const found = new Map((await builtinDefinitions(db, organizationId)).map((d) => [d.resource, d]));
-  return Object.fromEntries(BUILTIN_RESOURCES.map((r) => [r, found.get(r) ?? empty(r)])) as Definitions;
+  return Object.fromEntries(
+    BUILTIN_RESOURCES.map((resource) => {
+      const stored = found.get(resource) ?? empty(resource);
+      return [resource, { ...stored, custom: { resource, organizationId, definition: stored.definition } }];
+    }),
+  ) as Definitions;
+}
+
+function cacheOf(database: Database): KeyLookupCache<Definitions> {
+  let cache = caches.get(database);
+  if (!cache) caches.set(database, (cache = new KeyLookupCache<Definitions>(database)));
+  return cache;
 }
 
 /** `db`: the caller's transaction when there is one (SQLite's one connection is taken by it meanwhile). */
 async function definitionsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string): Promise<Definitions> {
-  let cache = caches.get(ctx.database);
-  if (!cache) caches.set(ctx.database, (cache = new KeyLookupCache<Definitions>(ctx.database)));
-  return (await cache.lookup(organizationId, () => loadDefinitions(db, organizationId)))!;
+  return (await cacheOf(ctx.database).lookup(organizationId, () => loadDefinitions(db, organizationId)))!;
 }
 
-/** The custom fields of a resource of the organization (an empty definition when it has none). */
-export async function customFieldsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, resource: BuiltinResource): Promise<CustomFields> {
-  return { resource, organizationId, definition: (await definitionsOf(ctx, db, organizationId))[resource].definition };
+/**
+ * The custom fields of a resource of the organization (an empty definition when it has none). On every read and
+ * write of a lead, account or deal: a cached organization is answered without the lookup's chain of promises.
+ */
+export function customFieldsOf(ctx: Pick<Ctx, 'database'>, db: Executor, organizationId: string, resource: BuiltinResource): Promise<CustomFields> {
+  const cached = cacheOf(ctx.database).peek(organizationId);
+  return cached ? Promise.resolve(cached[resource].custom) : definitionsOf(ctx, db, organizationId).then((d) => d[resource].custom);
 }
 
 /** What `crm import` checks a resource's custom columns with: the organization's fields and the standard keys. */
@@ -149,17 +163,32 @@ export async function customFieldCheck(ctx: Pick<Ctx, 'database'>, db: Executor,
   return (input, mode) => checkCustomInput(c.definition, input, shape.writable, shape.readOnly, mode).errors;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The custom fields customBodyCheck checked the body against (null where it did not run), for the handler. */
+    customFields: CustomFields | null;
+  }
+}
+
+/** Requests carry the fields their body was checked against, so that a create's handler looks them up no more. */
+export function registerCustomFieldChecks(app: FastifyInstance): void {
+  app.decorateRequest('customFields', null);
+}
+
 /**
  * A preValidation hook for POST and PATCH of a built-in resource: the body's custom part checked against the
- * organization's fields, its problems kept for the schema's 400 (http/extra-field-errors.ts). Authentication
- * has run (onRequest); a request without a principal or an object body is left to the route.
+ * organization's fields, its problems kept for the schema's 400 (http/extra-field-errors.ts), the fields kept
+ * in `request.customFields`. Authentication has run (onRequest); a request without a principal or an object
+ * body is left to the route.
  */
 export function customBodyCheck(ctx: Pick<Ctx, 'database'>, resource: BuiltinResource, mode: 'create' | 'update') {
+  const shape = BUILTIN[resource];
   return async (request: FastifyRequest): Promise<void> => {
     const principal = request.principal;
     const body = request.body;
     if (!principal || typeof body !== 'object' || body === null || Array.isArray(body)) return;
-    const check = await customFieldCheck(ctx, ctx.database.db, principal.organization.id, resource);
-    addFieldErrors(request, check(body as Record<string, unknown>, mode));
+    const c = await customFieldsOf(ctx, ctx.database.db, principal.organization.id, resource);
+    request.customFields = c;
+    addFieldErrors(request, checkCustomInput(c.definition, body as Record<string, unknown>, shape.writable, shape.readOnly, mode).errors);
   };
 }

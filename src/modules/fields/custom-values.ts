@@ -40,7 +40,8 @@ export const customAad = (resource: BuiltinResource, itemId: string, key: string
 /**
  * The custom part of a body: every key that is not a standard one (`standard`, the body's own keys) must be a
  * field of the definition (a standard read-only key, in `readOnly`, is `read_only`), its value valid; on
- * create, required fields must be present. Every problem is listed.
+ * create, required fields must be present. Every problem is listed. A body of standard keys only, for an
+ * organization without custom fields (most writes), costs a set lookup per key: no field set, no parsing.
  */
 export function checkCustomInput(
   definition: Definition,
@@ -50,14 +51,16 @@ export function checkCustomInput(
   mode: 'create' | 'update',
 ): { values: Map<string, StoredValue | null>; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const fields = new Set(definition.fields.map((f) => f.key));
   const keys: string[] = [];
+  let fields: Set<string> | undefined;
   for (const key of Object.keys(input)) {
     if (standard.has(key)) continue;
+    fields ??= new Set(definition.fields.map((f) => f.key));
     if (fields.has(key)) keys.push(key);
     else if (readOnly.has(key)) errors.push({ field: key, code: 'read_only', message: 'is set by the server' });
     else errors.push({ field: key, code: 'unknown_field', message: 'is not a known field' });
   }
+  if (definition.fields.length === 0) return { values: new Map(), errors };
   const parsed = parseFieldValues(definition, input, keys, mode);
   return { values: parsed.values, errors: [...errors, ...parsed.errors] };
 }

@@ -44,7 +44,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
     handler: async (request, reply) => {
       const caller = callerOf(request);
-      const prepared = await prepareLeadsOf(ctx, ctx.database.db, caller.organizationId, [request.body]);
+      // The fields the preValidation hook checked the body against.
+      const prepared = await prepareLeadsOf(ctx, ctx.database.db, caller.organizationId, [request.body], request.customFields ?? undefined);
       return createdReply(ctx, request, reply, async (trx) => ok({ lead: (await storePreparedLeads(trx, caller, prepared))[0]! }));
     },
   });

@@ -18,7 +18,7 @@ import { newLead, type NewLead } from './new-lead.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
-import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, type NewCustomValues, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
@@ -133,18 +133,23 @@ async function duplicatesOf(db: Executor, organizationId: string, rows: { id: st
   });
 }
 
+/** The changes of lead.created for a lead with custom values: theirs beside the standard ones. */
+function customCreatedChanges(standard: Lead, custom: NewCustomValues) {
+  const shown: Record<string, unknown> = { ...standard, ...custom.shown };
+  const keys = Object.keys(custom.shown);
+  return diffChanges(null, shown, [...EVENT_FIELDS, ...keys], [...CONTACT_FIELDS, ...keys.filter((k) => custom.contactKeys.includes(k))]);
+}
+
 /** A new lead as its lead.created event shows it: contact fields only as present ("[encrypted]") or null. */
 function createdEvent(caller: Caller, row: NewLead, now: Date) {
-  const custom = row.customValues?.shown ?? {};
-  const shown: Record<string, unknown> = { ...present(row, row.emailEnc === null ? null : ENCRYPTED, row.phoneEnc === null ? null : ENCRYPTED), ...custom };
-  const keys = Object.keys(custom);
+  const standard = present(row, row.emailEnc === null ? null : ENCRYPTED, row.phoneEnc === null ? null : ENCRYPTED);
   return buildEvent({
     type: 'lead.created',
     organizationId: caller.organizationId,
     object: 'lead',
     objectId: row.id,
     description: 'Lead created',
-    changes: diffChanges(null, shown, [...EVENT_FIELDS, ...keys], [...CONTACT_FIELDS, ...keys.filter((k) => row.customValues!.contactKeys.includes(k))]),
+    changes: row.customValues ? customCreatedChanges(standard, row.customValues) : diffChanges(null, standard, EVENT_FIELDS, CONTACT_FIELDS),
     actor: caller.actor,
     now,
   });
@@ -187,7 +192,7 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
   // The API's single create: the lead and its event in one statement (one round trip on PostgreSQL).
   if (rows.length === 1 && indexed.length === 0) return insertLeadWithEvent(trx, rows[0]!, events[0]!);
   await insertLeads(trx, rows);
-  await addItemValues(trx, caller.organizationId, TABLE, indexed);
+  if (indexed.length) await addItemValues(trx, caller.organizationId, TABLE, indexed);
   await recordEvents(trx, events);
 }
 
@@ -211,10 +216,13 @@ export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateL
   return { custom: c, rows: inputs.map((input, i) => newLead(ctx, c.organizationId, input, contacts[i]!, now, sealer(i))), contacts, now };
 }
 
-/** prepareLeads for the organization's current lead fields (read through `db`: the caller's transaction, if any). */
-export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[]): Promise<PreparedLeads & StoreOptions> {
-  const [fields, rules] = await Promise.all([leadFields(ctx, db, organizationId), cachedRules(ctx.database, db, organizationId)]);
-  const prepared: PreparedLeads & StoreOptions = { ...prepareLeads(ctx, fields, inputs), rules };
+/**
+ * prepareLeads for the organization's current lead fields (`fields` when the caller has them, else read
+ * through `db`: the caller's transaction, if any), with what the store would otherwise read in the transaction.
+ */
+export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[], fields?: CustomFields): Promise<PreparedLeads & StoreOptions> {
+  const rules = await cachedRules(ctx.database, db, organizationId);
+  const prepared: PreparedLeads & StoreOptions = { ...prepareLeads(ctx, fields ?? (await leadFields(ctx, db, organizationId)), inputs), rules };
   // On PostgreSQL (READ COMMITTED) a statement sees what was committed when it starts, inside a transaction or
   // not: the duplicate probe finds the same leads before the transaction, a round trip less inside it. SQLite's
   // one writer probes inside, where no other create can commit meanwhile.
@@ -224,9 +232,14 @@ export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: str
 
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
 export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads & StoreOptions, opts: StoreOptions = {}): Promise<Lead[]> {
-  for (const row of prepared.rows) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues?.shown ?? {})));
+  for (const row of prepared.rows) {
+    if (row.customValues) await checkRelationTargets(trx, caller.organizationId, prepared.custom.definition.fields, new Map(Object.entries(row.customValues.shown)));
+  }
   await storeNewLeads(trx, caller, prepared.rows, prepared.now, { rules: prepared.rules, duplicates: prepared.duplicates, ...opts });
-  return prepared.rows.map((row, i) => ({ ...present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null), ...row.customValues?.shown }));
+  return prepared.rows.map((row, i) => {
+    const lead = present(row, prepared.contacts[i]!.email ?? null, prepared.contacts[i]!.phoneNumber ?? null);
+    return row.customValues ? { ...lead, ...row.customValues.shown } : lead;
+  });
 }
 
 export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
@@ -241,9 +254,9 @@ export async function findLiveLead(ctx: Ctx, db: Executor, organizationId: strin
 }
 
 export async function getLead(ctx: Ctx, organizationId: string, id: string): Promise<Lead> {
-  const [c, stored] = await Promise.all([leadFields(ctx, ctx.database.db, organizationId), findLead(ctx.database.db, organizationId, id)]);
+  const stored = await findLead(ctx.database.db, organizationId, id);
   if (!stored) throw notFound('Lead');
-  return toLead(ctx, c, stored);
+  return toLead(ctx, await leadFields(ctx, ctx.database.db, organizationId), stored);
 }
 
 export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {

@@ -42,7 +42,7 @@ export function newLead(
     duplicateOf: null,
     externalId: input.externalId ?? null,
     custom: custom?.json ?? null,
-    ...(custom ? { customValues: custom.values } : {}),
+    customValues: custom?.values,
     createdAt: at,
     updatedAt: at,
     deletedAt: null,

@@ -24,11 +24,14 @@ const newLead = () => {
 };
 
 export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; seconds: number }): Promise<void> {
+  // Each run has a database of its own: the leads it upserts are the ones it created (the PostgreSQL run follows
+  // SQLite's in one process, and picked addresses that only SQLite's database held).
+  serial = 0;
   const { ctx, drop } = await openBench('batch', opts.dialect, opts.pgUrl);
+  const app = await buildApp(ctx, { logger: false });
   try {
     const org = await createOrganization(ctx, { name: 'Bench', timezone: 'UTC' });
     const key = await createApiKey(ctx, { organizationId: org.id, scopes: ['leads:write', 'leads:read'], name: 'bench', rateLimitPerMinute: 1_000_000_000 });
-    const app = await buildApp(ctx, { logger: false });
     await app.ready();
     const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
     const send = async (url: string, body: unknown, expected: number) => {
@@ -91,8 +94,9 @@ export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; se
     row('upsert by e-mail, every item an existing lead (200)', hits);
     row('upsert by e-mail, half new, half existing', mixed);
     console.log(`\n(${serial.toLocaleString('en')} leads in the organization at the end)`);
-    await app.close();
   } finally {
+    // The app first: requests still in flight (a failed round's other clients) hold pool connections.
+    await app.close();
     await drop();
   }
 }

@@ -11,18 +11,6 @@ import { retryOnSchemaChange } from './schema-retry.js';
  * a batch that has not committed yet; a commit is visible to its next statement (read-your-writes holds,
  * since a caller is answered only after the commit).
  */
-type RowMaker = (values: unknown[]) => Record<string, unknown>;
-
-/**
- * A statement's row objects, made as one object literal of its columns (generated once per statement; the
- * names are JSON-quoted). Filled key by key, V8 turns an object of more than 19 properties into a dictionary,
- * slower to fill and to read: the leads row did, when custom fields gave it its 20th column.
- */
-function rowMaker(columns: readonly string[]): RowMaker {
-  const properties = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
-  return new Function('values', `return { ${properties} };`) as RowMaker;
-}
-
 /** How long a data_version read may serve later lookups when no request has started meanwhile (background work). */
 const VERSION_REUSE_MS = 1;
 
@@ -30,7 +18,7 @@ export class SqliteReader {
   private seenVersion = 0;
   private seenAt = 0;
   private reusable = false;
-  private readonly statements = new Map<string, { statement: SqliteDatabase.Statement; toRow: RowMaker }>();
+  private readonly statements = new Map<string, { statement: SqliteDatabase.Statement; columns: string[] }>();
   private dataVersionStatement: SqliteDatabase.Statement;
   private cacheVersionStatement: SqliteDatabase.Statement | undefined;
   /** The data_version at which cacheVersion was last read. */
@@ -42,8 +30,8 @@ export class SqliteReader {
   }
 
   /**
-   * Rows come back from SQLite as arrays and become objects here (rowMaker): better-sqlite3's own row objects
-   * look up every column name in V8's string table on every row, which cost more than SQLite's step.
+   * Rows come back from SQLite as arrays and become objects here: better-sqlite3's own row objects look up
+   * every column name in V8's string table on every row, which cost more than SQLite's step.
    */
   all(sqlText: string, parameters: readonly unknown[]): Record<string, unknown>[] {
     return retryOnSchemaChange(() => this.run(sqlText, parameters), () => this.statements.delete(sqlText));
@@ -53,10 +41,15 @@ export class SqliteReader {
     let prepared = this.statements.get(sqlText);
     if (prepared === undefined) {
       const statement = this.raw.prepare(sqlText).raw(true);
-      prepared = { statement, toRow: rowMaker(statement.columns().map((c) => c.name)) };
+      prepared = { statement, columns: statement.columns().map((c) => c.name) };
       this.statements.set(sqlText, prepared);
     }
-    return (prepared.statement.all(parameters as unknown[]) as unknown[][]).map(prepared.toRow);
+    const { statement, columns } = prepared;
+    return (statement.all(parameters as unknown[]) as unknown[][]).map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+      return row;
+    });
   }
 
   /**

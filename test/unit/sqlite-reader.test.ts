@@ -6,6 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { precompile } from '../../src/db/precompiled.js';
+import { readerOf } from '../../src/db/sqlite-reader.js';
 import { loadConfig } from '../../src/config.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
 import { createApiKey, createOrganization, createUser } from '../../src/modules/orgs/orgs.service.js';
@@ -42,6 +43,13 @@ describe('SQLite reader connection', () => {
     release();
     await committed;
     expect(await selectValue(database.db, 'o1')).toEqual([{ id: 'o1', name: 'Acme' }]);
+  });
+
+  it('makes each row one object of every column, whatever their number and names', () => {
+    const reader = readerOf(database.db)!;
+    const names = [...Array.from({ length: 24 }, (_, i) => `c${i}`), 'it\'s "quoted"\\', 'two words'];
+    const select = names.map((name, i) => `${i} as "${name.replaceAll('"', '""')}"`).join(', ');
+    expect(reader.all(`select ${select}`, [])).toEqual([Object.fromEntries(names.map((name, i) => [name, i]))]);
   });
 
   it('before migration 0025, moves its change counter on every commit, from this connection or another', async () => {

@@ -207,7 +207,8 @@ describe('crm import leads: the worker pipeline', { timeout: IMPORT_TIMEOUT }, (
     const log = join(dir, `threads-${++n}.log`);
     const preload = join(dir, `log-thread-${n}.mjs`);
     writeFileSync(preload, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(log)}, JSON.stringify({ pid: process.pid, flags: process.execArgv }) + '\\n');\n`);
-    const threads = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; flags: string[] }) : []);
+    // Complete lines only: a thread may be appending its line (or have created the file empty) as this reads.
+    const threads = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(0, -1).map((line) => JSON.parse(line) as { pid: number; flags: string[] }) : []);
     return { env: { ...databaseEnv(t), NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` }, threads };
   };
 

@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
+import type { Executor } from '../../db/database.js';
 import { runIdempotent } from './idempotency.service.js';
 import { requirePrincipal } from '../../http/auth.js';
 
@@ -29,6 +30,19 @@ export const IdempotencyHeaders = Type.Object({
  */
 export function createdReply<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, create: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return idempotentReply(ctx, request, reply, 201, create);
+}
+
+/**
+ * createdReply for a create that is one statement (`oneStatement`, as its service tells): without an
+ * Idempotency-Key, PostgreSQL runs it in autocommit, atomic on its own, and spares BEGIN and COMMIT (two round
+ * trips of four for a new lead). SQLite keeps its group-committed transaction; a key needs one for its claim.
+ */
+export async function createdReplyInOneStatement<T>(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, oneStatement: boolean, create: (db: Executor) => Promise<T>): Promise<T> {
+  if (!oneStatement || ctx.database.dialect !== 'postgres' || request.headers['idempotency-key'] !== undefined) return createdReply(ctx, request, reply, create);
+  const body = await create(ctx.database.db);
+  ctx.outbox.notify();
+  reply.code(201);
+  return body;
 }
 
 /** The same for a POST answering another status (a batch: 200, its items carrying their own statuses). */

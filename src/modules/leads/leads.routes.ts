@@ -4,10 +4,10 @@ import type { AppContext } from '../../context.js';
 import { customBodyCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
-import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
+import { createdReplyInOneStatement, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
 import { CreateLeadBody, Lead, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { deleteLead, getLead, listLeads, prepareLeadsOf, restoreLead, storePreparedLeads, updateLead } from './leads.service.js';
+import { deleteLead, getLead, listLeads, prepareLeadsOf, restoreLead, storedInOneStatement, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
@@ -46,7 +46,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
       const caller = callerOf(request);
       // The fields the preValidation hook checked the body against.
       const prepared = await prepareLeadsOf(ctx, ctx.database.db, caller.organizationId, [request.body], request.customFields ?? undefined);
-      return createdReply(ctx, request, reply, async (trx) => ok({ lead: (await storePreparedLeads(trx, caller, prepared))[0]! }));
+      return createdReplyInOneStatement(ctx, request, reply, storedInOneStatement(prepared), async (db) => ok({ lead: (await storePreparedLeads(db, caller, prepared))[0]! }));
     },
   });
 

@@ -230,6 +230,19 @@ export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: str
   return prepared;
 }
 
+/**
+ * Whether storePreparedLeads issues exactly one statement for these leads: one lead, with no owner or account
+ * to check, no assignment rule to run, no indexed custom value or relation to check, and its duplicate probed
+ * already (PostgreSQL). That statement is atomic on its own, so it needs no transaction around it.
+ */
+export function storedInOneStatement(prepared: PreparedLeads & StoreOptions): boolean {
+  const row = prepared.rows[0];
+  if (prepared.rows.length !== 1 || !row || prepared.duplicates === undefined || prepared.rules?.length !== 0) return false;
+  if (row.ownerId !== null || row.accountId !== null) return false;
+  const values = row.customValues;
+  return !values || (values.indexed.length === 0 && prepared.custom.definition.fields.every((f) => f.type !== 'relation' || typeof values.shown[f.key] !== 'string'));
+}
+
 /** Stores prepared leads; their relation values must name live items (checked here, in the write's transaction). */
 export async function storePreparedLeads(trx: Executor, caller: Caller, prepared: PreparedLeads & StoreOptions, opts: StoreOptions = {}): Promise<Lead[]> {
   for (const row of prepared.rows) {

@@ -1,0 +1,86 @@
+import type { KyselyPlugin } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/transaction.js';
+import { prepareLeadsOf, storedInOneStatement, storePreparedLeads } from '../../src/modules/leads/leads.service.js';
+import type { CreateLeadBody } from '../../src/modules/leads/leads.schemas.js';
+import { setAssignmentRules } from '../../src/modules/orgs/rules.service.js';
+import { call, expectError } from '../helpers/http.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+
+/**
+ * POST /leads runs without BEGIN/COMMIT on PostgreSQL when storing the lead is one statement
+ * (storedInOneStatement): that is only atomic if the store then really issues one statement. Each case here
+ * counts the statements the store issues and holds the prediction against them.
+ */
+let t: TestApp;
+let org: Seeded;
+let withRules: Seeded;
+let accountId: string;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  org = await seedOrg(t.ctx);
+  withRules = await seedOrg(t.ctx);
+  await setAssignmentRules(t.ctx.database, withRules.orgId, { rules: [{ id: 'all', match: {}, assign: { type: 'user', userId: withRules.userId } }] }, new Date());
+  accountId = (await call(t.app, 'POST', '/accounts', { auth: org.auth, body: { name: 'Acme' } })).body.data.account.id;
+  const fields = [
+    { key: 'since', label: 'Since', type: 'date' },
+    { key: 'partner', label: 'Partner', type: 'relation', target: 'accounts' },
+  ];
+  expect((await call(t.app, 'PATCH', '/objects/leads', { auth: org.auth, body: { fields } })).status).toBe(200);
+});
+afterAll(async () => t.close());
+
+async function statementsToStore(o: Seeded, input: CreateLeadBody): Promise<{ predicted: boolean; issued: number }> {
+  let issued = 0;
+  const counting: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      issued += 1;
+      return args.result;
+    },
+  };
+  const prepared = await prepareLeadsOf(t.ctx, t.ctx.database.db, o.orgId, [input]);
+  const caller = { organizationId: o.orgId, actor: { type: 'SYSTEM' as const, id: 'test', channel: 'API' as const } };
+  await inTransaction(t.ctx, (trx) => storePreparedLeads(trx.withPlugin(counting), caller, prepared));
+  return { predicted: storedInOneStatement(prepared), issued };
+}
+
+let serial = 0;
+const lead = (extra: Partial<CreateLeadBody> = {}): CreateLeadBody => {
+  serial += 1;
+  return { name: `Lead ${serial}`, email: `lead${serial}@statements.example`, phoneNumber: `+1415555${String(1000 + serial)}`, ...extra };
+};
+
+describe('storedInOneStatement', () => {
+  it('is true exactly when the store issues one statement (and only on PostgreSQL, where the duplicate is probed before)', async () => {
+    const cases: [string, Seeded, CreateLeadBody, boolean][] = [
+      ['name, e-mail and phone', org, lead(), true],
+      ['an external id', org, lead({ externalId: `ext-${serial}` }), true],
+      ['an owner to check', org, lead({ ownerId: org.userId }), false],
+      ['an account to check', org, lead({ accountId }), false],
+      ['an assignment rule to run', withRules, lead(), false],
+      ['an indexed custom value', org, lead({ since: '2026-01-02' } as Partial<CreateLeadBody>), false],
+      ['a relation to check', org, lead({ partner: accountId } as Partial<CreateLeadBody>), false],
+    ];
+    for (const [what, o, input, onPostgres] of cases) {
+      const { predicted, issued } = await statementsToStore(o, input);
+      expect({ what, predicted }).toEqual({ what, predicted: dialect === 'postgres' && onPostgres });
+      if (predicted) expect({ what, issued }).toEqual({ what, issued: 1 });
+      else expect(issued, what).toBeGreaterThan(dialect === 'postgres' ? 1 : 0);
+    }
+  });
+
+  it('a create without a transaction stores the lead and its event, and refuses a taken external id cleanly', async () => {
+    const res = await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Solo', externalId: 'solo-1' } });
+    expect(res.status).toBe(201);
+    const id = res.body.data.lead.id;
+    const events = await t.ctx.database.db.selectFrom('events').select('type').where('object_id', '=', id).execute();
+    expect(events.map((e) => e.type)).toEqual(['lead.created']);
+    const again = await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Solo again', externalId: 'solo-1' } });
+    expect(again.status).toBe(409);
+    const count = await t.ctx.database.db.selectFrom('leads').select('id').where('organization_id', '=', org.orgId).where('name', '=', 'Solo again').execute();
+    expect(count).toEqual([]);
+  });
+});

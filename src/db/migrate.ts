@@ -25,6 +25,7 @@ import { itemValuePositions } from './migrations/0024_item_value_positions.js';
 import { sqliteCacheVersion } from './migrations/0025_sqlite_cache_version.js';
 import { rulesNotify } from './migrations/0026_rules_notify.js';
 import { erasedDeals } from './migrations/0027_erased_deals.js';
+import { duplicateEventsIndex } from './migrations/0028_duplicate_events_index.js';
 
 /** Numbered and frozen: a migration, once landed, is never edited; changes come as a new number. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025_sqlite_cache_version': sqliteCacheVersion,
   '0026_rules_notify': rulesNotify,
   '0027_erased_deals': erasedDeals,
+  '0028_duplicate_events_index': duplicateEventsIndex,
 };
 
 /**

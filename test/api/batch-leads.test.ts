@@ -196,6 +196,21 @@ describe('PATCH /leads/batch', () => {
     expect(await search('Quillfeather')).toEqual([b.id]);
   });
 
+  it('a bulk update changing the status or account of some leads only: the filters on them follow each lead', async () => {
+    const o = await seedOrg(t.ctx);
+    const account = (await call(t.app, 'POST', '/accounts', { auth: o.auth, body: { name: 'Filtered' } })).body.data.account.id;
+    const [a, b, c, d] = [await create({ name: 'Status A' }, o), await create({ name: 'Status B', accountId: account }, o), await create({ name: 'Status C' }, o), await create({ name: 'Status D' }, o)];
+    const items = [{ id: a.id, status: 'CONTACTED' }, { id: b.id, accountId: null, title: 'Left' }, { id: c.id, accountId: account, status: 'QUALIFIED' }, { id: d.id, title: 'Kept all' }];
+    const res = await patch({ items }, o);
+    expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 200, 200, 200]);
+    const list = async (query: string) => (await call(t.app, 'GET', `/leads?${query}`, { auth: o.auth })).body.data.leads.map((l: { id: string }) => l.id).sort();
+    expect(await list('status=NEW')).toEqual([b.id, d.id].sort());
+    expect(await list('status=CONTACTED')).toEqual([a.id]);
+    expect(await list('status=QUALIFIED')).toEqual([c.id]);
+    expect(await list(`accountId=${account}`)).toEqual([c.id]);
+    expect((await call(t.app, 'GET', `/leads/${d.id}`, { auth: o.auth })).body.data.lead).toMatchObject({ title: 'Kept all', status: 'NEW', accountId: null });
+  });
+
   it('two batches at once with the same ifMatch on the same leads: each lead is updated by exactly one of them', async () => {
     const o = await seedOrg(t.ctx);
     const leads = [];

@@ -95,6 +95,9 @@ export function buildEvent(input: {
   };
 }
 
+/** Values as an event compares them: by their JSON (custom values may be arrays or objects), primitives directly. */
+const sameValue = (a: unknown, b: unknown) => a === b || ((typeof a === 'object' || typeof b === 'object') && JSON.stringify(a) === JSON.stringify(b));
+
 /**
  * The before/after of the fields that differ between two snapshots; fields named in `sensitive` are
  * reported as "[encrypted]" (or null when absent) so an event never carries an e-mail or phone.
@@ -110,7 +113,7 @@ export function diffChanges<T extends Record<string, unknown>>(
   for (const field of fields) {
     const was = before?.[field] ?? null;
     const now = after[field] ?? null;
-    if (before !== null && JSON.stringify(was) === JSON.stringify(now)) continue;
+    if (before !== null && sameValue(was, now)) continue;
     if (before === null && now === null) continue;
     if (before !== null) changes.before[field] = show(field, was);
     changes.after[field] = show(field, now);

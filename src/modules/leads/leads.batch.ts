@@ -69,10 +69,11 @@ type UpdateItem = { id: string; input: Record<string, unknown>; ifMatch?: string
 /**
  * Many existing leads updated at once, for the hits of an upsert and PATCH /leads/batch: their rows read in
  * one statement, references checked in two for all, each lead patched as updateLead does it (the same checks
- * in the same order, the same lead.updated), then one UPDATE (two if only some names change) and one events
- * INSERT for all that changed, in a savepoint. A lead whose e-mail, phone, external id or custom values change
- * is left to updateLead (undefined): its duplicate probe and external id check depend on what earlier items of the batch
- * wrote. Should the bulk statement still fail, every lead of it is left to updateLead.
+ * in the same order, the same lead.updated), then one UPDATE per set of indexed columns that changed (name,
+ * status, account; usually one) and one events INSERT for all that changed, in a savepoint. A lead whose
+ * e-mail, phone, external id or custom values change is left to updateLead (undefined): its duplicate probe and
+ * external id check depend on what earlier items of the batch wrote. Should the bulk statement still fail,
+ * every lead of it is left to updateLead.
  */
 async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: UpdateItem[]): Promise<(Lead | AppError | undefined)[]> {
   const organizationId = caller.organizationId;
@@ -80,7 +81,7 @@ async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: Updat
   const refs = await referenceErrors(trx, organizationId, items.map((i) => i.input as UpdateLeadBody));
   const c = await leadFields(ctx, trx, organizationId);
   const now = ctx.clock.now();
-  const writes: { k: number; next: StoredLead; renamed: boolean; event: CrmEvent; lead: Lead }[] = [];
+  const writes: { k: number; next: StoredLead; current: StoredLead; event: CrmEvent; lead: Lead }[] = [];
   const outcomes = items.map((item, k): Lead | AppError | undefined => {
     const current = stored.get(item.id);
     if (!current) return notFound('Lead');
@@ -96,7 +97,7 @@ async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: Updat
       const changes = leadChanges(c, before, after);
       if (Object.keys(changes.after).length === 0) return before;
       next.updatedAt = now.toISOString();
-      writes.push({ k, next, renamed: next.name !== current.name, event: leadUpdatedEvent(caller, current.id, changes, now), lead: { ...after, updatedAt: next.updatedAt } });
+      writes.push({ k, next, current, event: leadUpdatedEvent(caller, current.id, changes, now), lead: { ...after, updatedAt: next.updatedAt } });
       return undefined;
     } catch (err) {
       return asItemError(err);
@@ -105,7 +106,7 @@ async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: Updat
   if (writes.length === 0) return outcomes;
   try {
     await inSavepoint(trx, async () => {
-      await updateLeadFields(trx, writes.map((w) => ({ lead: w.next, renamed: w.renamed })));
+      await updateLeadFields(trx, writes.map((w) => ({ lead: w.next, current: w.current })));
       await recordEvents(trx, writes.map((w) => w.event));
     });
     for (const w of writes) outcomes[w.k] = w.lead;

@@ -153,9 +153,15 @@ export async function findLeads(db: Executor, organizationId: string, ids: reado
   return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.id, toStored(r as Row)]));
 }
 
-/** The columns a batch's bulk update writes: its leads keep their contacts, duplicate and external id. */
-const FIELD_COLUMNS = ['source', 'source_campaign', 'status', 'company', 'title', 'notes', 'owner_id', 'account_id', 'updated_at'] as const;
-type FieldColumn = 'name' | (typeof FIELD_COLUMNS)[number];
+/**
+ * The columns a batch's bulk update writes (its leads keep their contacts, duplicate and external id): those
+ * no index names always, the indexed ones only for the leads where they changed. SQLite rewrites every index
+ * whose column (or partial-index condition) a SET list names, changed or not: an unchanged `status` in it cost
+ * a random page of (status, organization_id) per lead, `name` also its trigram index by trigger.
+ */
+const PLAIN_COLUMNS = ['source', 'source_campaign', 'company', 'title', 'notes', 'owner_id', 'updated_at'] as const;
+const INDEXED_COLUMNS = ['name', 'status', 'account_id'] as const;
+type FieldColumn = (typeof PLAIN_COLUMNS)[number] | (typeof INDEXED_COLUMNS)[number];
 type FieldRow = Pick<LeadsTable, 'id' | 'organization_id' | FieldColumn>;
 
 /** One UPDATE … FROM (VALUES …) of `columns` for many leads; both databases name the VALUES columns column1, column2, … */
@@ -168,18 +174,29 @@ function fieldUpdate(columns: readonly FieldColumn[]) {
   }, BULK_CHUNK_SIZES);
 }
 
-const fieldUpdates = { renamed: fieldUpdate(['name', ...FIELD_COLUMNS]), named: fieldUpdate(FIELD_COLUMNS) };
+/** By the indexed columns it sets (their names joined), a compiled update: at most eight, made when first needed. */
+const fieldUpdates = new Map<string, ReturnType<typeof fieldUpdate>>();
 
 /**
- * Writes the fields of many updated leads (a batch) whose contacts, duplicate and external id are unchanged, in
- * as few statements as their number allows. Those columns are left out of the SET list, and `name` is set only
- * where it changed: SQLite rewrites every index (and the name's search index, by trigger) whose column a SET
- * list names, changed or not.
+ * Writes the fields of many updated leads (a batch; each with its row as read) whose contacts, duplicate and
+ * external id are unchanged: one statement per set of indexed columns that changed, for as many leads as share it.
  */
-export async function updateLeadFields(db: Executor, leads: readonly { lead: StoredLead; renamed: boolean }[]): Promise<void> {
-  const rows = (renamed: boolean) => leads.filter((l) => l.renamed === renamed).map(({ lead }) => toRow(lead));
-  await fieldUpdates.renamed(db, rows(true));
-  await fieldUpdates.named(db, rows(false));
+export async function updateLeadFields(db: Executor, leads: readonly { lead: StoredLead; current: StoredLead }[]): Promise<void> {
+  const groups = new Map<string, { columns: FieldColumn[]; rows: FieldRow[] }>();
+  for (const { lead, current } of leads) {
+    const row = toRow(lead);
+    const before = toRow(current);
+    const changed = INDEXED_COLUMNS.filter((c) => row[c] !== before[c]);
+    const key = changed.join(',');
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { columns: [...changed, ...PLAIN_COLUMNS], rows: [] }));
+    group.rows.push(row);
+  }
+  for (const [key, { columns, rows }] of groups) {
+    let update = fieldUpdates.get(key);
+    if (!update) fieldUpdates.set(key, (update = fieldUpdate(columns)));
+    await update(db, rows);
+  }
 }
 
 /** The equality filters of `GET /leads`: query parameter → column. */

@@ -47,6 +47,11 @@ export class Receiver {
     return path === undefined ? [...this.received] : this.received.filter((r) => r.path === path);
   }
 
+  /** Connections open to the receiver now (a sender that died leaves none once its last bytes are read). */
+  openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** Waits until `path` has received at least `count` requests. */
   async waitFor(path: string, count: number, timeoutMs = 10_000): Promise<Received[]> {
     return eventually(async () => {

@@ -3,9 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeContext, createContext } from '../src/context.js';
+import { benchDatabase } from './lib.js';
 import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.service.js';
 
 /**
@@ -16,9 +18,14 @@ import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.servi
  * scenario, whose total divided by N is one request. Arguments: N (default 1,000), then the warm-up's length
  * (default 3,000: after a few hundred requests V8 is still compiling the hot paths, and a build whose code is
  * optimized later counts the unoptimized code's inline-cache misses, not its steady cost).
+ *
+ * On a fresh SQLite file by default; with `--postgres ADMIN_URL` (and `--redis URL`) on a database of its own on
+ * that server, the deployment of the scale-out mode (rate limit in Redis): the count is then the API process's
+ * share of a request there, without PostgreSQL's and Redis's own work, which run in their processes.
  */
-const N = Number(process.argv[2] ?? 1_000);
-const WARMUP = Number(process.argv[3] ?? 3_000);
+const { values: options, positionals } = parseArgs({ allowPositionals: true, options: { postgres: { type: 'string' }, redis: { type: 'string' } } });
+const N = Number(positionals[0] ?? 1_000);
+const WARMUP = Number(positionals[1] ?? 3_000);
 
 // Under valgrind the app takes minutes to start: watchdog timers (Fastify's 10 s plugin timeout, periodic jobs)
 // would fire and, in the measured phase, add work that depends on the wall clock. Long timers are held off.
@@ -27,7 +34,9 @@ globalThis.setTimeout = ((fn: (...args: unknown[]) => void, ms?: number, ...args
 const callgrind = (flag: '--zero' | '--dump') => execFileSync('callgrind_control', [flag, String(process.pid)], { stdio: 'ignore' });
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-instructions-'));
-const config = loadConfig({ DATABASE_URL: join(dir, 'crm.db'), ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000' }, () => undefined);
+const postgres = options.postgres === undefined ? undefined : await benchDatabase(options.postgres, 'crm_bench_instructions');
+const env = { DATABASE_URL: postgres?.url ?? join(dir, 'crm.db'), ...(options.redis && { REDIS_URL: options.redis }) };
+const config = loadConfig({ ...env, ENCRYPTION_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000000' }, () => undefined);
 const ctx = await createContext(config);
 const app = await buildApp(ctx, { logger: false });
 await app.ready();
@@ -57,5 +66,6 @@ for (const [name, request] of Object.entries(scenarios)) {
 }
 await app.close();
 await closeContext(ctx);
+await postgres?.drop();
 rmSync(dir, { recursive: true, force: true });
 process.exit(0);

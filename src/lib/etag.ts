@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 
 /**
@@ -7,7 +7,7 @@ import { canonicalJson } from './canonical-json.js';
  * a version column. Quoted, as HTTP wants it.
  */
 export function etagOf(resource: unknown): string {
-  return `"${createHash('sha256').update(canonicalJson(resource)).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', canonicalJson(resource), 'base64url').slice(0, 27)}"`;
 }
 
 /**

@@ -90,6 +90,8 @@ describe('API keys and passwords', () => {
     expect(Buffer.from(key.slice(9), 'base64url').length * 8).toBeGreaterThanOrEqual(160);
     expect(hash).toBe(hashSecret(key));
     expect(hash).not.toContain(key.slice(9));
+    // Stored hashes must keep matching across releases: SHA-256, hex (the FIPS 180-2 vector of "abc").
+    expect(hashSecret('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(generateApiKey().key).not.toBe(key);
   });
   it('passwords verify with scrypt and fail otherwise', async () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import type { Transaction } from 'kysely';
@@ -38,7 +38,7 @@ export function parseIdempotencyKey(header: string): string {
 }
 
 export function requestHash(req: Pick<IdempotentRequest, 'method' | 'path' | 'body'>): string {
-  return createHash('sha256').update(`${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`).digest('hex');
+  return hash('sha256', `${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`, 'hex');
 }
 
 /**

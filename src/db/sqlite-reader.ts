@@ -24,14 +24,24 @@ export class SqliteReader {
   /** The data_version at which cacheVersion was last read. */
   private cacheVersionAt = -1;
   private cacheVersion = 0;
+  private schemaVersionStatement: SqliteDatabase.Statement;
+  /** The schema_version the cached statements' column names belong to. */
+  private schemaVersion = -1;
 
   constructor(private readonly raw: SqliteDatabase.Database) {
     this.dataVersionStatement = raw.prepare('pragma data_version').pluck();
+    this.schemaVersionStatement = raw.prepare('pragma schema_version').pluck();
   }
 
   /**
    * Rows come back from SQLite as arrays and become objects here: better-sqlite3's own row objects look up
    * every column name in V8's string table on every row, which cost more than SQLite's step.
+   *
+   * The column names are cached with the statement, and SQLite prepares a statement again by itself after
+   * another connection changed the schema: a `select *` then answers other columns. A schema change is a
+   * commit, so the request's first changeVersion() sees data_version move and compares schema_version,
+   * dropping every cached statement when it moved; a change committed later, during the request, is caught
+   * here when it changed the row's width.
    */
   all(sqlText: string, parameters: readonly unknown[]): Record<string, unknown>[] {
     return retryOnSchemaChange(() => this.run(sqlText, parameters), () => this.statements.delete(sqlText));
@@ -44,8 +54,11 @@ export class SqliteReader {
       prepared = { statement, columns: statement.columns().map((c) => c.name) };
       this.statements.set(sqlText, prepared);
     }
-    const { statement, columns } = prepared;
-    return (statement.all(parameters as unknown[]) as unknown[][]).map((values) => {
+    const { statement } = prepared;
+    const rows = statement.all(parameters as unknown[]) as unknown[][];
+    if (rows.length > 0 && rows[0]!.length !== prepared.columns.length) prepared.columns = statement.columns().map((c) => c.name);
+    const columns = prepared.columns;
+    return rows.map((values) => {
       const row: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
       return row;
@@ -82,6 +95,11 @@ export class SqliteReader {
   private readVersion(): number {
     const dataVersion = this.dataVersionStatement.get() as number;
     if (dataVersion === this.cacheVersionAt) return this.cacheVersion;
+    const schemaVersion = this.schemaVersionStatement.get() as number;
+    if (schemaVersion !== this.schemaVersion) {
+      this.statements.clear();
+      this.schemaVersion = schemaVersion;
+    }
     if (this.cacheVersionStatement === undefined) {
       const migrated = this.raw.prepare("select 1 from sqlite_master where type = 'table' and name = 'cache_version'").get() !== undefined;
       if (!migrated) return dataVersion;
@@ -94,6 +112,7 @@ export class SqliteReader {
 
   private forgetStatements(): void {
     this.dataVersionStatement = this.raw.prepare('pragma data_version').pluck();
+    this.schemaVersionStatement = this.raw.prepare('pragma schema_version').pluck();
     this.cacheVersionStatement = undefined;
     this.cacheVersionAt = -1;
   }

@@ -46,7 +46,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
   const limiter =
     overrides.rateLimiter ??
-    (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true })) : new MemoryRateLimiter(clock));
+    (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryRateLimiter(clock));
   const metrics = createMetrics(overrides.httpThread ? { clock } : { outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
   return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal(), metrics };

@@ -46,4 +46,21 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis', ()
       await limiter.close();
     }
   });
+
+  it('decides the hits of one batch (one turn of the event loop, one script call) in the order they were made', async () => {
+    const limiter = new RedisRateLimiter(new Redis(process.env.TEST_REDIS_URL!), `crm-test:${randomBytes(6).toString('hex')}:`);
+    try {
+      const results = await Promise.all([limiter.hit('k', 10, 60_000, 7), limiter.hit('other', 2, 60_000), limiter.hit('k', 10, 60_000, 4), limiter.hit('k', 10, 60_000, 3), limiter.hit('k', 10, 60_000)]);
+      expect(results.map((r) => [r.allowed, r.remaining])).toEqual([
+        [true, 3],
+        [true, 1],
+        [false, 3],
+        [true, 0],
+        [false, 0],
+      ]);
+      expect(results.every((r) => r.limit === (r === results[1] ? 2 : 10) && r.resetMs > 0 && r.resetMs <= 60_000)).toBe(true);
+    } finally {
+      await limiter.close();
+    }
+  });
 });

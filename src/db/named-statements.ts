@@ -29,6 +29,7 @@ interface QueryInternals {
   _result: Described;
   _accumulateRows: boolean;
   handleRowDescription(msg: unknown): void;
+  handleError(err: unknown, connection: Connection): void;
   prepare(connection: Connection): void;
 }
 interface Connection {
@@ -64,7 +65,14 @@ class DescribedOnce extends (pg.Query as unknown as new (config: unknown, values
     this._result._parsers = known._parsers;
     this._result._prebuiltEmptyResultObject = known._prebuiltEmptyResultObject;
     this._accumulateRows = true;
-    connection.bind({ portal: '', statement: this.name, values: this.values, valueMapper: prepareValue });
+    try {
+      connection.bind({ portal: '', statement: this.name, values: this.values, valueMapper: prepareValue });
+    } catch (err) {
+      // A value node-pg can't convert (as its own prepare does: nothing was sent; the statement stays prepared).
+      connection.sync();
+      this.handleError(err, connection);
+      return;
+    }
     connection.execute({ portal: '' });
     connection.sync();
   }

@@ -76,5 +76,10 @@ describe.runIf(dialect === 'postgres')('row descriptions reused per connection (
     expect(describe).toHaveBeenCalledTimes(2);
     expect((await client.query(text, [1])).rows[0].note).toBe('after');
     expect(describe).toHaveBeenCalledTimes(2);
+
+    // A value node-pg can't convert fails that call only; the connection and the statement go on serving.
+    await expect(client.query(text, [{ big: 1n }])).rejects.toThrow(/BigInt/);
+    expect((await client.query(text, [1])).rows[0].note).toBe('after');
+    expect(describe).toHaveBeenCalledTimes(2);
   });
 });

@@ -25,7 +25,6 @@ interface Described {
 interface QueryInternals {
   name: string;
   values: unknown[];
-  callback: unknown;
   _result: Described;
   _accumulateRows: boolean;
   handleRowDescription(msg: unknown): void;

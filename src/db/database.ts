@@ -49,6 +49,11 @@ export interface Database {
   changesSeen?(): Promise<void>;
   /** SQLite: a request starts; the change counter is read afresh for it (see SqliteReader.changeVersion). */
   requestStarted?(): void;
+  /**
+   * SQLite: whether transactions of this thread are running or waiting for their commit, i.e. whether this
+   * thread has database work to do besides the caller's (a batch then leaves all its preparation to a worker).
+   */
+  writesPending?(): boolean;
   close(): Promise<void>;
 }
 
@@ -143,6 +148,7 @@ export function openDatabase(opts: OpenOptions): Database {
       db,
       dialect: 'sqlite',
       transaction: (fn) => group.run(fn),
+      writesPending: () => group.pending,
       ...(reader
         ? {
             changeCounter: () => reader.changeVersion(),

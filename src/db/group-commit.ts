@@ -30,6 +30,7 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   private readonly queue: Unit[] = [];
   private scheduled = false;
+  private open = false;
   private readonly maxUnits: number;
   private readonly maxBatchMs: number;
   private readonly lock: WriteLock | undefined;
@@ -43,6 +44,11 @@ export class GroupCommit {
     this.maxBatchMs = opts.maxBatchMs ?? 20;
     this.lock = opts.lock;
     this.afterCommit = opts.afterCommit ?? (() => undefined);
+  }
+
+  /** True while a batch's transaction is open or transactions wait for one (not once its callers are being answered). */
+  get pending(): boolean {
+    return this.open || this.queue.length > 0;
   }
 
   run<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
@@ -71,9 +77,11 @@ export class GroupCommit {
   private async flush(): Promise<void> {
     await this.lock?.acquire();
     let settle: () => void;
+    this.open = true;
     try {
       settle = await this.commitBatch();
     } finally {
+      this.open = false;
       this.lock?.release();
     }
     settle();

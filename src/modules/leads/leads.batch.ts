@@ -12,29 +12,56 @@ import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
 import {
-  createLead, externalIdClashes, findLiveLead, leadChanges, leadFields, leadUpdatedEvent, patchedLead, prepareLeads, present, type PreparedLeads, referenceErrors, storePreparedLeads, toLead, updateLead,
+  createLead, externalIdClashes, findLiveLead, leadChanges, leadFields, leadUpdatedEvent, patchedLead, present, referenceErrors, storePreparedLeads, toLead, updateLead,
 } from './leads.service.js';
 import { findContactMatches, findLeads, updateLeadFields, type StoredLead } from './leads.store.js';
 import { customFieldCheck } from '../fields/custom-fields.service.js';
+import { parseNewLead, preparedLead, type ParsedLead, type PreparedLeads } from './new-lead.js';
+import { ContactSealThread } from '../../crypto/contact-seal-thread.js';
+import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
+import type { CustomFields } from '../fields/custom-values.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 
+/** A lead prepared before the transaction, and the lead fields it was prepared against. */
+interface EarlyLead {
+  fields: CustomFields;
+  outcome: PreparedLeads | AppError;
+}
+
+/** Each lead parsed on its own: a bad phone number is that lead's 400, as on a single create. */
+function parseEach(c: CustomFields, inputs: readonly CreateLeadBody[], now: Date): (ParsedLead | AppError)[] {
+  return inputs.map((input) => {
+    try {
+      return parseNewLead(c, input, now);
+    } catch (err) {
+      return asItemError(err);
+    }
+  });
+}
+
+/** Each lead prepared here, its contacts sealed here too. */
+function prepareEach(ctx: Ctx, c: CustomFields, inputs: readonly CreateLeadBody[]): (PreparedLeads | AppError)[] {
+  const now = ctx.clock.now();
+  return parseEach(c, inputs, now).map((p) => (p instanceof AppError ? p : preparedLead(ctx, c, p, now)));
+}
+
 /**
- * Many new leads in one go, for POST /leads/batch: each lead prepared on its own (a bad phone number is that
- * lead's 400, as on a single create, where it comes first), then references and external ids checked (three
+ * Many new leads in one go, for POST /leads/batch: each lead prepared on its own (before the transaction when
+ * `early` has it for the lead fields still current), then references and external ids checked (three
  * queries for the whole batch), then every lead that passed stored with storeNewLeads (multi-row statements:
  * the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another writer took
  * an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
  */
-async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[]): Promise<(Lead | AppError)[]> {
+async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[], early: readonly unknown[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
   const c = await leadFields(ctx, trx, organizationId);
-  const prepared = inputs.map((input) => {
-    try {
-      return prepareLeads(ctx, c, [input]);
-    } catch (err) {
-      return asItemError(err);
-    }
+  // A lead prepared against other lead fields (a definition changed since) is prepared again.
+  const usable = (p: unknown): p is EarlyLead => (p as EarlyLead | undefined)?.fields === c;
+  const again = prepareEach(ctx, c, inputs.filter((_, i) => !usable(early[i])));
+  const prepared = inputs.map((_, i) => {
+    const p = early[i];
+    return usable(p) ? p.outcome : again.shift()!;
   });
   const outcomes: (Lead | AppError | undefined)[] = prepared.map((p) => (p instanceof AppError ? p : undefined));
   (await referenceErrors(trx, organizationId, inputs)).forEach((errors, i) => {
@@ -125,8 +152,40 @@ async function leadsByEmail(ctx: Ctx, db: Executor, organizationId: string, emai
   return holders;
 }
 
-/** Leads in the batch runner: upserts by e-mail (the duplicate rule: the oldest live lead) or by external id. */
-export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>): BatchResource<Lead, unknown> {
+/**
+ * From this many new leads in a batch, their contacts may be sealed on the worker thread: below, the messages
+ * to and from it cost about what it would spare.
+ */
+const OFF_THREAD_LEADS = 10;
+
+/**
+ * Each new lead of a batch prepared on its own (a bad phone number is that lead's 400, as on a single create).
+ * While this thread has other database work waiting (concurrent batches), their contacts are sealed on the
+ * worker of `seals` meanwhile, and this thread stores the other batches (here should the worker fail). With
+ * nothing else to do (one client sending batch after batch), they are sealed here: waiting for the worker, or
+ * for its half of them, measured slower than sealing them all here.
+ */
+async function prepareBatch(ctx: Ctx, seals: ContactSealThread, c: CustomFields, inputs: readonly CreateLeadBody[]): Promise<(PreparedLeads | AppError)[]> {
+  const now = ctx.clock.now();
+  const parsed = parseEach(c, inputs, now);
+  const valid = parsed.filter((p): p is ParsedLead => !(p instanceof AppError));
+  const offThread = valid.length >= OFF_THREAD_LEADS && ctx.database.writesPending?.() === true;
+  const rows = valid.map(({ id, contacts }) => ({ rowId: id, email: contacts.email ?? null, phoneNumber: contacts.phoneNumber ?? null }));
+  const sealed = offThread ? await seals.seal('leads', c.organizationId, rows).catch(() => undefined) : undefined;
+  const prepared = new Map(valid.map((p, i) => [p, preparedLead(ctx, c, p, now, sealed?.[i])]));
+  return parsed.map((p) => (p instanceof AppError ? p : prepared.get(p)!));
+}
+
+/** The worker that seals the contacts of batches' new leads, with the keys `crm import` gives its own. */
+export function leadSealThread(ctx: Pick<AppContext, 'config' | 'database' | 'cipher' | 'clock'>): ContactSealThread {
+  return new ContactSealThread(async () => ({ encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) }));
+}
+
+/**
+ * Leads in the batch runner: upserts by e-mail (the duplicate rule: the oldest live lead) or by external id.
+ * The new leads of a batch without upsertBy are prepared before its transaction (prepareBatch).
+ */
+export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>, seals: ContactSealThread): BatchResource<Lead, unknown> {
   return {
     noun: 'lead',
     label: 'Lead',
@@ -137,7 +196,11 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>): BatchResource<
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
     create: (trx, caller, _params, input) => createLead(ctx, trx, caller, input as CreateLeadBody),
     update: (trx, caller, _params, id, patch) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody),
-    createMany: (trx, caller, _params, inputs) => createLeads(ctx, trx, caller, inputs as CreateLeadBody[]),
+    async prepareMany(db, caller, _params, inputs): Promise<EarlyLead[]> {
+      const fields = await leadFields(ctx, db, caller.organizationId);
+      return (await prepareBatch(ctx, seals, fields, inputs as CreateLeadBody[])).map((outcome) => ({ fields, outcome }));
+    },
+    createMany: (trx, caller, _params, inputs, prepared) => createLeads(ctx, trx, caller, inputs as CreateLeadBody[], prepared),
     updateMany: (trx, caller, _params, items) => updateLeads(ctx, trx, caller, items),
     holdersOf(db, caller, _params, by, values) {
       if (by === 'externalId') return externalIdHolders(db, 'leads', { column: 'organization_id', value: caller.organizationId }, values);

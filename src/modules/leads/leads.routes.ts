@@ -12,7 +12,7 @@ import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
 import { Type } from '@sinclair/typebox';
-import { leadBatch } from './leads.batch.js';
+import { leadBatch, leadSealThread } from './leads.batch.js';
 
 const tags = ['Leads'];
 
@@ -68,6 +68,8 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     },
   });
 
+  const seals = leadSealThread(ctx);
+  app.addHook('onClose', () => seals.close());
   registerBatchRoutes(app, ctx, {
     path: '/leads',
     scope: 'leads:write',
@@ -78,7 +80,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
       create: { name: 'Ada Lovelace', email: 'ada@example.com', externalId: 'crm-42', source: 'WEBSITE' },
       update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', ifMatch: '"3q2-7w"', status: 'CONTACTED' },
     },
-    resource: leadBatch(ctx),
+    resource: leadBatch(ctx, seals),
   });
 
   registerTrashRoutes<{ id: string }>(app, ctx, {

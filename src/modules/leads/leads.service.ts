@@ -14,14 +14,13 @@ import { contactFilter } from '../shared/contact-query.js';
 import { externalIdHolders } from '../../db/external-ids.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, insertLeadWithEvent, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
-import { newLead, type NewLead } from './new-lead.js';
+import { prepareLeads, type NewLead, type PreparedLeads } from './new-lead.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
-import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, type NewCustomValues, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
+import { customContactKeys, customEventKeys, type CustomFields, customIndexed, type NewCustomValues, openCustom, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
-import { BUILTIN } from '../fields/builtin-resources.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
@@ -194,26 +193,6 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
   await insertLeads(trx, rows);
   if (indexed.length) await addItemValues(trx, caller.organizationId, TABLE, indexed);
   await recordEvents(trx, events);
-}
-
-/** New leads ready to store: ids, normalized and sealed contact fields (refused here if invalid), time, the lead fields they were parsed against. */
-export interface PreparedLeads {
-  custom: CustomFields;
-  rows: NewLead[];
-  contacts: { email?: string | null; phoneNumber?: string | null }[];
-  now: Date;
-}
-
-/**
- * The part of a create that needs no database: phone parsing, encryption, blind indexes. The API does it
- * before its transaction, so that on SQLite it doesn't hold the one writer's lock meanwhile.
- */
-export function prepareLeads(ctx: Ctx, c: CustomFields, inputs: readonly CreateLeadBody[]): PreparedLeads {
-  const custom = inputs.map((input) => parseCustomInput(c.definition, input, BUILTIN.leads.writable, BUILTIN.leads.readOnly, 'create'));
-  const contacts = inputs.map((input) => normalizeContacts(input));
-  const now = ctx.clock.now();
-  const sealer = (i: number) => (c.definition.fields.length ? customSealer(ctx, c, custom[i]!) : undefined);
-  return { custom: c, rows: inputs.map((input, i) => newLead(ctx, c.organizationId, input, contacts[i]!, now, sealer(i))), contacts, now };
 }
 
 /**

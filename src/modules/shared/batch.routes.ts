@@ -9,7 +9,7 @@ import { ok } from '../../http/schemas.js';
 import { createValidatorCompiler } from '../../http/validation.js';
 import type { Scope } from '../orgs/principal.js';
 import { BatchCreateBody, BatchEnvelope, BatchUpdateBody, looseItems, type UpsertKey } from './batch.schemas.js';
-import { checkCreateItems, checkUpdateItems, inOrder, runCreateBatch, runUpdateBatch, type BatchItemResult, type BatchResource } from './batch.service.js';
+import { checkCreateItems, checkUpdateItems, inOrder, prepareCreates, runCreateBatch, runUpdateBatch, type BatchItemResult, type BatchResource } from './batch.service.js';
 
 /** What a resource hands over to get `POST <path>/batch` and `PATCH <path>/batch`. */
 export interface BatchRouteSpec<R, P> {
@@ -77,8 +77,9 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       const open = await resource.openFieldChecks?.(ctx.database.db, caller);
       const { valid, refused } = checkCreateItems(resource, body.items, body.upsertBy, open);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
+      const prepared = await prepareCreates(resource, ctx.database.db, caller, request.params, valid, body.upsertBy);
       return idempotentReply(ctx, request, reply, 200, async (trx) => {
-        const applied = await runCreateBatch(resource, { trx, dialect, caller, params: request.params }, valid, body.upsertBy);
+        const applied = await runCreateBatch(resource, { trx, dialect, caller, params: request.params }, valid, body.upsertBy, prepared);
         return ok({ results: present(noun, inOrder(refused, applied)) });
       });
     },

@@ -41,10 +41,19 @@ export interface BatchResource<R, P> {
    */
   holdersOf(db: Executor, caller: Caller, params: P, by: UpsertKey, values: readonly string[]): Promise<Map<string, ExternalIdHolder>>;
   /**
-   * Creates many items at once, in the caller's transaction: per input, the resource, or the AppError that
-   * refused that input (and nothing of it written). Each created item's events are written with it.
+   * The part of createMany that needs no transaction (for leads: phone numbers parsed, contacts encrypted), run
+   * before the transaction for the items likely to create (prepareCreates), so that SQLite's one writer is not
+   * held meanwhile: with HTTP_THREADS, another thread's batch writes while this one prepares. Per input, what
+   * createMany takes beside it, or the AppError that refuses it.
    */
-  createMany?(trx: Executor, caller: Caller, params: P, inputs: Record<string, unknown>[]): Promise<(R | AppError)[]>;
+  prepareMany?(db: Executor, caller: Caller, params: P, inputs: Record<string, unknown>[]): Promise<unknown[]>;
+  /**
+   * Creates many items at once, in the caller's transaction: per input, the resource, or the AppError that
+   * refused that input (and nothing of it written). Each created item's events are written with it. `prepared`:
+   * per input, what prepareMany gave for it before the transaction, if anything (the resource prepares again
+   * what it can no longer use, say after a definition change).
+   */
+  createMany?(trx: Executor, caller: Caller, params: P, inputs: Record<string, unknown>[], prepared: readonly unknown[]): Promise<(R | AppError)[]>;
   /**
    * Updates many distinct existing items at once, in the caller's transaction (their rows already locked),
    * each as `update` would after checking its `ifMatch` (PreconditionFailed): per item, the resource, the
@@ -210,6 +219,30 @@ async function updateInBulk<R, P, I extends Item>(spec: BatchResource<R, P>, run
   return { results, alone };
 }
 
+/** An item whose key an earlier item of the batch names: it runs alone, after them (runCreateBatch). */
+function repeatedKeys(keys: (string | undefined)[]): boolean[] {
+  const claimed = new Set<string>();
+  return keys.map((key) => {
+    if (key === undefined) return false;
+    const repeated = claimed.has(key);
+    claimed.add(key);
+    return repeated;
+  });
+}
+
+/**
+ * The items of a POST /{resource}/batch without `upsertBy` that will create (all but those with `ifMatch`, a
+ * 412 with no holder), prepared before its transaction (prepareMany). An upsert's items are prepared in it:
+ * which of them create is known there only, and a probe outside as well would cost its updates more.
+ */
+export async function prepareCreates<R, P>(spec: BatchResource<R, P>, db: Executor, caller: Caller, params: P, items: Item[], by: UpsertKey | undefined): Promise<Map<Item, unknown>> {
+  const prepared = new Map<Item, unknown>();
+  const creates = items.filter((item) => item.ifMatch === undefined);
+  if (by !== undefined || !spec.prepareMany || !spec.createMany || creates.length === 0) return prepared;
+  (await spec.prepareMany(db, caller, params, creates.map((item) => item.input))).forEach((p, k) => prepared.set(creates[k]!, p));
+  return prepared;
+}
+
 /**
  * POST /{resource}/batch in the caller's transaction, with as few statements as the resource allows: one
  * probe for every item's upsert key; the rows of the hits locked in one statement (PostgreSQL); the items
@@ -218,7 +251,13 @@ async function updateInBulk<R, P, I extends Item>(spec: BatchResource<R, P>, run
  * item of a resource without the bulk operations), so that it finds what the earlier one wrote, as if the
  * items had been sent one by one: two items upserting one new key create it, then update it.
  */
-export async function runCreateBatch<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, items: Item[], by: UpsertKey | undefined): Promise<BatchItemResult<R>[]> {
+export async function runCreateBatch<R, P>(
+  spec: BatchResource<R, P>,
+  run: BatchRun<P>,
+  items: Item[],
+  by: UpsertKey | undefined,
+  prepared: ReadonlyMap<Item, unknown> = new Map(),
+): Promise<BatchItemResult<R>[]> {
   const keys = items.map((item) => (by ? keyOf(item.input, by) : undefined));
   const holders = by ? await spec.holdersOf(run.trx, run.caller, run.params, by, keys.filter((k): k is string => k !== undefined)) : new Map<string, ExternalIdHolder>();
   await lockRows(run.trx, run.dialect, spec.table, run.caller.organizationId, [...holders.values()].flatMap((h) => (h.trashed ? [] : [h.id])));
@@ -226,20 +265,18 @@ export async function runCreateBatch<R, P>(spec: BatchResource<R, P>, run: Batch
   const creates: Item[] = [];
   const updates: { item: Item; id: string }[] = [];
   const alone: Item[] = [];
-  const claimed = new Set<string>();
+  const repeated = repeatedKeys(keys);
   items.forEach((item, k) => {
     const key = keys[k];
-    const repeated = key !== undefined && claimed.has(key);
-    if (key !== undefined) claimed.add(key);
     const holder = key === undefined ? undefined : holders.get(key);
-    if (repeated) alone.push(item);
+    if (repeated[k]) alone.push(item);
     else if (holder?.trashed) results.push(outcomeOf(item.index, externalIdTaken(spec.noun)));
     else if (holder) (spec.updateMany ? updates.push({ item, id: holder.id }) : alone.push(item));
     else if (item.ifMatch !== undefined) results.push(outcomeOf(item.index, new PreconditionFailed(undefined)));
     else (spec.createMany ? creates : alone).push(item);
   });
   if (creates.length > 0) {
-    const created = await spec.createMany!(run.trx, run.caller, run.params, creates.map((i) => i.input));
+    const created = await spec.createMany!(run.trx, run.caller, run.params, creates.map((i) => i.input), creates.map((i) => prepared.get(i)));
     created.forEach((outcome, k) => results.push(outcome instanceof AppError ? outcomeOf(creates[k]!.index, outcome) : { index: creates[k]!.index, status: 201, resource: outcome }));
   }
   const updated = await updateInBulk(spec, run, updates);

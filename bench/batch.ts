@@ -7,12 +7,19 @@
  *
  *   npm run bench -- --only batch [--seconds S] [--postgres URL]
  *
+ * Then the same new leads sent to a `crm serve` over HTTP from four connections (runBatchServerBench).
  * Next to it, `--only import` gives the rows/s of `crm import leads` on the same machine: the bar compares the two.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import type { Dialect } from '../src/config.js';
 import { buildApp } from '../src/app.js';
 import { createApiKey, createOrganization } from '../src/modules/orgs/orgs.service.js';
-import { fmt, openBench } from './lib.js';
+import { cli, cpuSecondsOf, fmt, load, openBench, stop } from './lib.js';
+import { PORT, startServer } from './throughput.js';
 
 const BATCH = 100;
 const SOURCES = ['WEBSITE', 'REFERRAL', 'EVENT', 'PARTNER'];
@@ -98,5 +105,49 @@ export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; se
     // The app first: requests still in flight (a failed round's other clients) hold pool connections.
     await app.close();
     await drop();
+  }
+}
+
+/**
+ * The same new leads sent to a `crm serve` process over HTTP (SQLite, a fresh file), from `connections`
+ * connections at once, with HTTP_THREADS=1 and with the machine's default: the server's capacity, where the
+ * rows above are one app's cost per request. Every body is new (autocannon, from this process); leads/s counts
+ * the leads of the 2xx answers, checked against the organization's count at the end. CPU is the server
+ * process's (every thread: HTTP, the sealing worker, the webhook dispatcher, V8's helpers).
+ */
+export async function runBatchServerBench(opts: { seconds: number; connections?: number }): Promise<void> {
+  const connections = opts.connections ?? 4;
+  console.log(`\n## POST /leads/batch of ${BATCH} to \`crm serve\` (SQLite, HTTP, ${connections} connections, ${opts.seconds} s)\n`);
+  console.log('| HTTP_THREADS | leads/s | server CPU µs per lead | p50 ms | p99 ms |\n|---|---|---|---|---|');
+  for (const threads of ['1', undefined]) {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-bench-batch-serve-'));
+    const file = join(dir, 'crm.db');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: file, ENCRYPTION_KEY: randomBytes(32).toString('base64'), PORT: String(PORT), RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+    delete env.HTTP_THREADS;
+    if (threads) env.HTTP_THREADS = threads;
+    const org = cli(env, ['org', 'create', '--name', 'Bench']).id as string;
+    const key = cli(env, ['key', 'create', '--org', org, '--scopes', 'leads:read,leads:write']).key as string;
+    const server = await startServer(env);
+    try {
+      serial = 0;
+      const body = () => JSON.stringify({ items: Array.from({ length: BATCH }, newLead) });
+      const target = { url: `http://127.0.0.1:${PORT}/api/public/v1/leads/batch`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, bodyAt: body, connections };
+      const warm = await load({ ...target, seconds: 1 });
+      const cpu = cpuSecondsOf(server.pid!);
+      const run = await load({ ...target, seconds: opts.seconds });
+      const spent = cpuSecondsOf(server.pid!) - cpu;
+      if (run.non2xx || run.errors || warm.non2xx || warm.errors) throw new Error(`crm serve answered ${run.non2xx + warm.non2xx} non-2xx, ${run.errors + warm.errors} errors`);
+      await stop(server);
+      const stored = new SqliteDatabase(file, { readonly: true });
+      const count = (stored.prepare('select count(*) from leads').pluck().get() as number) ?? 0;
+      stored.close();
+      // Requests still in flight when the load stopped may have landed too: never fewer than answered.
+      if (count < (warm.total + run.total) * BATCH) throw new Error(`${count} leads stored for ${(warm.total + run.total) * BATCH} answered`);
+      const leads = run.total * BATCH;
+      console.log(`| ${threads ?? 'default'} | ${fmt(leads / opts.seconds, 0)} | ${fmt((spent * 1e6) / leads, 0)} | ${run.p50} | ${run.p99} |`);
+    } finally {
+      await stop(server);
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -11,7 +11,7 @@ import { runScaleOut } from './scale-out.js';
 import { runObjectsBench } from './objects.js';
 import { runErasureBench } from './erasure.js';
 import { runFeedBench } from './feed.js';
-import { runBatchBench } from './batch.js';
+import { runBatchBench, runBatchServerBench } from './batch.js';
 import { runCustomFieldsBench } from './custom-fields.js';
 
 /**
@@ -66,6 +66,7 @@ if (want('feed')) {
 }
 if (want('batch')) {
   await runBatchBench({ dialect: 'sqlite', seconds: Number(values.seconds) });
+  await runBatchServerBench({ seconds: Number(values.seconds) });
   if (values.postgres) await runBatchBench({ dialect: 'postgres', pgUrl: values.postgres, seconds: Number(values.seconds) });
 }
 if (want('custom-fields')) await runCustomFieldsBench({ seconds: Number(values.seconds), rounds: Number(values.rounds), rows: Number(values.rows), runs: 100 });

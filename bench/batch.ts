@@ -7,7 +7,7 @@
  *
  *   npm run bench -- --only batch [--seconds S] [--postgres URL]
  *
- * Then the same new leads sent to a `crm serve` over HTTP from four connections (runBatchServerBench).
+ * Then the same new leads sent to a `crm serve` over HTTP from eight connections (runBatchServerBench).
  * Next to it, `--only import` gives the rows/s of `crm import leads` on the same machine: the bar compares the two.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -109,14 +109,17 @@ export async function runBatchBench(opts: { dialect: Dialect; pgUrl?: string; se
 }
 
 /**
- * The same new leads sent to a `crm serve` process over HTTP (SQLite, a fresh file), from `connections`
+ * The same new leads sent to a `crm serve` process over HTTP (SQLite, a fresh file), from `connections` (8)
  * connections at once, with HTTP_THREADS=1 and with the machine's default: the server's capacity, where the
  * rows above are one app's cost per request. Every body is new (autocannon, from this process); leads/s counts
- * the leads of the 2xx answers, checked against the organization's count at the end. CPU is the server
+ * the leads of the 2xx answers, checked against the organization's count at the end, after WARM_UP_SECONDS of the
+ * same load. CPU is the server
  * process's (every thread: HTTP, the sealing worker, the webhook dispatcher, V8's helpers).
  */
+const WARM_UP_SECONDS = 10;
+
 export async function runBatchServerBench(opts: { seconds: number; connections?: number }): Promise<void> {
-  const connections = opts.connections ?? 4;
+  const connections = opts.connections ?? 8;
   console.log(`\n## POST /leads/batch of ${BATCH} to \`crm serve\` (SQLite, HTTP, ${connections} connections, ${opts.seconds} s)\n`);
   console.log('| HTTP_THREADS | leads/s | server CPU µs per lead | p50 ms | p99 ms |\n|---|---|---|---|---|');
   for (const threads of ['1', undefined]) {
@@ -132,7 +135,9 @@ export async function runBatchServerBench(opts: { seconds: number; connections?:
       serial = 0;
       const body = () => JSON.stringify({ items: Array.from({ length: BATCH }, newLead) });
       const target = { url: `http://127.0.0.1:${PORT}/api/public/v1/leads/batch`, method: 'POST' as const, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, bodyAt: body, connections };
-      const warm = await load({ ...target, seconds: 1 });
+      // Each HTTP thread compiles the app's hot paths for itself: a second of warm-up left two threads still
+      // compiling (V8's optimizing compiler on top of the profile) and measured them at twice the CPU per lead.
+      const warm = await load({ ...target, seconds: WARM_UP_SECONDS });
       const cpu = cpuSecondsOf(server.pid!);
       const run = await load({ ...target, seconds: opts.seconds });
       const spent = cpuSecondsOf(server.pid!) - cpu;

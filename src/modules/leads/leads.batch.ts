@@ -153,8 +153,10 @@ async function leadsByEmail(ctx: Ctx, db: Executor, organizationId: string, emai
 }
 
 /**
- * From this many new leads in a batch, their contacts may be sealed on the worker thread: below, the messages
- * to and from it cost about what it would spare.
+ * From this many new leads in a batch, their contacts may be sealed on the worker thread. A round trip costs
+ * this thread about what sealing one lead here does (measured: 45 µs a call, 40–60 µs a lead here; 10 µs a
+ * lead on the worker path at 10 leads, 5 at 100), and adds its wait to the request: small batches, which
+ * spare little, stay here.
  */
 const OFF_THREAD_LEADS = 10;
 

@@ -51,7 +51,8 @@ export interface Database {
   requestStarted?(): void;
   /**
    * SQLite: whether transactions of this thread are running or waiting for their commit, i.e. whether this
-   * thread has database work to do besides the caller's (a batch then leaves all its preparation to a worker).
+   * thread has database work to do besides the caller's (a batch's new leads then have their contacts sealed
+   * on a worker).
    */
   writesPending?(): boolean;
   close(): Promise<void>;

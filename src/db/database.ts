@@ -17,6 +17,7 @@ import { FifoMap } from '../lib/fifo-map.js';
 import { GroupCommit } from './group-commit.js';
 import { retryingStatement } from './schema-retry.js';
 import { openReader } from './sqlite-reader.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { ChangeFeed } from './change-feed.js';
 import { useNamedStatements } from './named-statements.js';
 import type { WriteLock } from './write-lock.js';
@@ -72,6 +73,11 @@ export interface OpenOptions {
    * LISTEN (so no key lookup cache).
    */
   transactionPooler?: boolean;
+  /**
+   * SQLite only: WAL checkpoints on a worker thread once enough frames wait (wal-checkpointer.ts); the default.
+   * False leaves them to SQLite's automatic checkpoints inside commits.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -119,7 +125,9 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * whichever commit crosses the threshold; with ten times the WAL, a page rewritten by many commits (an index
  * page, a hot table page) is copied and synced once per 40 MB instead of every other commit or so (a batch of 100 new
  * leads writes ~1.5 MB of WAL, 100 updates of existing ones ~2.7 MB). `POST /leads/batch` spent ~9 % of its
- * CPU in checkpoints at 4 MB (perf).
+ * CPU in checkpoints at 4 MB (perf). Where the background checkpointer runs (wal-checkpointer.ts), it copies
+ * the WAL every 8 MB (the next commit after a complete copy rewinds it), and this threshold only bounds the WAL
+ * should the background fall behind.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
@@ -143,8 +151,15 @@ export function openDatabase(opts: OpenOptions): Database {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
     const reader = opts.url === ':memory:' ? undefined : openReader(db, opts.url);
-    // What this process commits is seen by the next counter read, even within the request that committed it.
-    const group = new GroupCommit(db, { lock: opts.writeLock, ...(reader ? { afterCommit: () => reader.forgetVersion() } : {}) });
+    const checkpoints = opts.url === ':memory:' || opts.backgroundCheckpoints === false ? undefined : new WalCheckpointer(opts.url);
+    const group = new GroupCommit(db, {
+      lock: opts.writeLock,
+      afterCommit: () => {
+        // What this process commits is seen by the next counter read, even within the request that committed it.
+        reader?.forgetVersion();
+        checkpoints?.committed();
+      },
+    });
     return {
       db,
       dialect: 'sqlite',
@@ -158,6 +173,7 @@ export function openDatabase(opts: OpenOptions): Database {
           }
         : {}),
       close: async () => {
+        await checkpoints?.close();
         reader?.close();
         await db.destroy();
       },

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { BACKGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from '../../src/db/wal-checkpointer.js';
+
+/** Waits for `check` to hold, polling; fails with `what` after `ms`. */
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** SQLite's WAL checkpoints on a worker thread (wal-checkpointer.ts), through openDatabase as the server uses it. */
+describe('background WAL checkpoints', () => {
+  let dir: string;
+  let file: string;
+  let database: Database;
+  // Reads the same WAL index the database's own checkpointer reads; starts no worker of its own.
+  let probe: WalCheckpointer;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'crm-checkpoint-'));
+    file = join(dir, 'crm.db');
+    database = openDatabase({ dialect: 'sqlite', url: file });
+    await sql`create table pages (n integer primary key, body blob not null)`.execute(database.db);
+    probe = new WalCheckpointer(file);
+  });
+  afterEach(async () => {
+    await probe.close();
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `count` transactions of `rows` rows of ~3.5 KB each: about one WAL frame a row. */
+  const write = async (count: number, rows: number) => {
+    for (let i = 0; i < count; i++) {
+      await database.transaction(async (trx) => {
+        await sql`with recursive s(n) as (select 1 union all select n + 1 from s where n < ${rows}) insert into pages (body) select randomblob(3500) from s`.execute(trx);
+      });
+    }
+  };
+
+  it('copies the WAL into the database file once enough frames wait, without a commit doing it', async () => {
+    // Below the threshold nothing is copied: the writer's automatic checkpoint is five times further away.
+    await write(1, BACKGROUND_CHECKPOINT_FRAMES / 2);
+    expect(probe.framesWaiting()).toBeGreaterThanOrEqual(BACKGROUND_CHECKPOINT_FRAMES / 2);
+    await write(1, BACKGROUND_CHECKPOINT_FRAMES);
+    await until(() => probe.framesWaiting()! < 10, 'the background checkpoint');
+    const fresh = new SqliteDatabase(file, { readonly: true });
+    try {
+      expect(fresh.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(fresh.prepare('select count(*) from pages').pluck().get()).toBe(BACKGROUND_CHECKPOINT_FRAMES * 1.5);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('keeps the WAL short under a steady writer: each complete copy lets the next commit rewind it', async () => {
+    // 15,000 frames (~60 MB) in 150 commits. With the writer's automatic checkpoints alone (every 10,000 frames)
+    // the WAL file would reach ~40 MB.
+    for (let round = 0; round < 15; round++) {
+      await write(10, 100);
+      await until(() => probe.framesWaiting()! < BACKGROUND_CHECKPOINT_FRAMES, 'the checkpoint to catch up');
+    }
+    expect(statSync(`${file}-wal`).size).toBeLessThan(20 * 1024 * 1024);
+    expect(await sql<{ n: number }>`select count(*) as n from pages`.execute(database.db).then((r) => Number(r.rows[0]!.n))).toBe(15_000);
+  });
+
+  it('reads nothing and starts nothing for a database without a WAL', () => {
+    const other = join(dir, 'rollback.db');
+    const raw = new SqliteDatabase(other);
+    raw.pragma('journal_mode = DELETE');
+    raw.exec('create table t (x)');
+    const checkpointer = new WalCheckpointer(other);
+    expect(checkpointer.framesWaiting()).toBeUndefined();
+    checkpointer.committed();
+    raw.close();
+    return checkpointer.close();
+  });
+});

@@ -44,13 +44,20 @@ export class WalCheckpointer {
     private readonly frames = BACKGROUND_CHECKPOINT_FRAMES,
   ) {}
 
-  /** After a commit: starts a background checkpoint when enough frames wait for one and none is running. */
+  /**
+   * After a commit: starts a background checkpoint when enough frames wait for one and none is running. Never
+   * throws (the commit has succeeded): a worker that can't start leaves the checkpoints to SQLite's own.
+   */
   committed(): void {
     if (this.running) return;
     const waiting = this.framesWaiting();
     if (waiting === undefined || waiting < this.frames) return;
-    this.running = true;
-    this.started().postMessage('checkpoint');
+    try {
+      this.started().postMessage('checkpoint');
+      this.running = true;
+    } catch {
+      this.unavailable = true;
+    }
   }
 
   /** Frames in the WAL not yet copied into the database file; undefined when the index can't be read. */

@@ -25,6 +25,8 @@ export async function runImportBench(opts: { rows: number; runs: number }): Prom
       const org = JSON.parse(spawnSync(process.execPath, ['bin/crm.js', '--json', 'org', 'create', '--name', 'Import bench'], { env, encoding: 'utf8' }).stdout).id as string;
       // GNU time reports the command's CPU seconds (user, system) on stderr: steadier than rows/s on a loaded machine.
       const result = spawnSync('/usr/bin/time', ['-f', '%U %S', process.execPath, 'bin/crm.js', '--json', 'import', 'leads', file, '--org', org], { env, encoding: 'utf8' });
+      // The exit code too: the report is printed before the command closes its database.
+      if (result.status !== 0) throw new Error(`crm import exited with ${result.status}: ${result.stderr.slice(-500)}`);
       const report = JSON.parse(result.stdout) as { imported: number; rows: number; seconds: number };
       if (report.imported !== opts.rows) throw new Error(`the import bench imported ${report.imported} of ${opts.rows} rows`);
       rates.push(Math.round(report.imported / report.seconds));

@@ -78,7 +78,9 @@ export class WalCheckpointer {
     const worker = this.worker;
     this.worker = undefined;
     if (worker) {
-      // Its connection closes before the caller's, which then stays the last one and may remove the WAL.
+      // Its connection closes before the caller's, which then stays the last one and may remove the WAL. Held
+      // meanwhile: an unreferenced worker's exit would not keep the process alive until the caller is told.
+      worker.ref();
       const exited = once(worker, 'exit');
       worker.postMessage('close');
       await exited;

@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -70,6 +72,27 @@ describe('background WAL checkpoints', () => {
     }
     expect(statSync(`${file}-wal`).size).toBeLessThan(20 * 1024 * 1024);
     expect(await sql<{ n: number }>`select count(*) as n from pages`.execute(database.db).then((r) => Number(r.rows[0]!.n))).toBe(15_000);
+  });
+
+  it('lets the process go on after close() while its worker was running', () => {
+    // The worker is unreferenced (an idle one must not keep the process alive); waiting for its exit at close
+    // once let the event loop run dry, and Node ended the process there (exit code 13, nothing after close()).
+    const script = join(dir, 'close.mts');
+    writeFileSync(
+      script,
+      `import { openDatabase } from ${JSON.stringify(pathToFileURL(resolve('src/db/database.ts')).href)};
+      const database = openDatabase({ dialect: 'sqlite', url: process.argv[2] });
+      await database.db.schema.createTable('pages').addColumn('body', 'text').execute();
+      await database.transaction(async (trx) => {
+        for (let i = 0; i < 5; i++) await trx.insertInto('pages').values(Array.from({ length: 500 }, () => ({ body: 'x'.repeat(3500) }))).execute();
+      });
+      await database.close();
+      console.log('closed');`,
+    );
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script, join(dir, 'child.db')], { encoding: 'utf8', timeout: 25_000 });
+    expect(child.stderr).toBe('');
+    expect(child.stdout.trim()).toBe('closed');
+    expect(child.status).toBe(0);
   });
 
   it('reads nothing and starts nothing for a database without a WAL', () => {

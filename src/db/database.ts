@@ -73,11 +73,6 @@ export interface OpenOptions {
    * LISTEN (so no key lookup cache).
    */
   transactionPooler?: boolean;
-  /**
-   * SQLite only: WAL checkpoints on a worker thread once enough frames wait (wal-checkpointer.ts); the default.
-   * False leaves them to SQLite's automatic checkpoints inside commits.
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -151,7 +146,8 @@ export function openDatabase(opts: OpenOptions): Database {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
     const reader = opts.url === ':memory:' ? undefined : openReader(db, opts.url);
-    const checkpoints = opts.url === ':memory:' || opts.backgroundCheckpoints === false ? undefined : new WalCheckpointer(opts.url);
+    // A file's WAL is copied by a worker thread once enough of it waits (wal-checkpointer.ts).
+    const checkpoints = opts.url === ':memory:' ? undefined : new WalCheckpointer(opts.url);
     const group = new GroupCommit(db, {
       lock: opts.writeLock,
       afterCommit: () => {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { ManualClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { pruneEvents } from '../../src/modules/events/feed.service.js';
 import { buildEvent } from '../../src/modules/events/events.js';
 import { listEvents, recordEvent } from '../../src/modules/events/outbox.store.js';
+import { comparePositions, type OutboxPosition } from '../../src/modules/events/outbox-order.js';
 import { undispatchedEvents } from '../../src/modules/webhooks/dispatch-lag.store.js';
 import { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { call, expectError } from '../helpers/http.js';
@@ -17,6 +19,20 @@ beforeAll(async () => {
   t = await buildTestApp({ clock });
 });
 afterAll(() => t.close());
+
+/** What a feed cursor holds (events/feed.service.ts): opaque to clients, read here to know when it has moved far enough. */
+const positionOf = (cursor: string): OutboxPosition => {
+  const [txid, seq] = Buffer.from(cursor, 'base64url').toString('latin1').split('.');
+  return { txid: txid!, seq: Number(seq) };
+};
+
+async function newestPosition(): Promise<OutboxPosition> {
+  const query = t.ctx.database.dialect === 'postgres'
+    ? sql<{ txid: string; seq: string }>`select txid::text as txid, seq from events order by txid desc, seq desc limit 1`
+    : sql<{ txid: string; seq: string }>`select '0' as txid, seq from events order by seq desc limit 1`;
+  const [row] = (await query.execute(t.ctx.database.db)).rows;
+  return { txid: row!.txid, seq: Number(row!.seq) };
+}
 
 const feed = (who: { auth: Record<string, string> }, query = '') => call(t.app, 'GET', `/events${query}`, { auth: who.auth });
 
@@ -179,5 +195,42 @@ describe('retention', () => {
     await db.deleteFrom('webhook_deliveries').where('event_id', '=', first!.id).execute();
     expect(await pruneEvents(t.ctx)).toBeGreaterThanOrEqual(4);
     expect(await listEvents(db, who.orgId)).toEqual([]);
+  });
+
+  it('moves the cursor of a reader with nothing to see past the events it cannot see, so their pruning does not expire it', async () => {
+    clock.set('2026-08-01T00:00:00.000Z');
+    const quiet = await seedOrg(t.ctx, { rateLimitPerMinute: 10_000 });
+    const busy = await seedOrg(t.ctx, { rateLimitPerMinute: 10_000 });
+    const accountsOnly = await addKey(t.ctx, busy.orgId, ['accounts:read'], { rateLimitPerMinute: 10_000 });
+    const firstQuiet = (await feed(quiet)).body.data.nextCursor as string;
+    const firstScoped = (await feed(accountsOnly)).body.data.nextCursor as string;
+    await changes(busy);
+    await changes(busy); // the accounts-only key's last event is followed by a deal's
+    // Polled after the other organization (and the other scopes) wrote: empty pages, and each cursor moves on
+    // to the newest event (on PostgreSQL once every older transaction has ended).
+    const newest = await newestPosition();
+    const pollPast = async (who: { auth: Record<string, string> }, from: string) => {
+      let cursor = from;
+      await eventually(async () => {
+        const res = await feed(who, `?after=${cursor}`);
+        expect(res.body.data.events).toEqual([]);
+        cursor = res.body.data.nextCursor;
+        expect(comparePositions(positionOf(cursor), newest)).toBeGreaterThanOrEqual(0);
+      });
+      return cursor;
+    };
+    const quietCursor = await pollPast(quiet, firstQuiet);
+    const scoped = await readAll(accountsOnly, '', 2, firstScoped);
+    expect(scoped.events.map((e) => e.type)).toEqual(['account.created', 'account.created']);
+    const scopedCursor = await pollPast(accountsOnly, scoped.cursor);
+    clock.set('2026-09-15T00:00:00.000Z');
+    await fanOutEverything();
+    await pruneEvents(t.ctx);
+    expect(await listEvents(t.ctx.database.db, busy.orgId)).toEqual([]);
+    // Nothing either reader could see was lost: they go on.
+    expect((await feed(quiet, `?after=${quietCursor}`)).status).toBe(200);
+    expect((await feed(accountsOnly, `?after=${scopedCursor}`)).status).toBe(200);
+    // A cursor that stayed where it was would have expired with the other organization's events.
+    expectError(await feed(quiet, `?after=${firstQuiet}`), 410, 'CURSOR_EXPIRED');
   });
 });

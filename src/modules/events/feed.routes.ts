@@ -27,7 +27,7 @@ const FeedEnvelope = Envelope(
     events: Type.Array(Type.Ref(WebhookEventSchema), {
       description: 'Oldest first; each exactly the body webhooks deliver, with the same `id`.',
     }),
-    nextCursor: Type.String({ description: 'Opaque; pass it back as `after`. Present on an empty page too: poll with it.' }),
+    nextCursor: Type.String({ description: 'Opaque; pass it back as `after`. Present on an empty page too: poll with it. A page shorter than `limit` moves it to the end of the outbox (past other organizations\' events), so a quiet reader does not expire.' }),
   }),
 );
 

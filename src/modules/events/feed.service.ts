@@ -56,13 +56,18 @@ export async function readEventFeed(
   const types = typesFor(principal, query.types);
   const asked = query.after === undefined ? undefined : decodeCursor(query.after);
   const after = asked ?? (await prunedThrough(db));
-  const rows = await readFeed(db, dialect, { organizationId: principal.organization.id, after, types, limit: query.limit });
+  const { rows, tail } = await readFeed(db, dialect, { organizationId: principal.organization.id, after, types, limit: query.limit });
   // Read after the events: a prune that removed some of them had committed its position by then.
   if (asked && comparePositions(asked, await prunedThrough(db)) < 0) {
     throw new AppError('CURSOR_EXPIRED', 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`');
   }
-  return { events: rows.map((r) => r.payload), nextCursor: encodeCursor(rows.at(-1)?.position ?? after) };
+  // A short page has read every event of the reader's up to the outbox's end: the cursor moves there, past other
+  // organizations' and types' events, so that a reader with nothing to see does not fall behind retention.
+  const last = rows.length === query.limit ? rows.at(-1)!.position : maxPosition(rows.at(-1)?.position ?? after, tail ?? after);
+  return { events: rows.map((r) => r.payload), nextCursor: encodeCursor(last) };
 }
+
+const maxPosition = (a: OutboxPosition, b: OutboxPosition): OutboxPosition => (comparePositions(a, b) >= 0 ? a : b);
 
 const PRUNE_BATCH = 500;
 

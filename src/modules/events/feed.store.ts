@@ -1,7 +1,7 @@
 // The change feed's SQL (GET /events) and the outbox's retention. Positions and their per-dialect order come
 // from outbox-order.ts, the same ones the webhook fan-out reads by, so the feed is complete for the same reason.
 
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { AFTER_POSITION, POSITION_ORDER, START_POSITION, TXID_TEXT, VISIBLE_HORIZON, type OutboxPosition } from './outbox-order.js';
@@ -12,19 +12,45 @@ export interface FeedRow {
   payload: string;
 }
 
-type Row = { seq: number | string; txid: string; payload: string };
+type Row = { seq: number | string | null; txid: string | null; payload: string | null; tail_seq: number | string | null; tail_txid: string | null };
+
+/**
+ * The newest event of the whole outbox (every organization and type) that no later commit can precede, or none:
+ * a reader that has read every one of its events up to there may move its cursor there.
+ */
+const TAIL: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql`select max(t.seq) as seq, '0' as txid from events t`,
+  postgres: sql`select t.seq, t.txid::text as txid from events t where ${VISIBLE_HORIZON.postgres('t')} order by t.txid desc, t.seq desc limit 1`,
+};
+
+/** The page's order outside its subquery, where the txid is text. */
+const PAGE_ORDER: Record<Dialect, RawBuilder<unknown>> = { sqlite: sql`p.seq`, postgres: sql`p.txid::xid8, p.seq` };
+
+export interface FeedRead {
+  rows: FeedRow[];
+  /** See TAIL; read in the same statement as the rows, so from the same snapshot. */
+  tail: OutboxPosition | undefined;
+}
 
 /** One organization's events after `after` in outbox order; `types` null = every type. */
 export async function readFeed(
   db: Executor,
   dialect: Dialect,
   q: { organizationId: string; after: OutboxPosition; types: readonly string[] | null; limit: number },
-): Promise<FeedRow[]> {
+): Promise<FeedRead> {
   const typeFilter = q.types === null ? sql`` : sql`and e.type in (${sql.join(q.types)})`;
-  const { rows } = await sql<Row>`select e.seq, ${TXID_TEXT[dialect]('e')} as txid, e.payload from events e
-    where e.organization_id = ${q.organizationId} and ${AFTER_POSITION[dialect]('e', q.after)} and ${VISIBLE_HORIZON[dialect]('e')} ${typeFilter}
-    order by ${POSITION_ORDER[dialect]('e')} limit ${q.limit}`.execute(db);
-  return rows.map((r) => ({ position: { seq: Number(r.seq), txid: r.txid }, payload: r.payload }));
+  const { rows } = await sql<Row>`select p.seq, p.txid, p.payload, tail.seq as tail_seq, tail.txid as tail_txid
+    from (${TAIL[dialect]}) as tail left join (
+      select e.seq, ${TXID_TEXT[dialect]('e')} as txid, e.payload from events e
+      where e.organization_id = ${q.organizationId} and ${AFTER_POSITION[dialect]('e', q.after)} and ${VISIBLE_HORIZON[dialect]('e')} ${typeFilter}
+      order by ${POSITION_ORDER[dialect]('e')} limit ${q.limit}
+    ) as p on 1 = 1
+    order by ${PAGE_ORDER[dialect]}`.execute(db);
+  const first = rows[0];
+  return {
+    rows: rows.filter((r) => r.payload !== null).map((r) => ({ position: { seq: Number(r.seq), txid: r.txid! }, payload: r.payload! })),
+    tail: first?.tail_seq == null ? undefined : { seq: Number(first.tail_seq), txid: first.tail_txid! },
+  };
 }
 
 /** Where retention has deleted up to (webhook_dispatch_state holds the outbox's positions by name). */

@@ -4446,7 +4446,7 @@ export interface operations {
                         data: {
                             /** @description Oldest first; each exactly the body webhooks deliver, with the same `id`. */
                             events: components["schemas"]["WebhookEvent"][];
-                            /** @description Opaque; pass it back as `after`. Present on an empty page too: poll with it. */
+                            /** @description Opaque; pass it back as `after`. Present on an empty page too: poll with it. A page shorter than `limit` moves it to the end of the outbox (past other organizations' events), so a quiet reader does not expire. */
                             nextCursor: string;
                         };
                         /** @enum {boolean} */

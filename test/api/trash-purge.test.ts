@@ -90,3 +90,42 @@ describe('trash purge', () => {
     expect((await call(a.app, 'POST', `/objects/chores/records/${id}/restore`, { auth: s.auth })).status).toBe(404);
   });
 });
+
+describe('a purge removes what names the item', () => {
+  const keyed = (key: string) => ({ 'idempotency-key': key });
+  const storedKeys = async (keys: string[]) => (await a.ctx.database.db.selectFrom('idempotency_keys').select('key').where('organization_id', '=', s.orgId).where('key', 'in', keys).execute()).map((r) => r.key).sort();
+
+  it('its earlier events, the stored responses naming it (a batch\'s too), and an erasure afterwards finds nothing left', async () => {
+    const single = await call(a.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Vera Purgedname', email: 'vera@example.com' }, headers: keyed('purge-single') });
+    const vera = single.body.data.lead.id as string;
+    const batch = await call(a.app, 'POST', '/leads/batch', { auth: s.auth, body: { items: [{ name: 'Batch Purgedname', phoneNumber: '+14155550166' }, { name: 'Stays' }] }, headers: keyed('purge-batch') });
+    const [gone, stays] = batch.body.data.results.map((r: { lead: { id: string } }) => r.lead.id) as string[];
+    await call(a.app, 'PATCH', `/leads/${vera}`, { auth: s.auth, body: { title: 'Secret title' } });
+    expect(await storedKeys(['purge-single', 'purge-batch'])).toEqual(['purge-batch', 'purge-single']);
+
+    for (const id of [vera, gone]) expect((await call(a.app, 'DELETE', `/leads/${id}?permanent=true`, { auth: s.auth })).status).toBe(200);
+    expect((await listEvents(a.ctx.database.db, s.orgId, { objectId: vera })).map((e) => e.type)).toEqual(['lead.purged']);
+    expect((await listEvents(a.ctx.database.db, s.orgId, { objectId: gone })).map((e) => e.type)).toEqual(['lead.purged']);
+    expect((await listEvents(a.ctx.database.db, s.orgId, { objectId: stays })).map((e) => e.type)).toEqual(['lead.created']);
+    expect(await storedKeys(['purge-single', 'purge-batch'])).toEqual([]);
+    const named = await a.ctx.database.db.selectFrom('events').select('id').where('organization_id', '=', s.orgId).where('payload', 'like', '%Purgedname%').execute();
+    expect(named).toEqual([]);
+
+    const erasure = await call(a.app, 'POST', '/privacy/erasures', { auth: s.auth, body: { email: 'vera@example.com', phoneNumber: '+14155550166' } });
+    expect(erasure.body.data.erasure.matched).toEqual({ leads: 0, accounts: 0, deals: 0, records: 0 });
+  });
+
+  it('a record\'s contact-index rows, at once and by the scheduler', async () => {
+    await call(a.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'tickets', name: 'Tickets', fields: [{ key: 'title', label: 'Title', type: 'text' }, { key: 'contact', label: 'Contact', type: 'email' }] } });
+    const contactRows = async (id: string) => (await a.ctx.database.db.selectFrom('record_contacts').select('bidx').where('record_id', '=', id).execute()).length;
+    const now = await create('/objects/tickets/records', 'record', { title: 'Now', contact: 'zoe@example.com' });
+    const later = await create('/objects/tickets/records', 'record', { title: 'Later', contact: 'zed@example.com' });
+    expect([await contactRows(now), await contactRows(later)]).toEqual([1, 1]);
+    await call(a.app, 'DELETE', `/objects/tickets/records/${now}?permanent=true`, { auth: s.auth });
+    await call(a.app, 'DELETE', `/objects/tickets/records/${later}`, { auth: s.auth });
+    expect([await contactRows(now), await contactRows(later)]).toEqual([0, 1]);
+    clock.advance(31 * DAY);
+    await purgeExpiredTrash(a.ctx, s.orgId);
+    expect(await contactRows(later)).toBe(0);
+  });
+});

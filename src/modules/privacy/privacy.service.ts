@@ -9,15 +9,14 @@ import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
-import { resourceIdsOf } from '../idempotency/idempotency.service.js';
-import { responseAad } from '../idempotency/idempotency.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';
 import type { Caller } from '../shared/caller.js';
 import { attachedTo } from '../shared/attached.store.js';
 import { purgeAttached } from '../shared/trash.service.js';
 import { indexEarlierRecords } from './backfill.js';
 import { customContactKeysOf } from '../fields/custom-fields.service.js';
-import { deleteDerived, deleteHolders, deleteResponses, findHolders, insertErasure, listErasures as listStored, unlabelledResponses, type ErasureRow, type Holders } from './privacy.store.js';
+import { deleteHolders, findHolders, insertErasure, listErasures as listStored, type ErasureRow, type Holders } from './privacy.store.js';
+import { removeDerived } from './derived.service.js';
 import type { Erasure, ErasureBody, ListErasuresQuery, SubjectQuery } from './privacy.schemas.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'outbox'>;
@@ -47,17 +46,6 @@ const erasedEvents = (caller: Caller, h: Holders, now: Date): CrmEvent[] => {
     ...h.records.map((r) => event('record.erased', 'record', r.id, 'Record')),
   ];
 };
-
-/**
- * Stored responses without a resource id (from before migration 0012, and batches, which name many): opened here
- * to find those about erased items.
- */
-async function unlabelledResponsesNaming(ctx: Pick<Ctx, 'cipher'>, trx: Executor, organizationId: string, ids: ReadonlySet<string>): Promise<string[]> {
-  const rows = await unlabelledResponses(trx, organizationId);
-  return rows.filter((r) => {
-    return resourceIdsOf(JSON.parse(ctx.cipher.decrypt(r.body, responseAad(organizationId, r.key)))).some((id) => ids.has(id));
-  }).map((r) => r.key);
-}
 
 /** Removes the items' search entries (SQLite per-object FTS tables), one statement per object. */
 async function unindex(ctx: Pick<Ctx, 'database'>, trx: Executor, h: Holders): Promise<void> {
@@ -92,8 +80,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
     const ids = [...holders.leads, ...holders.accounts, ...holders.deals, ...holders.records.map((r) => r.id)];
     // Notes and tasks on the erased items are personal data too: their events, stored responses and reminders go first.
     const attached = await attachedTo(trx, caller.organizationId, ids);
-    await deleteDerived(trx, caller.organizationId, [...ids, ...attached.notes, ...attached.tasks]);
-    await deleteResponses(trx, caller.organizationId, await unlabelledResponsesNaming(ctx, trx, caller.organizationId, new Set(ids)));
+    await removeDerived(ctx, trx, caller.organizationId, [...ids, ...attached.notes, ...attached.tasks]);
     await unindex(ctx, trx, holders);
     await deleteHolders(trx, caller.organizationId, holders);
     const now = ctx.clock.now();

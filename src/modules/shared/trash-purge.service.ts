@@ -6,7 +6,7 @@ import { SCHEDULER_ACTOR } from '../objects/reminders.service.js';
 import { deleteRemindersOfExpiredTrash } from '../objects/reminders.store.js';
 import { recordPurged, retentionCutoff, TRASH_TABLES, type TrashObject } from './trash.service.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock' | 'config' | 'outbox'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'config' | 'outbox' | 'cipher'>;
 const BATCH = 200;
 /** How often the scheduler looks for expired trash: retention is counted in days, so hourly is prompt enough. */
 export const TRASH_PURGE_INTERVAL_MS = 3_600_000;

@@ -30,7 +30,7 @@ const DeleteQuery = Type.Object(
     permanent: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`.',
+        description: 'true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`.',
       }),
     ),
   },

@@ -7,7 +7,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
 import type { Caller } from './caller.js';
 import { removeRecordDependents } from '../objects/records.purge.js';
-import { deleteItemValues } from '../fields/custom-fields.store.js';
+import { removeDerived } from '../privacy/derived.service.js';
 import { checkCondition, lockForCondition, type WriteOptions } from './precondition.js';
 import { attachedTo, deleteAttached, followTarget } from './attached.store.js';
 
@@ -118,21 +118,26 @@ export async function purgeAttached(trx: Executor, organizationId: string, itemI
   for (const id of attached.tasks) await recordEvent(trx, trashEvent('purged', 'task', { id, organizationId }, actor, now));
 }
 
-/** Removes rows for good with what hangs on them, and records `<object>.purged` for each (ids only). */
-export async function recordPurged(trx: Executor, ctx: Pick<Ctx, 'database'>, object: TrashObject, rows: readonly PurgedRow[], actor: Actor, now: Date): Promise<void> {
+/**
+ * Removes rows for good with what hangs on them, and records `<object>.purged` for each (ids only). Nothing that
+ * names a removed item outlives it (privacy/derived.service.ts): its earlier events leave the feed and the webhook
+ * log, and a replayed Idempotency-Key no longer returns it.
+ */
+export async function recordPurged(trx: Executor, ctx: Pick<AppContext, 'database' | 'cipher'>, object: TrashObject, rows: readonly PurgedRow[], actor: Actor, now: Date): Promise<void> {
   const slugs = object === 'record' && rows.length > 0 ? await removeRecordDependents(trx, ctx.database.dialect, rows) : new Map<string, string>();
+  const byOrganization = new Map<string, string[]>();
+  for (const row of rows) byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row.id]);
+  for (const [organizationId, ids] of byOrganization) {
+    const attached = carriesAttached(object) ? await attachedTo(trx, organizationId, ids) : { notes: [], tasks: [] };
+    await removeDerived(ctx, trx, organizationId, [...ids, ...attached.notes, ...attached.tasks]);
+  }
   for (const row of rows) await recordEvent(trx, trashEvent('purged', object, { ...row, objectSlug: slugs.get(row.id) }, actor, now));
   if (!carriesAttached(object)) return;
-  for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
-    const ids = rows.filter((r) => r.organizationId === organizationId).map((r) => r.id);
-    // The custom values of leads, accounts and deals (records' go by their foreign key's cascade).
-    if (object !== 'record') await deleteItemValues(trx, organizationId, ids);
-    await purgeAttached(trx, organizationId, ids, actor, now);
-  }
+  for (const [organizationId, ids] of byOrganization) await purgeAttached(trx, organizationId, ids, actor, now);
 }
 
 /** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */
-export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
+export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx & Pick<AppContext, 'cipher'>, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
   const current = await findForWrite(ctx, trx, caller, r, id, 'any', opts);
   if (!current) throw notFound(r.label);
   checkCondition(opts, r.object, r.present(current));

@@ -159,7 +159,7 @@ function trashableTasks(ctx: Ctx, organizationId: string): Trashable<StoredTask,
 }
 
 /** DELETE /tasks/{id}: to the trash (task.deleted), or for good with `permanent` (task.purged). */
-export function deleteTask(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Task> {
+export function deleteTask(ctx: Ctx & Pick<AppContext, 'config' | 'cipher'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Task> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id, opts);
 }
 

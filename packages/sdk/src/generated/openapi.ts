@@ -2678,7 +2678,7 @@ export interface operations {
     deleteAccount: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {
@@ -3746,7 +3746,7 @@ export interface operations {
     deleteDeal: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {
@@ -4771,7 +4771,7 @@ export interface operations {
     deleteLead: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {
@@ -5807,7 +5807,7 @@ export interface operations {
     deleteNote: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {
@@ -6552,7 +6552,7 @@ export interface operations {
     deleteRecord: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {
@@ -8015,7 +8015,7 @@ export interface operations {
     deleteTask: {
         parameters: {
             query?: {
-                /** @description true removes the item for good at once (live or in the trash), with no restore; records `<object>.purged`. */
+                /** @description true removes the item for good at once (live or in the trash), with no restore, and with it its earlier events and webhook deliveries and the stored idempotent responses about it; records `<object>.purged`. */
                 permanent?: boolean;
             };
             header?: {

@@ -1011,3 +1011,40 @@ describe('POST /leads/batch, mixed items, per item as the single writes answer t
     `);
   });
 });
+
+/** Each item sent as a batch of its own, in order: what "as if sent one by one" means; created leads named by item. */
+async function runOneByOne(w: World, body: { upsertBy?: string; items: unknown[] }) {
+  const results: unknown[] = [];
+  for (const [index, item] of body.items.entries()) {
+    const res = await call(t.app, 'POST', '/leads/batch', { auth: w.org.auth, body: { ...body, items: [item] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [result] = res.body.data.results as { status: number; lead?: { id: string } }[];
+    if (result!.status === 201) w.labels.set(result!.lead!.id, `item:${index}`);
+    results.push({ ...result, index });
+  }
+  const events = (await listEvents(t.ctx.database.db, w.org.orgId)).slice(w.eventsBefore);
+  const shown = events.map((e) => ({ type: e.type, lead: named(w, e.data.id), changes: named(w, e.data.changes) }));
+  const byLead = [...new Set(shown.map((e) => e.lead as string))].sort().flatMap((lead) => shown.filter((e) => e.lead === lead));
+  return { results: results.map((r) => named(w, r)), events: byLead };
+}
+
+describe('POST /leads/batch, a later new lead after an earlier item that writes a contact or an external id', () => {
+  it.each([
+    ['an earlier hit takes the external id a later new lead asks for: the later one is refused', {
+      upsertBy: 'email',
+      items: [{ name: 'Ada now', email: 'ada@example.com', externalId: 'x-taken-later' }, { name: 'New', email: 'new.lead@example.com', externalId: 'x-taken-later' }],
+    }],
+    ['an earlier item gives a lead an e-mail: a later new lead with it is its duplicate', {
+      upsertBy: 'externalId',
+      items: [{ name: 'n1', externalId: 'T-n1' }, { name: 'n1b', externalId: 'T-n1', email: 't@example.com' }, { name: 'n2', externalId: 'T-n2', email: 't@example.com' }],
+    }],
+    ['the same with a phone, the earlier item a hit', {
+      upsertBy: 'email',
+      items: [{ name: 'Cy', email: 'cy@example.com', phoneNumber: '+1 415 555 0177' }, { name: 'Later', email: 'later@example.com', phoneNumber: '+14155550177' }, { name: 'Ada', email: 'ada@example.com', title: 'Countess' }],
+    }],
+  ])('%s, as sent one by one', async (_, body) => {
+    const batched = await run(await world(), body);
+    const single = await runOneByOne(await world(), body);
+    expect(batched).toEqual(single);
+  });
+});

@@ -247,9 +247,9 @@ export async function prepareCreates<R, P>(spec: BatchResource<R, P>, db: Execut
  * POST /{resource}/batch in the caller's transaction, with as few statements as the resource allows: one
  * probe for every item's upsert key; the rows of the hits locked in one statement (PostgreSQL); the items
  * that only create through the resource's bulk create, the hits through its bulk update. An item whose key
- * an earlier item of the batch already names runs alone, after them, in its own savepoint (as does every
- * item of a resource without the bulk operations), so that it finds what the earlier one wrote, as if the
- * items had been sent one by one: two items upserting one new key create it, then update it.
+ * an earlier item of the batch already names runs alone, after the items before it, in its own savepoint (as
+ * does every item of a resource without the bulk operations), so that it finds what the earlier ones wrote, as
+ * if the items had been sent one by one: two items upserting one new key create it, then update it.
  */
 export async function runCreateBatch<R, P>(
   spec: BatchResource<R, P>,
@@ -262,27 +262,49 @@ export async function runCreateBatch<R, P>(
   const holders = by ? await spec.holdersOf(run.trx, run.caller, run.params, by, keys.filter((k): k is string => k !== undefined)) : new Map<string, ExternalIdHolder>();
   await lockRows(run.trx, run.dialect, spec.table, run.caller.organizationId, [...holders.values()].flatMap((h) => (h.trashed ? [] : [h.id])));
   const results: BatchItemResult<R>[] = [];
-  const creates: Item[] = [];
-  const updates: { item: Item; id: string }[] = [];
-  const alone: Item[] = [];
+  // Stretches of items that can be written in bulk, cut at each item that must run alone (its key named by an
+  // earlier item); within one, the bulk updates go first (they never write what a create probes: contacts and
+  // external ids), then the creates and the updates the bulk one left (a contact or external id change), in
+  // the order of the batch, each such update cutting the creates in two: a later create sees what it wrote.
+  let stretch: { creates: Item[]; updates: { item: Item; id: string }[] } = { creates: [], updates: [] };
+  const writeStretch = async () => {
+    const updated = await updateInBulk(spec, run, stretch.updates);
+    results.push(...updated.results);
+    const leftovers = new Set<Item>(updated.alone);
+    let creates: Item[] = [];
+    for (const item of [...stretch.creates, ...updated.alone].sort((a, b) => a.index - b.index)) {
+      if (!leftovers.has(item)) {
+        creates.push(item);
+        continue;
+      }
+      results.push(...(await createInBulk(spec, run, creates, prepared)));
+      creates = [];
+      results.push(...(await runAlone(run, [item], (i) => upsertOne(spec, run, i, by))));
+    }
+    results.push(...(await createInBulk(spec, run, creates, prepared)));
+    stretch = { creates: [], updates: [] };
+  };
   const repeated = repeatedKeys(keys);
-  items.forEach((item, k) => {
+  for (const [k, item] of items.entries()) {
     const key = keys[k];
     const holder = key === undefined ? undefined : holders.get(key);
-    if (repeated[k]) alone.push(item);
-    else if (holder?.trashed) results.push(outcomeOf(item.index, externalIdTaken(spec.noun)));
-    else if (holder) (spec.updateMany ? updates.push({ item, id: holder.id }) : alone.push(item));
+    if (repeated[k] || (holder && !holder.trashed && !spec.updateMany) || (!holder && item.ifMatch === undefined && !spec.createMany)) {
+      await writeStretch();
+      results.push(...(await runAlone(run, [item], (i) => upsertOne(spec, run, i, by))));
+    } else if (holder?.trashed) results.push(outcomeOf(item.index, externalIdTaken(spec.noun)));
+    else if (holder) stretch.updates.push({ item, id: holder.id });
     else if (item.ifMatch !== undefined) results.push(outcomeOf(item.index, new PreconditionFailed(undefined)));
-    else (spec.createMany ? creates : alone).push(item);
-  });
-  if (creates.length > 0) {
-    const created = await spec.createMany!(run.trx, run.caller, run.params, creates.map((i) => i.input), creates.map((i) => prepared.get(i)));
-    created.forEach((outcome, k) => results.push(outcome instanceof AppError ? outcomeOf(creates[k]!.index, outcome) : { index: creates[k]!.index, status: 201, resource: outcome }));
+    else stretch.creates.push(item);
   }
-  const updated = await updateInBulk(spec, run, updates);
-  results.push(...updated.results);
-  results.push(...(await runAlone(run, [...alone, ...updated.alone], (item) => upsertOne(spec, run, item, by))));
+  await writeStretch();
   return results;
+}
+
+/** Hands `creates` to the resource's bulk create: a result for each. */
+async function createInBulk<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, creates: Item[], prepared: ReadonlyMap<Item, unknown>): Promise<BatchItemResult<R>[]> {
+  if (creates.length === 0) return [];
+  const created = await spec.createMany!(run.trx, run.caller, run.params, creates.map((i) => i.input), creates.map((i) => prepared.get(i)));
+  return created.map((outcome, k) => (outcome instanceof AppError ? outcomeOf<R>(creates[k]!.index, outcome) : { index: creates[k]!.index, status: 201, resource: outcome }));
 }
 
 /**

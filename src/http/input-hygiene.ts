@@ -54,6 +54,12 @@ export function registerStrictJsonParser(app: FastifyInstance): void {
       done(refused, undefined);
       return;
     }
+    // Many clients send `Content-Type: application/json` on every request: an empty body on a route that takes
+    // none (DELETE, restore) is no body, not bad JSON.
+    if ((body as Buffer).length === 0 && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);

@@ -119,6 +119,12 @@ describe('error envelope for every outcome', () => {
   it('empty body and wrong content type', async () => {
     const empty = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'application/json' } });
     expect(JSON.parse(empty.body)).toMatchObject({ status: false, code: 'INVALID_JSON' });
+    // A route that takes no body (DELETE, restore) accepts the header many clients always send, with no body.
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Header always sent' } })).body.data.lead.id;
+    for (const url of [`${API}/leads/${lead}`, `${API}/leads/${lead}/restore`]) {
+      const res = await t.app.inject({ method: url.endsWith('restore') ? 'POST' : 'DELETE', url, headers: { ...a.auth, 'content-type': 'application/json' } });
+      expect(res.statusCode, res.body).toBe(200);
+    }
     const text = await t.app.inject({ method: 'POST', url: `${API}/leads`, headers: { ...a.auth, 'content-type': 'text/plain' }, payload: 'name=x' });
     expect(text.statusCode).toBe(415);
     expect(JSON.parse(text.body)).toMatchObject({ status: false, code: 'UNSUPPORTED_MEDIA_TYPE' });

@@ -23,7 +23,7 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
         '(in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, ' +
         'webhook deliveries, stored idempotent responses, reminders and search entries that name them; ' +
         'records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. ' +
-        'Safe to retry: a second erasure of the same value matches nothing.',
+        'Safe to retry: a second erasure of the same value matches nothing. Idempotency-Key is not honoured here (its stored body hash would be an unkeyed fingerprint of the value erased): after a timeout, find the first receipt in GET /privacy/erasures.',
       body: ErasureBody,
       response: { 201: ErasureEnvelope },
     },

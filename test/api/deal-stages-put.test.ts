@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type DealStage } from '@crm/sdk';
+import { createClient, CrmApiError, etagOf, type DealStage } from '@crm/sdk';
+import { etagOf as tagOf } from '../../src/lib/etag.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { DEFAULT_DEAL_STAGES } from '../../src/modules/deals/stages.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
-import { call, expectError } from '../helpers/http.js';
+import { call, expectError, type Res } from '../helpers/http.js';
 import { listen } from '../helpers/mcp.js';
 
 /** PUT /deal-stages (contract §9): the console's stage rules through the API, with moveTo for stages in use. */
@@ -23,8 +24,11 @@ const LEAN = [
   { key: 'lost', label: 'Lost', kind: 'lost' },
 ] as const satisfies readonly DealStage[];
 
-const put = (o: Seeded, body: unknown) => call(t.app, 'PUT', '/deal-stages', { auth: o.auth, body });
-const stagesOf = async (o: Seeded) => (await call(t.app, 'GET', '/deal-stages', { auth: o.auth })).body.data.stages;
+const put = (o: Seeded, body: unknown, ifMatch?: string) => call(t.app, 'PUT', '/deal-stages', { auth: o.auth, body, headers: ifMatch === undefined ? {} : { 'if-match': ifMatch } });
+const read = (o: Seeded, headers: Record<string, string> = {}) => call(t.app, 'GET', '/deal-stages', { auth: o.auth, headers });
+const stagesOf = async (o: Seeded) => (await read(o)).body.data.stages;
+const etag = (res: Res) => res.headers.etag as string;
+const SIGNED = [{ key: 'discovery', label: 'Discovery', kind: 'open' }, { key: 'signed', label: 'Signed', kind: 'won' }] as const satisfies readonly DealStage[];
 async function deal(o: Seeded, stage: string): Promise<string> {
   const res = await call(t.app, 'POST', '/deals', { auth: o.auth, body: { name: `In ${stage}`, stage } });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -108,5 +112,80 @@ describe('PUT /deal-stages', () => {
     expect(await crm.dealStages.get()).toEqual(DEFAULTS);
     expect(await crm.dealStages.put([...LEAN], { moveTo: { negotiation: 'discovery' } })).toEqual(LEAN);
     expect(await stageOf(o, id)).toBe('discovery');
+  });
+});
+
+/** The stage list is one resource for optimistic concurrency (contract §8): two admins or a sync job can't overwrite each other. */
+describe('ETag and If-Match on the stage list', () => {
+  it('GET and PUT answer with the tag of the list they return; If-None-Match with it (weakly, in a list, or *) is 304', async () => {
+    const o = await seedOrg(t.ctx);
+    const first = await read(o);
+    expect(etag(first)).toBe(tagOf(first.body.data.stages));
+    for (const header of [etag(first), `W/${etag(first)}`, `"other", ${etag(first)}`, '*']) {
+      const res = await read(o, { 'if-none-match': header });
+      expect(res.status, header).toBe(304);
+      expect(res.body).toBe('');
+      expect(etag(res)).toBe(etag(first));
+    }
+    const replaced = await put(o, { stages: LEAN });
+    expect(etag(replaced)).toBe(tagOf(LEAN));
+    expect(etag(replaced)).not.toBe(etag(first));
+    const changed = await read(o, { 'if-none-match': etag(first) });
+    expect(changed.status).toBe(200);
+    expect(etag(changed)).toBe(etag(replaced));
+  });
+
+  it('a PUT with a stale or weak tag is 412 with the current list and its tag, nothing written; the current tag or * writes', async () => {
+    const o = await seedOrg(t.ctx);
+    const stale = etag(await read(o));
+    await deal(o, 'proposal');
+    const theirs = await put(o, { stages: [...DEFAULTS, { key: 'onboarding', label: 'Onboarding', kind: 'open' }] }, stale);
+    expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+    // Checked before the body's moveTo rules: dropping proposal without moveTo would also be a 400.
+    const refused = await put(o, { stages: LEAN }, stale);
+    expectError(refused, 412, 'PRECONDITION_FAILED');
+    const current = await read(o);
+    expect(refused.body.data).toEqual(current.body.data);
+    expect(etag(refused)).toBe(etag(current));
+    expect(etag(current)).toBe(etag(theirs));
+    expectError(await put(o, { stages: LEAN, moveTo: { proposal: 'discovery' } }, `W/${etag(current)}`), 412, 'PRECONDITION_FAILED');
+    expect(await stagesOf(o)).toEqual(theirs.body.data.stages);
+    const mine = await put(o, { stages: LEAN, moveTo: { proposal: 'discovery' } }, `"other", ${etag(current)}`);
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    expect(mine.body.data.stages).toEqual(LEAN);
+    expect((await put(o, { stages: SIGNED }, '*')).status).toBe(200);
+  });
+
+  it('two writers racing with the same tag: exactly one list is written, the other gets 412 with it', async () => {
+    const o = await seedOrg(t.ctx);
+    const id = await deal(o, 'proposal');
+    const tag = etag(await read(o));
+    const answers = await Promise.all([
+      put(o, { stages: LEAN, moveTo: { proposal: 'discovery' } }, tag),
+      put(o, { stages: SIGNED, moveTo: { proposal: 'discovery' } }, tag),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const winner = answers.find((a) => a.status === 200)!;
+    const loser = answers.find((a) => a.status === 412)!;
+    expect(loser.body.data.stages).toEqual(winner.body.data.stages);
+    expect(etag(loser)).toBe(etag(winner));
+    expect(await stagesOf(o)).toEqual(winner.body.data.stages);
+    expect(await stageOf(o, id)).toBe('discovery');
+    expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: id })).map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed']);
+  });
+
+  it('the SDK tags the list it reads and sends it back as ifMatch', async () => {
+    const o = await seedOrg(t.ctx);
+    const crm = createClient({ baseUrl: await listen(t), apiKey: o.key });
+    const mine = await crm.dealStages.get();
+    expect(etagOf(mine)).toBe(tagOf(DEFAULTS));
+    const theirs = await crm.dealStages.put([...DEFAULTS, { key: 'onboarding', label: 'Onboarding', kind: 'open' }], {}, { ifMatch: etagOf(mine) });
+    const refused = await crm.dealStages.put([...LEAN], {}, { ifMatch: etagOf(mine) }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(CrmApiError);
+    expect(refused).toMatchObject({ status: 412, code: 'PRECONDITION_FAILED' });
+    const current = (refused as CrmApiError).data!.stages as DealStage[];
+    expect(current).toEqual(theirs);
+    expect(etagOf(current)).toBe(etagOf(theirs));
+    expect(await crm.dealStages.put([...LEAN], {}, { ifMatch: etagOf(current) })).toEqual(LEAN);
   });
 });

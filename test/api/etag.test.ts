@@ -175,9 +175,11 @@ describe('the OpenAPI document', () => {
     const op = (path: string, method: string) => doc.paths[`/api/public/v1${path}`][method];
     const names = (o: { parameters?: { in: string; name: string }[] }) => (o.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
     expect(names(op('/leads/{id}', 'get'))).toContain('if-none-match');
+    expect(names(op('/deal-stages', 'get'))).toContain('if-none-match');
+    expect(op('/deal-stages', 'get').responses['200'].headers.ETag).toBeDefined();
     expect(op('/leads/{id}', 'get').responses['304'].headers.ETag).toBeDefined();
     expect(op('/leads/{id}', 'get').responses['200'].headers.ETag).toBeDefined();
-    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch'], ['/objects/{slug}', 'patch']] as const) {
+    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch'], ['/objects/{slug}', 'patch'], ['/deal-stages', 'put']] as const) {
       expect(names(op(path, method)), `${method} ${path}`).toContain('if-match');
       expect(op(path, method).responses['412'].$ref).toBe('#/components/responses/PreconditionFailed');
     }

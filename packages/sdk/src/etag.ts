@@ -11,13 +11,14 @@ export function etagOf(resource: object): string | undefined {
 }
 
 /**
- * Tags the one resource in a success or error `data` (`{lead: {...}}`) with the answer's ETag. Pages
- * (`{leads: [...], pagination}`) have no tag and are left alone.
+ * Tags the one resource in a success or error `data` (`{lead: {...}}`, or the deal stages `{stages: [...]}`,
+ * one resource that is a list) with the answer's ETag. Pages (`{leads: [...], pagination}`) have no tag and
+ * are left alone.
  */
 export function tagData(data: unknown, etag: string | null): void {
   if (etag === null || data === null || typeof data !== 'object') return;
   const values = Object.values(data as Record<string, unknown>);
   const resource = values[0];
-  if (values.length !== 1 || resource === null || typeof resource !== 'object' || Array.isArray(resource)) return;
+  if (values.length !== 1 || resource === null || typeof resource !== 'object') return;
   Object.defineProperty(resource, ETAG, { value: etag, enumerable: false });
 }

@@ -44,9 +44,9 @@ export interface CallOptions {
   /** Overrides the client's maxRetries for this call (0 disables retries). */
   maxRetries?: number;
   /**
-   * Sent as If-Match by `update`, `delete` and `restore`: the write happens only if the resource still has this
-   * ETag (`etagOf(resource)` of the version you read), else the call throws a CrmApiError with status 412,
-   * code PRECONDITION_FAILED and the current resource in `data`.
+   * Sent as If-Match by `update`, `delete`, `restore` and `dealStages.put`: the write happens only if the
+   * resource still has this ETag (`etagOf(resource)` of the version you read), else the call throws a
+   * CrmApiError with status 412, code PRECONDITION_FAILED and the current resource in `data`.
    */
   ifMatch?: string;
 }

@@ -25,7 +25,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/deal-stages', {
-    config: { auth: { anyOf: ['deals:read'] } },
+    config: { auth: { anyOf: ['deals:read'] }, etag: 'stages' },
     schema: {
       tags,
       summary: 'List the deal stages',
@@ -36,20 +36,22 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
   });
 
   app.put('/deal-stages', {
-    config: { auth: { anyOf: ['objects:admin'] } },
+    config: { auth: { anyOf: ['objects:admin'] }, etag: 'stages', ifMatch: true },
     schema: {
       tags,
       summary: 'Replace the deal stages',
       description:
         'The whole list, in pipeline order (the first is a new deal\'s default): unique keys, at least one `open` stage, at most 50. ' +
         'A stage the list drops may still hold deals (live or trashed) only if `moveTo` names the kept stage they move to: they all move in the same transaction, each recording deal.stage_changed. ' +
-        'Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.',
+        'Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes. ' +
+        'Send If-Match with the ETag of the list you edited (GET /deal-stages) so that a change made meanwhile is not overwritten: 412 with the current list instead.',
       body: PutDealStagesBody,
       response: { 200: DealStagesEnvelope },
     },
     handler: async (request) => {
       const caller = callerOf(request);
-      return ok({ stages: await inTransaction(ctx, (trx) => putDealStages(ctx, trx, caller, request.body)) });
+      const opts = { ifMatch: ifMatchOf(request) };
+      return ok({ stages: await inTransaction(ctx, (trx) => putDealStages(ctx, trx, caller, request.body, opts)) });
     },
   });
 

@@ -2,10 +2,11 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { validationFailed, type FieldError } from '../../errors.js';
 import type { Caller } from '../shared/caller.js';
+import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { updateDeal } from './deals.service.js';
 import { dealIdsInStage } from './deals.store.js';
 import type { DealStage, PutDealStagesBody } from './stages.schemas.js';
-import { checkStagesDocument, dealCount, getDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
+import { checkStagesDocument, dealCount, lockDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
 
@@ -30,13 +31,16 @@ function moveErrors(current: readonly DealStage[], stages: readonly DealStage[],
  * PUT /deal-stages, in the caller's transaction: replaces the list (the console's rules: shape, unique keys,
  * an open stage, at most 50) and moves the deals of each removed stage, live and trashed (a deal restored later
  * lands in a stage that exists), to the stage `moveTo` names, each with its deal.stage_changed. Removing a stage deals are in without a `moveTo` entry is a 400 naming it.
+ * `ifMatch` is compared with the tag of the list this change replaces, read under the stage lock (412 with it).
  */
-export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, body: PutDealStagesBody): Promise<DealStage[]> {
+export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, body: PutDealStagesBody, opts: WriteOptions = {}): Promise<DealStage[]> {
   const stages = checkStagesDocument({ stages: body.stages });
   const moveTo = body.moveTo ?? {};
   const organizationId = caller.organizationId;
-  const inUse = await removedStagesInUse(ctx, trx, organizationId, stages);
-  const errors = moveErrors(await getDealStages(trx, organizationId), stages, moveTo, inUse);
+  const current = await lockDealStages(ctx, trx, organizationId);
+  checkCondition(opts, 'stages', current);
+  const inUse = await removedStagesInUse(trx, organizationId, current, stages);
+  const errors = moveErrors(current, stages, moveTo, inUse);
   if (errors.length) throw validationFailed(errors);
   await saveDealStages(ctx, trx, organizationId, stages);
   for (const [from] of inUse) {

@@ -47,13 +47,18 @@ export function checkStagesDocument(input: unknown): DealStage[] {
 export const dealCount = (n: number) => `${n} deal${n === 1 ? '' : 's'}`;
 
 /**
- * Inside the caller's transaction: locks the stage list against deal writes and answers, of the stages the new
- * list drops, those live deals are still in (with their counts).
+ * Inside the caller's transaction: locks the stage list against deal writes and other stage changes, and answers
+ * it. What the change then compares (an If-Match) and counts is the list it replaces.
  */
-export async function removedStagesInUse(ctx: Pick<AppContext, 'database'>, trx: Executor, organizationId: string, stages: readonly DealStage[]): Promise<[string, number][]> {
+export async function lockDealStages(ctx: Pick<AppContext, 'database'>, trx: Executor, organizationId: string): Promise<DealStage[]> {
   await lockStages(trx, ctx.database.dialect, organizationId, 'change');
+  return getDealStages(trx, organizationId);
+}
+
+/** Of the stages `current` has and the new list drops, those live or trashed deals are still in (with their counts). */
+export async function removedStagesInUse(trx: Executor, organizationId: string, current: readonly DealStage[], stages: readonly DealStage[]): Promise<[string, number][]> {
   const kept = new Set(stages.map((s) => s.key));
-  const removed = (await getDealStages(trx, organizationId)).map((s) => s.key).filter((key) => !kept.has(key));
+  const removed = current.map((s) => s.key).filter((key) => !kept.has(key));
   return [...(await countDealsByStage(trx, organizationId, removed, 'any'))].filter(([, n]) => n > 0);
 }
 
@@ -72,7 +77,7 @@ export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>,
   const { db } = ctx.database;
   if (!(await findOrganization(db, organizationId))) throw notFound('Organization');
   return db.transaction().execute(async (trx) => {
-    const inUse = await removedStagesInUse(ctx, trx, organizationId, stages);
+    const inUse = await removedStagesInUse(trx, organizationId, await lockDealStages(ctx, trx, organizationId), stages);
     if (inUse.length) {
       const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${dealCount(n)}` }));
       const list = inUse.map(([key, n]) => `${key} (${dealCount(n)})`).join(', ');

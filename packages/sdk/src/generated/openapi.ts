@@ -128,7 +128,7 @@ export interface paths {
         get: operations["listDealStages"];
         /**
          * Replace the deal stages
-         * @description The whole list, in pipeline order (the first is a new deal's default): unique keys, at least one `open` stage, at most 50. A stage the list drops may still hold deals (live or trashed) only if `moveTo` names the kept stage they move to: they all move in the same transaction, each recording deal.stage_changed. Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes.
+         * @description The whole list, in pipeline order (the first is a new deal's default): unique keys, at least one `open` stage, at most 50. A stage the list drops may still hold deals (live or trashed) only if `moveTo` names the kept stage they move to: they all move in the same transaction, each recording deal.stage_changed. Without that entry the answer is 400 VALIDATION_FAILED naming the stage (`moveTo.<key>`, code `in_use`), and nothing changes. Send If-Match with the ETag of the list you edited (GET /deal-stages) so that a change made meanwhile is not overwritten: 412 with the current list instead.
          */
         put: operations["replaceDealStage"];
         post?: never;
@@ -3303,7 +3303,10 @@ export interface operations {
     listDealStages: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A tag (or several, comma-separated) from an earlier ETag: when the resource still has it, the answer is 304 with no body. Compared weakly (`W/` ignored). */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3312,6 +3315,7 @@ export interface operations {
             /** @description The stages. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3348,6 +3352,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not modified: the resource still has the tag sent in If-None-Match. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
@@ -3357,7 +3375,10 @@ export interface operations {
     replaceDealStage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3412,6 +3433,7 @@ export interface operations {
             /** @description The replaced stages. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3451,6 +3473,7 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

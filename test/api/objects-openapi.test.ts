@@ -139,4 +139,45 @@ describe('GET /openapi.json', () => {
     const plain = (await call(t.app, 'GET', DOC)).body;
     expect(plain.components.schemas.Record_projects).toBeUndefined();
   });
+
+  it('types the custom fields of the built-ins a key may use, whatever its records scopes', async () => {
+    const c = await seedOrg(t.ctx);
+    await call(t.app, 'POST', '/objects', { auth: c.auth, body: { slug: 'c_projects', name: 'C projects', fields: [{ key: 'c_title', label: 'Title', type: 'text' }] } });
+    const fields = [
+      { key: 'visitDate', label: 'Visit date', type: 'date', required: false },
+      { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+    ];
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields } })).status).toBe(200);
+    expect((await call(t.app, 'PATCH', '/objects/deals', { auth: c.auth, body: { fields: [{ key: 'lossReason', label: 'Loss reason', type: 'text' }] } })).status).toBe(200);
+
+    const integration = await addKey(t.ctx, c.orgId, ['leads:read', 'leads:write']);
+    const res = await call(t.app, 'GET', DOC, { auth: integration.auth });
+    expect(res.status).toBe(200);
+    const { components, paths } = res.body;
+    expect(components.schemas.Lead.properties.visitDate.anyOf[0]).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(components.schemas.Lead.properties.tier).toEqual({ anyOf: [expect.objectContaining({ type: 'string', enum: ['gold', 'silver'] }), { type: 'null' }] });
+    expect(components.schemas.Lead.required).toEqual(expect.arrayContaining(['visitDate', 'tier']));
+    const create = paths[`${P}/leads`].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['name', 'email', 'visitDate', 'tier']));
+    expect(create.additionalProperties).toBe(false);
+    expect(paths[`${P}/leads/{id}`].patch.requestBody.content['application/json'].schema.properties.tier).toBeDefined();
+    const params = paths[`${P}/leads`].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['filter[visitDate]', 'filter[visitDate][gte]', 'filter[tier]']));
+    // Only the built-ins the key may use, and no custom object's records without the records scopes.
+    expect(components.schemas.Deal.properties.lossReason).toBeUndefined();
+    expect(Object.keys(components.schemas).filter((k) => k.startsWith('Record_'))).toEqual([]);
+    expect(Object.keys(paths).filter((k) => k.includes('c_projects'))).toEqual([]);
+    expect(JSON.stringify(res.body)).not.toContain('c_title');
+
+    // A generated client takes the organization's own fields in the create body.
+    const types = astToString(await openapiTS(res.body));
+    expect(types).toMatch(/tier\?: \("gold" \| "silver"\) \| null;/);
+
+    // The shared generic document is not changed by it: other keys and anonymous callers still get it plain.
+    expect((await call(t.app, 'GET', DOC)).body.components.schemas.Lead.properties.visitDate).toBeUndefined();
+    const dealsOnly = await addKey(t.ctx, c.orgId, ['deals:write']);
+    const deals = (await call(t.app, 'GET', DOC, { auth: dealsOnly.auth })).body.components.schemas;
+    expect(deals.Deal.properties.lossReason).toBeDefined();
+    expect(deals.Lead.properties.visitDate).toBeUndefined();
+  });
 });

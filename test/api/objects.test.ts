@@ -135,9 +135,60 @@ describe('GET /objects and /objects/{slug}', () => {
     const res = await call(t.app, 'GET', '/objects?limit=2', { auth: o.auth });
     expect(res.status).toBe(200);
     expect(res.body.data.objects.map((x: { slug: string }) => x.slug)).toEqual(['third', 'second']);
-    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasMore: true, nextCursor: expect.any(String) });
+    expect(res.body.data.pagination).toEqual({ page: 1, limit: 2, total: 6, totalPages: 3, hasMore: true, nextCursor: expect.any(String) });
     const other = await call(t.app, 'GET', '/objects', { auth: b.auth });
     expect(other.body.data.objects.map((x: { slug: string }) => x.slug)).not.toContain('third');
+  });
+
+  it('lists the built-ins last, as members of the list: counted, within limit, once each by page and by cursor', async () => {
+    const o = await seedOrg(t.ctx);
+    for (const s of ['first', 'second', 'third']) await createObject(o, { slug: s, name: s });
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: o.auth, body: { fields: [{ key: 'tier', label: 'Tier', type: 'text' }] } })).status).toBe(200);
+    const order = ['third', 'second', 'first', 'leads', 'accounts', 'deals'];
+    const list = async (query: string) => {
+      const res = await call(t.app, 'GET', `/objects?${query}`, { auth: o.auth });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return { slugs: res.body.data.objects.map((x: { slug: string }) => x.slug) as string[], pagination: res.body.data.pagination };
+    };
+    for (const limit of [1, 2, 3, 4, 6, 7]) {
+      // Page mode: every page within limit, total counting the built-ins, nothing past the end.
+      const totalPages = Math.ceil(order.length / limit);
+      const byPage: string[] = [];
+      for (let page = 1; page <= totalPages + 1; page++) {
+        const { slugs, pagination } = await list(`limit=${limit}&page=${page}`);
+        expect(slugs.length).toBeLessThanOrEqual(limit);
+        expect(pagination).toMatchObject({ page, limit, total: order.length, totalPages, hasMore: page < totalPages });
+        expect(pagination.nextCursor === null).toBe(page >= totalPages);
+        if (page > totalPages) expect(slugs).toEqual([]);
+        byPage.push(...slugs);
+      }
+      expect(byPage, `limit ${limit}`).toEqual(order);
+      // Cursor mode: page 1, then nextCursor as after until it is null.
+      const first = await list(`limit=${limit}`);
+      const byCursor = [...first.slugs];
+      let cursor: string | null = first.pagination.nextCursor;
+      while (cursor !== null) {
+        const next = await list(`limit=${limit}&after=${encodeURIComponent(cursor)}`);
+        expect(next.slugs.length).toBeGreaterThan(0);
+        expect(next.slugs.length).toBeLessThanOrEqual(limit);
+        expect(next.pagination).toEqual({ limit, hasMore: next.pagination.nextCursor !== null, nextCursor: next.pagination.nextCursor });
+        byCursor.push(...next.slugs);
+        cursor = next.pagination.nextCursor;
+        expect(byCursor.length).toBeLessThanOrEqual(order.length);
+      }
+      expect(byCursor, `limit ${limit}`).toEqual(order);
+    }
+    // The ranges filter the built-ins too, and total counts what they admit: accounts and deals have no
+    // custom fields, so no time of their own (the epoch).
+    const recent = await list('createdAfter=2000-01-01T00:00:00.000Z&limit=1&page=4');
+    expect(recent.slugs).toEqual(['leads']);
+    expect(recent.pagination).toMatchObject({ total: 4, totalPages: 4, hasMore: false, nextCursor: null });
+    const old = await list('createdBefore=2000-01-01T00:00:00.000Z&limit=1');
+    expect(old.slugs).toEqual(['accounts']);
+    expect(old.pagination).toMatchObject({ total: 2, hasMore: true });
+    const last = await list(`createdBefore=2000-01-01T00:00:00.000Z&limit=1&after=${encodeURIComponent(old.pagination.nextCursor)}`);
+    expect(last).toEqual({ slugs: ['deals'], pagination: { limit: 1, hasMore: false, nextCursor: null } });
+    expectError(await call(t.app, 'GET', `/objects?after=${Buffer.from(JSON.stringify(['-createdAt', 'projects', 0])).toString('base64url')}`, { auth: o.auth }), 400, 'VALIDATION_FAILED');
   });
 
   it('gets one object; 404 for an unknown slug or another organization\'s', async () => {

@@ -1,4 +1,5 @@
 import { API_PREFIX } from '../../http/openapi.js';
+import type { Scope } from '../orgs/principal.js';
 import type { Definition } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
 import { BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
@@ -34,15 +35,25 @@ function typedBody(doc: Document, operation: Schema | undefined, definition: Def
 }
 
 /**
- * The organization's custom fields of leads, accounts and deals in its own OpenAPI document: typed on the
- * Lead, Account and Deal schemas (flat, null when unset), on their create and update bodies, and as
- * `filter[…]` parameters of their lists, so that a client generated from it knows them.
+ * The definitions a key's document types: those with custom fields, of the resources the key may read or
+ * write (`leads:read` or `leads:write` for leads…), as the key's scopes decide what it can call.
  */
-export function withBuiltinFields(document: unknown, definitions: Record<BuiltinResource, Definition>): unknown {
+export function documentedBuiltins(scopes: readonly Scope[], definitions: Record<BuiltinResource, Definition>): Partial<Record<BuiltinResource, Definition>> {
+  const usable = (r: BuiltinResource) => scopes.includes(`${r}:read`) || scopes.includes(`${r}:write`);
+  return Object.fromEntries(BUILTIN_RESOURCES.filter((r) => usable(r) && definitions[r].fields.length > 0).map((r) => [r, definitions[r]]));
+}
+
+/**
+ * The organization's custom fields of leads, accounts and deals in its own OpenAPI document (`document`, a
+ * copy: it is changed in place): typed on the Lead, Account and Deal schemas (flat, null when unset), on their
+ * create and update bodies, and as `filter[…]` parameters of their lists, so that a client generated from it
+ * knows them.
+ */
+export function withBuiltinFields(document: unknown, definitions: Partial<Record<BuiltinResource, Definition>>): unknown {
   const doc = document as Document;
   for (const resource of BUILTIN_RESOURCES) {
     const definition = definitions[resource];
-    if (definition.fields.length === 0) continue;
+    if (!definition) continue;
     const { component, path, noun } = PLACES[resource];
     const shown = doc.components.schemas[component];
     if (shown) {

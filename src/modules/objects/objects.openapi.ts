@@ -4,7 +4,7 @@ import { API_PREFIX } from '../../http/openapi.js';
 import { exampleOf } from '../../http/openapi-examples.js';
 import { pascalCase } from '../../http/openapi-operation-ids.js';
 import { allObjects, type StoredObject } from './objects.store.js';
-import { withBuiltinFields } from '../fields/custom-fields.openapi.js';
+import { documentedBuiltins, withBuiltinFields } from '../fields/custom-fields.openapi.js';
 import { builtinDefinitionsOf } from '../fields/custom-fields.service.js';
 import { isRanged } from './record-filters.js';
 import { filterParameters, nullable, valueSchema } from './field-schemas.openapi.js';
@@ -181,17 +181,25 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
 export const OPENAPI_DOCUMENT_CONFIG = { auth: { anyOf: [], optional: true } };
 
 /**
- * GET /openapi.json: public; with a Bearer key that may read records (records:read or objects:admin) the
- * document also describes that organization's objects. A key that is sent but invalid answers 401 (from the
- * auth hook, see OPENAPI_DOCUMENT_CONFIG) rather than silently serving the generic document.
+ * GET /openapi.json: public; with a Bearer key the document also describes that organization's custom fields of
+ * the leads, accounts and deals the key may read or write, and, for a key that may read records (records:read or
+ * objects:admin), its objects. A key that is sent but invalid answers 401 (from the auth hook, see
+ * OPENAPI_DOCUMENT_CONFIG) rather than silently serving the generic document.
+ *
+ * The generic document is built once and shared: a key with nothing of its organization to add gets it as is
+ * (no copy, and no query while the organization's definitions are cached); any other gets a copy.
  */
 export function openApiDocumentHandler(app: FastifyInstance, ctx: AppContext) {
   return async (request: FastifyRequest): Promise<unknown> => {
     const document = app.swagger();
     const principal = request.principal;
-    if (!principal?.key.scopes.some((s) => s === 'records:read' || s === 'objects:admin')) return document;
+    if (!principal) return document;
+    const { scopes } = principal.key;
     const organizationId = principal.organization.id;
-    const withObjects = withOrganizationObjects(document, await allObjects(ctx.database.db, organizationId));
-    return withBuiltinFields(withObjects, await builtinDefinitionsOf(ctx, organizationId));
+    const readsRecords = scopes.some((s) => s === 'records:read' || s === 'objects:admin');
+    const builtins = documentedBuiltins(scopes, await builtinDefinitionsOf(ctx, organizationId));
+    if (!readsRecords && Object.keys(builtins).length === 0) return document;
+    const withObjects = withOrganizationObjects(document, readsRecords ? await allObjects(ctx.database.db, organizationId) : []);
+    return withBuiltinFields(withObjects, builtins);
   };
 }

@@ -4,13 +4,15 @@ import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { listRequest, type TimeRange } from '../../lib/list-request.js';
+import { encodeListCursor, type ListPosition } from '../../lib/list-cursor.js';
+import { listRequest, type ListRequest, type TimeRange } from '../../lib/list-request.js';
+import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
 import type { CreateObjectBody, CustomObject, ListObjectsQuery, UpdateObjectBody } from './objects.schemas.js';
 import { definitionTargetErrors } from './relation-targets.js';
 import { builtinObjects, getBuiltinObject, updateBuiltinObject } from '../fields/custom-fields.service.js';
-import { isBuiltinResource } from '../fields/builtin-resources.js';
-import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
+import { BUILTIN_RESOURCES, isBuiltinResource, type BuiltinResource } from '../fields/builtin-resources.js';
+import { countObjects, fieldHasData, fieldHasGaps, findObject, insertObject, listObjects as listStored, objectPosition, optionsInUse, stageInUse, updateObject as updateStored, type StoredObject } from './objects.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'config'>;
 
@@ -57,17 +59,40 @@ export async function getObject(ctx: Ctx, organizationId: string, slug: string):
 }
 
 /**
- * The organization's objects, newest first; the last page ends with the built-in leads, accounts and deals
- * (contract §9) that the created/updated ranges admit, which `total` does not count (they are not custom
- * objects and can't be paged past).
+ * A built-in's position in GET /objects: after every custom object (they exist with the organization, before
+ * any object it defines), in BUILTIN_RESOURCES order; its cursor names its slug, a custom object's its seq.
+ */
+const builtinPosition = (slug: string): Omit<ListPosition, 'sort'> => ({ value: slug, seq: 0 });
+
+function builtinAfter(after: ListPosition | null): BuiltinResource | undefined {
+  return typeof after?.value === 'string' && isBuiltinResource(after.value) ? after.value : undefined;
+}
+
+/**
+ * The organization's objects, newest first, then the built-in leads, accounts and deals (contract §9) that the
+ * created/updated ranges admit: one list, counted in `total`, paged by `limit`, `page` or cursor alike.
  */
 export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
   const request = listRequest(query);
-  const { rows, pagination } = await listStored(ctx.database.db, organizationId, request);
-  const objects = rows.map(toCustomObject);
-  if (pagination.hasMore) return { objects, pagination };
   const builtIns = (await builtinObjects(ctx, organizationId)).filter((o) => inRange(request.range, o));
-  return { objects: [...objects, ...builtIns], pagination };
+  const afterBuiltIn = builtinAfter(request.after);
+  // A cursor among the built-ins is past every custom object: the store is not asked.
+  const stored = afterBuiltIn ? { rows: [], pagination: cursorPagination(request.limit, null) } : await listStored(ctx.database.db, organizationId, request);
+  const start = builtinsBefore(request, afterBuiltIn, builtIns, stored.pagination.total ?? 0);
+  const shown = builtIns.slice(start, start + request.limit - stored.rows.length);
+  const position = objectPosition(request.sort);
+  const last = shown.length ? builtinPosition(shown.at(-1)!.slug) : stored.rows.length ? position(stored.rows.at(-1)!) : undefined;
+  const cursor = last ? encodeListCursor({ sort: request.sort, ...last }) : null;
+  const objects = [...stored.rows.map(toCustomObject), ...shown];
+  if (!request.cursor) return { objects, pagination: paginate(request, (stored.pagination.total ?? 0) + builtIns.length, cursor) };
+  const hasMore = stored.pagination.hasMore || start + shown.length < builtIns.length;
+  return { objects, pagination: cursorPagination(request.limit, hasMore ? cursor : null) };
+}
+
+/** How many of the listed built-ins come before the page: those up to a cursor's, or those a page's offset passes. */
+function builtinsBefore(request: ListRequest, afterBuiltIn: BuiltinResource | undefined, builtIns: readonly CustomObject[], customTotal: number): number {
+  if (afterBuiltIn) return builtIns.filter((o) => BUILTIN_RESOURCES.indexOf(o.slug as BuiltinResource) <= BUILTIN_RESOURCES.indexOf(afterBuiltIn)).length;
+  return request.cursor ? 0 : Math.max(0, offsetOf(request) - customTotal);
 }
 
 /** Whether an item's times fall within a list's created/updated ranges (bounds exclusive, as in the stores). */

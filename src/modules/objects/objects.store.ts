@@ -3,7 +3,7 @@ import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { CustomObjectsTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import { columnPosition, CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage, type PositionOf } from '../../db/list-page.js';
 import type { Definition } from './definition.js';
 
 /** A custom object as stored; `seq` also keys its records in SQLite's search index. */
@@ -83,6 +83,9 @@ export async function allObjects(db: Executor, organizationId: string): Promise<
   const rows = await db.selectFrom('custom_objects').selectAll().where('organization_id', '=', organizationId).orderBy('seq', 'desc').execute();
   return rows.map(toStored);
 }
+
+/** An object's position in its list, as the list's cursors name it (its seq: the creation order). */
+export const objectPosition = (sort: string): PositionOf<StoredObject> => columnPosition<StoredObject>(sort, CREATION_ORDER);
 
 /** A page of the organization's objects, newest first (db/list-page.ts). */
 export async function listObjects(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredObject>> {

@@ -19,11 +19,11 @@ export function encodeCursor(p: OutboxPosition): string {
   return Buffer.from(`${p.txid}.${p.seq}`).toString('base64url');
 }
 
+const notHandedOut = () => validationFailed([{ field: 'after', code: 'invalid_format', message: 'after must be a nextCursor returned by GET /events' }]);
+
 function decodeCursor(cursor: string): OutboxPosition {
   const match = /^(\d{1,20})\.(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match || Buffer.from(`${match[1]}.${match[2]}`).toString('base64url') !== cursor) {
-    throw validationFailed([{ field: 'after', code: 'invalid_format', message: 'after must be a nextCursor returned by GET /events' }]);
-  }
+  if (!match || Buffer.from(`${match[1]}.${match[2]}`).toString('base64url') !== cursor) throw notHandedOut();
   return { txid: match[1]!, seq: Number(match[2]) };
 }
 
@@ -56,7 +56,9 @@ export async function readEventFeed(
   const types = typesFor(principal, query.types);
   const asked = query.after === undefined ? undefined : decodeCursor(query.after);
   const after = asked ?? (await prunedThrough(db));
-  const { rows, tail } = await readFeed(db, dialect, { organizationId: principal.organization.id, after, types, limit: query.limit });
+  const { rows, tail, lastSeq } = await readFeed(db, dialect, { organizationId: principal.organization.id, after, types, limit: query.limit });
+  // Beyond every position drawn: not a cursor of this database (forged, or kept across a restore of an older backup).
+  if (asked && asked.seq > lastSeq) throw notHandedOut();
   // Read after the events: a prune that removed some of them had committed its position by then.
   if (asked && comparePositions(asked, await prunedThrough(db)) < 0) {
     throw new AppError('CURSOR_EXPIRED', 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`');

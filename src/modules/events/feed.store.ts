@@ -12,15 +12,18 @@ export interface FeedRow {
   payload: string;
 }
 
-type Row = { seq: number | string | null; txid: string | null; payload: string | null; tail_seq: number | string | null; tail_txid: string | null };
+type Row = { seq: number | string | null; txid: string | null; payload: string | null; tail_seq: number | string | null; tail_txid: string | null; last_seq: number | string | null };
 
 /**
- * The newest event of the whole outbox (every organization and type) that no later commit can precede, or none:
- * a reader that has read every one of its events up to there may move its cursor there.
+ * One row: the newest event of the whole outbox (every organization and type) that no later commit can precede
+ * (a reader that has read every one of its events up to there may move its cursor there), and the last `seq`
+ * ever drawn (no cursor handed out goes beyond it).
  */
 const TAIL: Record<Dialect, RawBuilder<unknown>> = {
-  sqlite: sql`select max(t.seq) as seq, '0' as txid from events t`,
-  postgres: sql`select t.seq, t.txid::text as txid from events t where ${VISIBLE_HORIZON.postgres('t')} order by t.txid desc, t.seq desc limit 1`,
+  sqlite: sql`select max(t.seq) as seq, '0' as txid, (select s.seq from sqlite_sequence s where s.name = 'events') as last_seq from events t`,
+  postgres: sql`select x.seq, x.txid, s.last_value as last_seq from events_seq_seq s left join lateral (
+      select t.seq, t.txid::text as txid from events t where ${VISIBLE_HORIZON.postgres('t')} order by t.txid desc, t.seq desc limit 1
+    ) x on true`,
 };
 
 /** The page's order outside its subquery, where the txid is text. */
@@ -30,6 +33,7 @@ export interface FeedRead {
   rows: FeedRow[];
   /** See TAIL; read in the same statement as the rows, so from the same snapshot. */
   tail: OutboxPosition | undefined;
+  lastSeq: number;
 }
 
 /** One organization's events after `after` in outbox order; `types` null = every type. */
@@ -39,7 +43,7 @@ export async function readFeed(
   q: { organizationId: string; after: OutboxPosition; types: readonly string[] | null; limit: number },
 ): Promise<FeedRead> {
   const typeFilter = q.types === null ? sql`` : sql`and e.type in (${sql.join(q.types)})`;
-  const { rows } = await sql<Row>`select p.seq, p.txid, p.payload, tail.seq as tail_seq, tail.txid as tail_txid
+  const { rows } = await sql<Row>`select p.seq, p.txid, p.payload, tail.seq as tail_seq, tail.txid as tail_txid, tail.last_seq
     from (${TAIL[dialect]}) as tail left join (
       select e.seq, ${TXID_TEXT[dialect]('e')} as txid, e.payload from events e
       where e.organization_id = ${q.organizationId} and ${AFTER_POSITION[dialect]('e', q.after)} and ${VISIBLE_HORIZON[dialect]('e')} ${typeFilter}
@@ -50,6 +54,7 @@ export async function readFeed(
   return {
     rows: rows.filter((r) => r.payload !== null).map((r) => ({ position: { seq: Number(r.seq), txid: r.txid! }, payload: r.payload! })),
     tail: first?.tail_seq == null ? undefined : { seq: Number(first.tail_seq), txid: first.tail_txid! },
+    lastSeq: Number(first?.last_seq ?? 0),
   };
 }
 

@@ -284,4 +284,29 @@ describe('relation and multi_select fields on built-ins', () => {
     expectError(missing, 400, 'VALIDATION_FAILED');
     expect(missing.body.errors).toEqual([expect.objectContaining({ field: 'channels', code: 'required' })]);
   });
+
+  it('a lead multi_select reads back in the options\' current order; the same set in another order changes nothing', async () => {
+    const c = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const field = { key: 'picks', label: 'Picks', type: 'multi_select', options: ['a', 'b', 'c'] };
+    const define = (options: string[]) => call(t.app, 'PATCH', '/objects/leads', { auth: c.auth, body: { fields: [{ ...field, options }] } });
+    expect((await define(['a', 'b', 'c'])).status).toBe(200);
+    const lead = (await call(t.app, 'POST', '/leads', { auth: c.auth, body: { name: 'Picky', picks: ['c', 'a'] } })).body.data.lead;
+    expect(lead.picks).toEqual(['a', 'c']);
+    expect((await define(['c', 'b', 'a'])).status).toBe(200);
+    // Written before the reorder, read in the current order: one item, its list, a batch result.
+    expect((await call(t.app, 'GET', `/leads/${lead.id}`, { auth: c.auth })).body.data.lead.picks).toEqual(['c', 'a']);
+    expect((await call(t.app, 'GET', '/leads', { auth: c.auth })).body.data.leads[0].picks).toEqual(['c', 'a']);
+    const batch = await call(t.app, 'PATCH', '/leads/batch', { auth: c.auth, body: { items: [{ id: lead.id, title: 'Buyer' }] } });
+    expect(batch.body.data.results[0].lead.picks, JSON.stringify(batch.body)).toEqual(['c', 'a']);
+    const events = await listEvents(t.ctx.database.db, c.orgId, { objectId: lead.id });
+    const updatedAt = batch.body.data.results[0].lead.updatedAt;
+    for (const picks of [['a', 'c'], ['c', 'a']]) {
+      const same = await call(t.app, 'PATCH', `/leads/${lead.id}`, { auth: c.auth, body: { picks } });
+      expect(same.body.data.lead).toMatchObject({ picks: ['c', 'a'], updatedAt });
+    }
+    expect(await listEvents(t.ctx.database.db, c.orgId, { objectId: lead.id })).toHaveLength(events.length);
+    expect((await call(t.app, 'PATCH', `/leads/${lead.id}`, { auth: c.auth, body: { picks: ['a', 'b', 'c'] } })).body.data.lead.picks).toEqual(['c', 'b', 'a']);
+    const [updated] = (await listEvents(t.ctx.database.db, c.orgId, { objectId: lead.id })).slice(events.length);
+    expect(updated).toMatchObject({ type: 'lead.updated', data: { changes: { before: { picks: ['c', 'a'] }, after: { picks: ['c', 'b', 'a'] } } } });
+  });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { importCsv } from '../../src/modules/import/csv-import.js';
 import { recordImportAdapter } from '../../src/modules/objects/records.import.js';
 import { callError, callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
+import { listEvents } from '../../src/modules/events/outbox.store.js';
 
 /*
  * Relation and multi_select fields (contract §9): a relation holds the id of a live lead, account, deal or
@@ -241,6 +242,25 @@ describe('multi_select', () => {
     expect((await patch('/objects/opts', without(['a', 'b']))).status).toBe(200);
     await patch(`/objects/opts/records/${id}`, { tags: ['a'] });
     expect((await patch('/objects/opts', without(['a']))).status).toBe(200);
+  });
+
+  it('reads back in the options\' current order after a reorder; the same set in another order changes nothing', async () => {
+    const define = (options: string[]) => ({ fields: [{ key: 'tags', label: 'Tags', type: 'multi_select', options }] });
+    expect((await post('/objects', { slug: 'ordered', name: 'Ordered', ...define(['a', 'b', 'c']) })).status).toBe(201);
+    const record = (await post('/objects/ordered/records', { tags: ['c', 'a'] })).body.data.record;
+    expect(record.tags).toEqual(['a', 'c']);
+    expect((await patch('/objects/ordered', define(['c', 'b', 'a']))).status).toBe(200);
+    expect((await get(`/objects/ordered/records/${record.id}`)).body.data.record.tags).toEqual(['c', 'a']);
+    expect((await get('/objects/ordered/records')).body.data.records[0].tags).toEqual(['c', 'a']);
+    const events = await listEvents(t.ctx.database.db, a.orgId, { objectId: record.id });
+    for (const tags of [['a', 'c'], ['c', 'a']]) {
+      const same = await patch(`/objects/ordered/records/${record.id}`, { tags });
+      expect(same.body.data.record).toMatchObject({ tags: ['c', 'a'], updatedAt: record.updatedAt });
+    }
+    expect(await listEvents(t.ctx.database.db, a.orgId, { objectId: record.id })).toHaveLength(events.length);
+    await patch(`/objects/ordered/records/${record.id}`, { tags: ['b', 'a'] });
+    const [updated] = (await listEvents(t.ctx.database.db, a.orgId, { objectId: record.id })).slice(events.length);
+    expect(updated).toMatchObject({ type: 'record.updated', data: { changes: { before: { tags: ['c', 'a'] }, after: { tags: ['b', 'a'] } } } });
   });
 });
 

@@ -29,16 +29,21 @@ const typeName: Record<Field['type'], string> = {
 const ID = new RegExp(ID_PATTERN);
 
 /**
- * A multi_select value: distinct options of the field, stored in the order the definition lists them (so the
- * same set always reads and compares the same, whatever order it was sent in). An empty array is the caller's
- * to treat as "no value".
+ * The options of `values` in the order the field lists them now: the order a multi_select is written in, and
+ * read in (its options may have been reordered since it was written). One pass over the options, no sort.
+ */
+const inOptionOrder = (options: readonly string[], values: readonly string[]): string[] => options.filter((o) => values.includes(o));
+
+/**
+ * A multi_select value: distinct options of the field, in the order the definition lists them. An empty array is
+ * the caller's to treat as "no value".
  */
 export function parseOptions(field: Field, value: unknown): ParseResult {
   if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) return fail('invalid_type', 'must be an array of strings');
   const options = field.options ?? [];
   if (!value.every((v) => options.includes(v))) return fail('invalid_value', `must hold only: ${options.join(', ')}`);
   if (new Set(value).size !== value.length) return fail('duplicate', 'must not repeat an option');
-  return { ok: true, value: options.filter((o) => value.includes(o)) };
+  return { ok: true, value: inOptionOrder(options, value) };
 }
 
 // Calendar date, time (seconds and fraction optional), then Z or an offset (±hh:mm, ±hhmm or ±hh).
@@ -122,9 +127,14 @@ export function targetName(target: string | undefined): string {
   return builtIn[target ?? ''] ?? `a record of ${target ?? 'the target object'}`;
 }
 
-/** The API form of a stored value: date-only fields read back as midnight UTC (contract §4). */
+/**
+ * The API form of a stored value: date-only fields read back as midnight UTC (contract §4), a multi_select in
+ * its field's current option order. Every read, list, event and export goes through it, and a write compares
+ * the forms it gives before and after: the same set of options in any order is the same value.
+ */
 export function presentFieldValue(field: Field, stored: StoredValue): StoredValue {
-  return field.type === 'date' ? formatDateOnly(String(stored)) : stored;
+  if (field.type === 'date') return formatDateOnly(String(stored));
+  return field.type === 'multi_select' && Array.isArray(stored) ? inOptionOrder(field.options ?? [], stored) : stored;
 }
 
 export const isContactField = (field: Field): boolean => field.type === 'email' || field.type === 'phone';

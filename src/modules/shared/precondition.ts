@@ -25,7 +25,8 @@ export function checkCondition(opts: WriteOptions, key: string, current: unknown
   if (opts.ifMatch === undefined) return;
   const etag = etagOf(current);
   if (etagMatches(opts.ifMatch, etag, 'strong')) return;
-  throw new AppError('PRECONDITION_FAILED', `The ${key} has changed since the version named by If-Match; data.${key} is the current one`, {
+  // `stages` (the deal stage list) is the one plural resource.
+  throw new AppError('PRECONDITION_FAILED', `The ${key} ${key.endsWith('s') ? 'have' : 'has'} changed since the version named by If-Match; data.${key} is the current one`, {
     data: { [key]: current },
     headers: { etag },
   });

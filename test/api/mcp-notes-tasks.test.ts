@@ -37,6 +37,24 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect([...timeline.timeline, ...rest.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['event', 'note', 'task']);
   });
 
+  it('get_timeline asks for the slug of a record, and refuses one for anything else', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Slugless' } })).body.data.lead.id;
+    const { errors } = await callError(client, 'get_timeline', { object: 'record', id: lead }, 'VALIDATION_FAILED');
+    expect(errors).toEqual([expect.objectContaining({ field: 'objectSlug', code: 'required' })]);
+    const refused = await callError(client, 'get_timeline', { object: 'lead', id: lead, objectSlug: 'projects' }, 'VALIDATION_FAILED');
+    expect(refused.errors).toEqual([expect.objectContaining({ field: 'objectSlug', code: 'not_allowed' })]);
+  });
+
+  it('update_lead lists a bad custom value next to a bad standard one, both named under changes', async () => {
+    await call(t.app, 'PATCH', '/objects/leads', { auth: s.auth, body: { fields: [{ key: 'score', label: 'Score', type: 'number' }] } });
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Scored' } })).body.data.lead.id;
+    const both = await callError(client, 'update_lead', { id: lead, changes: { email: 'not-an-email', score: 'high' } }, 'VALIDATION_FAILED');
+    expect(both.errors.map((e) => e.field).sort()).toEqual(['changes.email', 'changes.score']);
+    const alone = await callError(client, 'update_lead', { id: lead, changes: { score: 'high' } }, 'VALIDATION_FAILED');
+    expect(alone.errors.map((e) => e.field)).toEqual(['changes.score']);
+    expect((await callOk(client, 'update_lead', { id: lead, changes: { score: 7 } })).lead.score).toBe(7);
+  });
+
   it('list_notes, search_tasks and list_users take the filters, sort and cursors of their lists', async () => {
     const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Cy' } })).body.data.lead.id;
     const notes = [];

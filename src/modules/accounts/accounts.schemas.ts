@@ -64,7 +64,7 @@ export type Account = Static<typeof Account>;
 
 export const ListAccountsQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name.' })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name.' })),
     ...ExternalIdQuery,
     ownerId: Type.Optional(Id('Only accounts owned by this user.')),
     ...ListParams,

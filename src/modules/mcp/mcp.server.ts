@@ -79,10 +79,8 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     const organizationId = principal.organization.id;
     const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } } };
     const errors = validateValue(tool.input, input, 'arguments');
-    if (errors.length > 0) {
-      const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
-      throw validationFailed([...errors, ...open]);
-    }
+    const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
+    if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     const result = await tool.run(run, input);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {

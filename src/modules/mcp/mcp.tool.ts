@@ -32,7 +32,8 @@ export interface McpTool<S extends TSchema = TSchema> {
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
   /**
    * Problems in the parts of the input its schema leaves open (custom field values of leads, accounts and
-   * deals), reported with the schema's own in one VALIDATION_FAILED, as the REST routes' preValidation does.
+   * deals), checked on every call and reported with the schema's own in one VALIDATION_FAILED, as the REST
+   * routes' preValidation does.
    */
   openFieldErrors?(run: ToolRun, input: Record<string, unknown>): Promise<FieldError[]>;
 }
@@ -40,6 +41,14 @@ export interface McpTool<S extends TSchema = TSchema> {
 /** openFieldErrors for a tool whose input is a built-in resource's create body. */
 export const customFieldErrors = (resource: BuiltinResource) => async ({ ctx, organizationId }: ToolRun, input: Record<string, unknown>): Promise<FieldError[]> =>
   (await customFieldCheck(ctx, ctx.database.db, organizationId, resource))(input, 'create');
+
+/** openFieldErrors for an update tool (UpdateInput): the custom values in `changes`, named under it as the schema's errors are. */
+export const customChangeErrors = (resource: BuiltinResource) => async ({ ctx, organizationId }: ToolRun, input: Record<string, unknown>): Promise<FieldError[]> => {
+  const changes = input.changes;
+  if (changes === null || typeof changes !== 'object' || Array.isArray(changes)) return [];
+  const errors = (await customFieldCheck(ctx, ctx.database.db, organizationId, resource))(changes as Record<string, unknown>, 'update');
+  return errors.map((e) => ({ ...e, field: `changes.${e.field}` }));
+};
 
 /** Keeps each tool's `run` typed by its own input schema while the registry holds them as one list. */
 export function defineTool<S extends TSchema>(tool: McpTool<S>): McpTool {

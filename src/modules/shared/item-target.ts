@@ -21,10 +21,17 @@ export const ItemTarget = Type.Object(
 );
 export type ItemTarget = Static<typeof ItemTarget>;
 
-/** The slug rule JSON Schema can't say, then whether the item exists and is live in the organization. */
+/** The slug rule JSON Schema can't say: a record's target names its object's slug, no other target does. `at`: the slug's field path. */
+export function slugErrors(target: Pick<ItemTarget, 'object' | 'objectSlug'>, at: string): FieldError[] {
+  if (target.object === 'record' && target.objectSlug === undefined) return [{ field: at, code: 'required', message: 'is required for a record' }];
+  if (target.object !== 'record' && target.objectSlug !== undefined) return [{ field: at, code: 'not_allowed', message: 'is only for records' }];
+  return [];
+}
+
+/** The slug rule, then whether the item exists and is live in the organization. */
 export async function targetErrors(db: Executor, organizationId: string, target: ItemTarget, field = 'target'): Promise<FieldError[]> {
-  if (target.object === 'record' && target.objectSlug === undefined) return [{ field: `${field}.objectSlug`, code: 'required', message: 'is required for a record' }];
-  if (target.object !== 'record' && target.objectSlug !== undefined) return [{ field: `${field}.objectSlug`, code: 'not_allowed', message: 'is only for records' }];
+  const slug = slugErrors(target, `${field}.objectSlug`);
+  if (slug.length) return slug;
   if (!(await isLiveItem(db, organizationId, target))) return [{ field: `${field}.id`, code: 'not_found', message: `is not a live ${target.object} of this organization` }];
   return [];
 }

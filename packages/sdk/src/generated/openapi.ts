@@ -2418,7 +2418,7 @@ export interface operations {
                 ownerId?: string;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
-                /** @description An e-mail or phone (with country code, `%2B` for +) → exact match; otherwise a case-insensitive substring of the name. */
+                /** @description An e-mail or phone (with country code) → exact match; otherwise a case-insensitive substring of the name. */
                 q?: string;
                 /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
                 sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -40,6 +40,7 @@ export const accountTools = [
     scopes: ['accounts:write'],
     readOnly: false,
     input: UpdateInput('Account', UpdateAccountBody),
+    openFieldErrors: customChangeErrors('accounts'),
     run: async ({ ctx, caller }, { id, changes }) => ({ account: await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, id, changes)) }),
   }),
   defineTool({

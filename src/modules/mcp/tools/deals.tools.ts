@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -52,6 +52,7 @@ export const dealTools = [
     scopes: ['deals:write'],
     readOnly: false,
     input: UpdateInput('Deal', UpdateDealBody),
+    openFieldErrors: customChangeErrors('deals'),
     run: async ({ ctx, caller }, { id, changes }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, changes)) }),
   }),
   defineTool({

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
 import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors } from '../mcp.tool.js';
+import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -41,6 +41,7 @@ export const leadTools = [
     scopes: ['leads:write'],
     readOnly: false,
     input: UpdateInput('Lead', UpdateLeadBody),
+    openFieldErrors: customChangeErrors('leads'),
     run: async ({ ctx, caller }, { id, changes }) => ({ lead: await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, id, changes)) }),
   }),
   defineTool({

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../../db/transaction.js';
-import { AppError } from '../../../errors.js';
+import { AppError, validationFailed } from '../../../errors.js';
 import { StringEnum } from '../../../http/schemas.js';
 import { CreateNoteBody, ListNotesQuery } from '../../notes/notes.schemas.js';
 import { createNote, listNotes } from '../../notes/notes.service.js';
 import type { Scope } from '../../orgs/principal.js';
 import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
-import { TARGET_OBJECTS } from '../../shared/item-target.js';
+import { slugErrors, TARGET_OBJECTS } from '../../shared/item-target.js';
 import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
 import { createTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
@@ -75,7 +75,7 @@ export const noteTaskTools = [
       {
         object: StringEnum(TARGET_OBJECTS, { description: 'The kind of item.' }),
         id: IdArg('Item'),
-        objectSlug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, description: "The record's object slug (records only)." })),
+        objectSlug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, description: "The record's object slug: required for a record, refused for the others." })),
         ...TimelineQuery.properties,
       },
       { additionalProperties: false },
@@ -83,6 +83,8 @@ export const noteTaskTools = [
     run: async ({ ctx, principal }, { object, id, objectSlug, after, limit }) => {
       const scope = READ_SCOPE[object];
       if (!principal.key.scopes.includes(scope)) throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the scope ${scope}`);
+      const slug = slugErrors({ object, objectSlug }, 'objectSlug');
+      if (slug.length) throw validationFailed(slug);
       return readTimeline(ctx, principal, { object, id, ...(objectSlug !== undefined ? { objectSlug } : {}) }, { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) });
     },
   }),

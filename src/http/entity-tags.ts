@@ -71,10 +71,11 @@ function tagged(handler: RouteHandlerMethod, key: string, isGet: boolean): Route
 export function registerEntityTags(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const config = route.config as { etag?: string; ifMatch?: boolean } | undefined;
-    if (!config?.etag) return;
+    if (!config?.etag && config?.ifMatch !== true) return;
     const isGet = route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET'));
     document(route, isGet, config.ifMatch === true);
-    route.handler = tagged(route.handler, config.etag, isGet);
+    // A route that answers no resource (a deletion's stub) takes If-Match without tagging its answer.
+    if (config.etag) route.handler = tagged(route.handler, config.etag, isGet);
   });
 }
 

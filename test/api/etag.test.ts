@@ -117,6 +117,21 @@ describe.each(RESOURCES)('$key', (r) => {
   });
 });
 
+describe('DELETE /webhooks/{id}', () => {
+  it('with a stale If-Match is 412 and keeps the endpoint; with the current tag it deletes it', async () => {
+    const r = RESOURCES.find((x) => x.key === 'webhook')!;
+    const { id } = await create(r);
+    const stale = tagOf(await get(r, id));
+    const current = await patch(r, id, r.patches[0]);
+    const refused = await call(t.app, 'DELETE', `/webhooks/${id}`, { auth: s.auth, headers: { 'if-match': stale } });
+    expectError(refused, 412, 'PRECONDITION_FAILED');
+    expect(refused.body.data.webhook).toEqual(current.body.data.webhook);
+    expect((await get(r, id)).status).toBe(200);
+    expect((await call(t.app, 'DELETE', `/webhooks/${id}`, { auth: s.auth, headers: { 'if-match': tagOf(current) } })).status).toBe(200);
+    expectError(await get(r, id), 404, 'NOT_FOUND');
+  });
+});
+
 describe.each(RESOURCES.filter((r) => r.trash))('$key in the trash', (r) => {
   const del = (id: string, ifMatch: string, query = '') => call(t.app, 'DELETE', `${r.path}/${id}${query}`, { auth: s.auth, headers: { 'if-match': ifMatch } });
   const restore = (id: string, ifMatch: string) => call(t.app, 'POST', `${r.path}/${id}/restore`, { auth: s.auth, headers: { 'if-match': ifMatch } });
@@ -179,7 +194,7 @@ describe('the OpenAPI document', () => {
     expect(op('/deal-stages', 'get').responses['200'].headers.ETag).toBeDefined();
     expect(op('/leads/{id}', 'get').responses['304'].headers.ETag).toBeDefined();
     expect(op('/leads/{id}', 'get').responses['200'].headers.ETag).toBeDefined();
-    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch'], ['/objects/{slug}', 'patch'], ['/deal-stages', 'put']] as const) {
+    for (const [path, method] of [['/leads/{id}', 'patch'], ['/deals/{id}', 'delete'], ['/objects/{object}/records/{id}/restore', 'post'], ['/webhooks/{id}', 'patch'], ['/webhooks/{id}', 'delete'], ['/objects/{slug}', 'patch'], ['/deal-stages', 'put']] as const) {
       expect(names(op(path, method)), `${method} ${path}`).toContain('if-match');
       expect(op(path, method).responses['412'].$ref).toBe('#/components/responses/PreconditionFailed');
     }

@@ -89,10 +89,10 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
   });
 
   app.delete('/webhooks/:id', {
-    config: write,
-    schema: { tags, summary: 'Delete a webhook endpoint and its delivery log', params: IdParams, response: { 200: DeletedWebhookEnvelope } },
+    config: { ...write, ifMatch: true },
+    schema: { tags, summary: 'Delete a webhook endpoint and its delivery log', description: 'With If-Match, only the version it names (else 412 with the current endpoint).', params: IdParams, response: { 200: DeletedWebhookEnvelope } },
     handler: async (request) => {
-      await deleteWebhook(ctx, orgOf(request), request.params.id);
+      await deleteWebhook(ctx, orgOf(request), request.params.id, { ifMatch: ifMatchOf(request) });
       return ok({ webhook: { id: request.params.id, deleted: true as const } });
     },
   });

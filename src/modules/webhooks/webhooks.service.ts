@@ -145,8 +145,17 @@ export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: str
   return toWebhook(next);
 }
 
-export async function deleteWebhook(ctx: Ctx, organizationId: string, id: string): Promise<void> {
-  if (!(await deleteEndpoint(ctx.database.db, organizationId, id))) throw notFound('Webhook');
+/** Removes the endpoint with its delivery log; with `ifMatch`, only the version it names (412 with the current one). */
+export async function deleteWebhook(ctx: Ctx, organizationId: string, id: string, opts: WriteOptions = {}): Promise<void> {
+  if (opts.ifMatch === undefined) {
+    if (!(await deleteEndpoint(ctx.database.db, organizationId, id))) throw notFound('Webhook');
+    return;
+  }
+  await ctx.database.transaction(async (trx) => {
+    await lockForCondition(ctx, trx, 'webhook_endpoints', organizationId, id, opts);
+    checkCondition(opts, 'webhook', toWebhook(await requireEndpoint(trx, organizationId, id)));
+    await deleteEndpoint(trx, organizationId, id);
+  });
 }
 
 /** Operator deletion (CLI) by id alone. */

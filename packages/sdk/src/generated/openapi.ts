@@ -810,7 +810,10 @@ export interface paths {
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint and its delivery log */
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description With If-Match, only the version it names (else 412 with the current endpoint).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -8715,7 +8718,10 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the version you read: the write happens only if the resource still has it (strong comparison; `*` matches any existing one), else 412 PRECONDITION_FAILED with the current resource in `data`. */
+                "if-match"?: string;
+            };
             path: {
                 /** @description Resource id. */
                 id: string;
@@ -8727,6 +8733,7 @@ export interface operations {
             /** @description The deleted webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8768,6 +8775,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

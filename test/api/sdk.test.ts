@@ -125,6 +125,11 @@ describe('SDK client against the API', () => {
     const found = [];
     for await (const r of tickets.iterate({ q: 'fixed', stage: 'closed' })) found.push(r.id);
     expect(found).toEqual([record.id]);
+    // Field filters, typed (FieldFilters): the keys docs/sdk.md shows compile and filter.
+    const due = [];
+    for await (const r of tickets.iterate({ 'filter[due_on][gte]': '2026-03-01', 'filter[due_on][lt]': '2026-03-03' })) due.push(r.id);
+    expect(due).toEqual([record.id]);
+    expect(await tickets.list({ 'filter[due_on][gt]': '2026-03-02' })).toMatchObject({ records: [] });
     await expect(tickets.create({ due_on: 'soon' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED', errors: expect.arrayContaining([expect.objectContaining({ field: 'subject' }), expect.objectContaining({ field: 'due_on' })]) });
     await expect(crm.records('nothing').get(record.id)).rejects.toMatchObject({ status: 404 });
   });

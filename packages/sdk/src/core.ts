@@ -81,7 +81,12 @@ export class Core {
       const res = await this.#send(url, { method: verb, headers, body }, opts.signal);
       if (!(res instanceof CrmConnectionError) && res.status === 304 && input.ifNoneMatch !== undefined) return undefined as ResponseData<P, M>;
       if (!(res instanceof CrmConnectionError) && res.ok) {
-        const { data } = (await res.json()) as { data: ResponseData<P, M> };
+        const envelope = (await res.json().catch(() => null)) as { data?: ResponseData<P, M> } | null;
+        // A 2xx that is not the API's envelope (a proxy's or captive portal's page) is no answer of the API.
+        if (envelope === null || typeof envelope !== 'object' || !('data' in envelope)) {
+          throw new CrmApiError({ status: res.status, code: 'HTTP_ERROR', message: `HTTP ${res.status}: not an answer of the API`, requestId: res.headers.get('x-request-id'), retryAfter: null });
+        }
+        const data = envelope.data as ResponseData<P, M>;
         tagData(data, res.headers.get('etag'));
         return data;
       }

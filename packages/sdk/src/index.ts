@@ -17,5 +17,5 @@ export type { EventFeedOptions, EventFeedPage, EventFeedQuery } from './resource
 export type { Note, NoteCreate, NotePage, NoteQuery } from './resources/notes.js';
 export type { Task, TaskCreate, TaskPage, TaskQuery, TaskUpdate } from './resources/tasks.js';
 export type { TimelineEntry, TimelineItem, TimelineOptions, TimelinePage } from './resources/timeline.js';
-export type { CallOptions, CreateOptions, ErrorCode, FieldError, Pagination } from './types.js';
+export type { CallOptions, CreateOptions, ErrorCode, FieldError, FieldFilters, Pagination } from './types.js';
 export type { components, paths } from './generated/openapi.js';

@@ -21,6 +21,12 @@ export type RequestBody<P extends Path, M extends MethodOf<P>> =
 export type Query<P extends Path, M extends MethodOf<P>> =
   Operation<P, M> extends { parameters: { query?: infer Q } } ? ([NonNullable<Q>] extends [never] ? never : Partial<NonNullable<Q>>) : never;
 
+/**
+ * Filters on fields the static OpenAPI document can't name (an organization's custom fields, a custom object's
+ * fields): `'filter[<key>]'` for equality, `'filter[<key>][gte|lte|gt|lt]'` for ranges (docs/sync.md).
+ */
+export type FieldFilters = { [key: `filter[${string}]`]: string | number | boolean | undefined };
+
 /** Path parameters such as `{id}`. */
 export type PathParams<P extends Path, M extends MethodOf<P>> =
   Operation<P, M> extends { parameters: { path?: infer A } } ? NonNullable<A> : never;

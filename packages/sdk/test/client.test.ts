@@ -90,6 +90,11 @@ describe('errors', () => {
     await expect(crm.leads.get('a')).rejects.toMatchObject({ status: 404, code: 'HTTP_ERROR', requestId: 'edge-9', errors: [] });
   });
 
+  it('maps a 2xx answer that is not the API envelope (a captive portal) to HTTP_ERROR, not a SyntaxError', async () => {
+    const { crm } = client([{ status: 200, body: '<html>sign in to the Wi-Fi</html>', headers: { 'x-request-id': 'edge-7' } }]);
+    await expect(crm.leads.get('a')).rejects.toMatchObject({ status: 200, code: 'HTTP_ERROR', requestId: 'edge-7' });
+  });
+
   it('does not retry client errors', async () => {
     const { crm, seen } = client([apiError(404, 'NOT_FOUND'), ok({})]);
     await expect(settle(crm.leads.get('a'))).rejects.toMatchObject({ code: 'NOT_FOUND' });

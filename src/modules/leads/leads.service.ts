@@ -47,9 +47,10 @@ export function present(s: Omit<StoredLead, 'seq'>, email: string | null, phoneN
     name: s.name,
     email,
     phoneNumber,
-    source: s.source,
+    // Stored only through the create and update schemas, which hold them to these enumerations.
+    source: s.source as Lead['source'],
     sourceCampaign: s.sourceCampaign,
-    status: s.status,
+    status: s.status as Lead['status'],
     company: s.company,
     title: s.title,
     notes: s.notes,

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -13,7 +13,7 @@ const BATCH = '/api/public/v1/accounts/batch';
 export type Account = Schema<'Account'>;
 export type AccountCreate = RequestBody<typeof ACCOUNTS, 'post'>;
 export type AccountUpdate = RequestBody<typeof ACCOUNT, 'patch'>;
-export type AccountQuery = Query<typeof ACCOUNTS, 'get'>;
+export type AccountQuery = Query<typeof ACCOUNTS, 'get'> & FieldFilters;
 export type AccountPage = ResponseData<typeof ACCOUNTS, 'get'>;
 export type AccountBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
 export type AccountBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -14,7 +14,7 @@ const STAGES = '/api/public/v1/deal-stages';
 export type Deal = Schema<'Deal'>;
 export type DealCreate = RequestBody<typeof DEALS, 'post'>;
 export type DealUpdate = RequestBody<typeof DEAL, 'patch'>;
-export type DealQuery = Query<typeof DEALS, 'get'>;
+export type DealQuery = Query<typeof DEALS, 'get'> & FieldFilters;
 export type DealPage = ResponseData<typeof DEALS, 'get'>;
 export type DealBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
 export type DealBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];

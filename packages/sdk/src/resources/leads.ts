@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -13,7 +13,7 @@ const BATCH = '/api/public/v1/leads/batch';
 export type Lead = Schema<'Lead'>;
 export type LeadCreate = RequestBody<typeof LEADS, 'post'>;
 export type LeadUpdate = RequestBody<typeof LEAD, 'patch'>;
-export type LeadQuery = Query<typeof LEADS, 'get'>;
+export type LeadQuery = Query<typeof LEADS, 'get'> & FieldFilters;
 export type LeadPage = ResponseData<typeof LEADS, 'get'>;
 export type LeadBatchItem = RequestBody<typeof BATCH, 'post'>['items'][number];
 export type LeadBatchUpdate = RequestBody<typeof BATCH, 'patch'>['items'][number];

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, ResponseData, Schema, FieldFilters } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -14,7 +14,7 @@ const BATCH = '/api/public/v1/objects/{object}/records/batch';
 export type ObjectRecord = Schema<'Record'>;
 /** Field values by field key (and `stage`); checked against the object's definition by the server. */
 export type RecordValues = { stage?: string | null } & Record<string, unknown>;
-export type RecordQuery = Query<typeof RECORDS, 'get'>;
+export type RecordQuery = Query<typeof RECORDS, 'get'> & FieldFilters;
 export type RecordPage = ResponseData<typeof RECORDS, 'get'>;
 /** A batch item: the record's values, and `ifMatch` (with upsert) or `id` (updateMany). */
 export type RecordBatchItem = RecordValues & { externalId?: string | null; ifMatch?: string };

@@ -55,6 +55,18 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect((await callOk(client, 'update_lead', { id: lead, changes: { score: 7 } })).lead.score).toBe(7);
   });
 
+  it('tools/list types the organization\'s custom lead fields in the lead tools, as its OpenAPI document does', async () => {
+    const defined = await call(t.app, 'PATCH', '/objects/leads', { auth: s.auth, body: { fields: [{ key: 'score', label: 'Score', type: 'number' }, { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] }] } });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(200);
+    const { tools } = await client.listTools();
+    const input = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema as { properties: Record<string, any>; required?: string[] };
+    expect(input('create_lead').properties.tier).toEqual({ anyOf: [expect.objectContaining({ type: 'string', enum: ['gold', 'silver'] }), { type: 'null' }] });
+    expect(input('update_lead').properties.changes.properties.score).toEqual({ anyOf: [expect.objectContaining({ type: 'number' }), { type: 'null' }] });
+    expect(Object.keys(input('search_leads').properties)).toEqual(expect.arrayContaining(['filter[score]', 'filter[score][gte]', 'filter[tier]']));
+    // Accounts have none: their tools are as published for everyone.
+    expect(Object.keys(input('create_account').properties)).not.toContain('score');
+  });
+
   it('list_notes, search_tasks and list_users take the filters, sort and cursors of their lists', async () => {
     const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Cy' } })).body.data.lead.id;
     const notes = [];

@@ -9,6 +9,11 @@ import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import type { Principal, Scope } from '../orgs/principal.js';
+import { BUILTIN_RESOURCES, type BuiltinResource } from '../fields/builtin-resources.js';
+import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
+import { customFieldsOf } from '../fields/custom-fields.service.js';
+import type { Definition, Field } from '../objects/definition.js';
+import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
 import type { McpTool } from './mcp.tool.js';
 import { MCP_TOOLS } from './tools/index.js';
 
@@ -49,7 +54,10 @@ const INSTRUCTIONS = [
 export function createMcpServer(ctx: AppContext, session: McpSession, version: string, tools: readonly McpTool[] = MCP_TOOLS): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(describeTool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const fields = await customFieldsFor(ctx, session, tools);
+    return { tools: tools.map((tool) => withCustomFields(describeTool(tool), tool, fields)) };
+  });
   server.setRequestHandler(ToolsCallRequest, async (loose) => {
     const { params } = loose as CallToolRequest;
     const tool = byName.get(params.name);
@@ -57,6 +65,41 @@ export function createMcpServer(ctx: AppContext, session: McpSession, version: s
     return callTool(ctx, session, tool, params.arguments ?? {});
   });
   return server;
+}
+
+/**
+ * The organization's custom fields of each built-in resource the session's key may use (as its OpenAPI
+ * document types them), for the tools that take them; none when the key can't be read (its calls fail anyway).
+ */
+async function customFieldsFor(ctx: AppContext, session: McpSession, tools: readonly McpTool[]): Promise<Partial<Record<BuiltinResource, readonly Field[]>>> {
+  const resources = [...new Set(tools.flatMap((t) => (t.customFields ? [t.customFields.resource] : [])))];
+  if (resources.length === 0) return {};
+  const principal = await session.authorize([]).catch(() => undefined);
+  if (!principal) return {};
+  const definitions = Object.fromEntries(
+    await Promise.all(BUILTIN_RESOURCES.map(async (r) => [r, resources.includes(r) ? (await customFieldsOf(ctx, ctx.database.db, principal.organization.id, r)).definition : { fields: [], stages: [] }] as const)),
+  ) as Record<BuiltinResource, Definition>;
+  const usable = documentedBuiltins(principal.key.scopes, definitions);
+  return Object.fromEntries(Object.entries(usable).map(([r, d]) => [r, d.fields]));
+}
+
+/** A tool's published input with the custom fields where `tool.customFields` says (the REST document's schemas for them). */
+function withCustomFields(described: Tool, tool: McpTool, fields: Partial<Record<BuiltinResource, readonly Field[]>>): Tool {
+  const place = tool.customFields;
+  const custom = place ? fields[place.resource] : undefined;
+  if (!place || !custom?.length) return described;
+  const input = described.inputSchema as { properties: Record<string, any>; required?: string[] };
+  if (place.at === 'filters') {
+    for (const p of filterParameters(custom, place.resource) as { name: string; schema: object; description: string }[]) {
+      input.properties[p.name] = { ...p.schema, description: p.description };
+    }
+  } else {
+    const target = place.at === 'body' ? input : (input.properties.changes as { properties: Record<string, any>; required?: string[] });
+    for (const f of custom) target.properties[f.key] = f.required && place.at === 'body' ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'));
+    const required = place.at === 'body' ? custom.filter((f) => f.required).map((f) => f.key) : [];
+    if (required.length) target.required = [...(target.required ?? []), ...required];
+  }
+  return described;
 }
 
 function describeTool(tool: McpTool): Tool {

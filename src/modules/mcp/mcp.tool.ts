@@ -36,6 +36,12 @@ export interface McpTool<S extends TSchema = TSchema> {
    * routes' preValidation does.
    */
   openFieldErrors?(run: ToolRun, input: Record<string, unknown>): Promise<FieldError[]>;
+  /**
+   * Where the organization's custom fields of a built-in resource go in this tool's published input schema
+   * (tools/list, per session): beside the standard fields of a create body, in an update's `changes`, or as
+   * the `filter[…]` arguments of a search.
+   */
+  customFields?: { resource: BuiltinResource; at: 'body' | 'changes' | 'filters' };
 }
 
 /** openFieldErrors for a tool whose input is a built-in resource's create body. */

@@ -9,6 +9,7 @@ export const accountTools = [
     title: 'Search accounts',
     description:
       'Find accounts (companies), newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code, otherwise as a case-insensitive substring of the name; omit it to list all; `ownerId` keeps the accounts of one owner. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last). Custom fields filter with `filter[<key>]` (equality) and `filter[<key>][gte|lte|gt|lt]` (number, date, datetime), as for records.',
+    customFields: { resource: 'accounts', at: 'filters' },
     scopes: ['accounts:read'],
     readOnly: true,
     input: ListAccountsQuery,
@@ -27,6 +28,7 @@ export const accountTools = [
     name: 'create_account',
     title: 'Create an account',
     description: 'Create an account (a company). Only `name` is required. Search first to avoid creating a duplicate. The organization\'s custom account fields (describe_object with object `accounts`) go beside the standard ones, by key.',
+    customFields: { resource: 'accounts', at: 'body' },
     scopes: ['accounts:write'],
     readOnly: false,
     input: CreateAccountBody,
@@ -37,6 +39,7 @@ export const accountTools = [
     name: 'update_account',
     title: 'Update an account',
     description: 'Change some fields of an account: only the fields in `changes` are written; null clears an optional field. Custom account fields (describe_object with object `accounts`) are changed the same way.',
+    customFields: { resource: 'accounts', at: 'changes' },
     scopes: ['accounts:write'],
     readOnly: false,
     input: UpdateInput('Account', UpdateAccountBody),

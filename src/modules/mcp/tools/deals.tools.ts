@@ -20,6 +20,7 @@ export const dealTools = [
     title: 'Search deals',
     description:
       'Find deals, filtered by `stage` (a stage key), `accountId`, `leadId`, `ownerId` and `q` (case-insensitive substring of the name); the filters combine. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last). Custom fields filter with `filter[<key>]` (equality) and `filter[<key>][gte|lte|gt|lt]` (number, date, datetime), as for records.',
+    customFields: { resource: 'deals', at: 'filters' },
     scopes: ['deals:read'],
     readOnly: true,
     input: ListDealsQuery,
@@ -39,6 +40,7 @@ export const dealTools = [
     title: 'Create a deal',
     description:
       "Create a deal. Only `name` is required; `stage` defaults to the first stage (see list_deal_stages). Send `amount` as a decimal string with `currency` (ISO 4217), and `expectedCloseDate` as YYYY-MM-DD. The organization's custom deal fields (describe_object with object `deals`) go beside the standard ones, by key.",
+    customFields: { resource: 'deals', at: 'body' },
     scopes: ['deals:write'],
     readOnly: false,
     input: CreateDealBody,
@@ -49,6 +51,7 @@ export const dealTools = [
     name: 'update_deal',
     title: 'Update a deal',
     description: 'Change some fields of a deal: only the fields in `changes` are written; null clears an optional field. To move it along the pipeline, move_deal_stage is simpler. Custom deal fields (describe_object with object `deals`) are changed the same way.',
+    customFields: { resource: 'deals', at: 'changes' },
     scopes: ['deals:write'],
     readOnly: false,
     input: UpdateInput('Deal', UpdateDealBody),

@@ -9,6 +9,7 @@ export const leadTools = [
     title: 'Search leads',
     description:
       'Find leads, newest first. `q` is matched exactly when it is an e-mail address or a phone number with its country code (+14155550100), otherwise as a case-insensitive substring of the name; omit it to list all. Filters: `status`, `source`, `sourceCampaign`, `ownerId`, `accountId`. `sort` orders the list (default `-createdAt`, newest first; also createdAt, updatedAt, -updatedAt, name, -name); `createdAfter`/`createdBefore`/`updatedAfter`/`updatedBefore` take ISO instants. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (null on the last). Custom fields filter with `filter[<key>]` (equality) and `filter[<key>][gte|lte|gt|lt]` (number, date, datetime), as for records.',
+    customFields: { resource: 'leads', at: 'filters' },
     scopes: ['leads:read'],
     readOnly: true,
     input: ListLeadsQuery,
@@ -28,6 +29,7 @@ export const leadTools = [
     title: 'Create a lead',
     description:
       'Create a lead. Only `name` is required. Phone numbers need their country code. The organization\'s assignment rules set the owner when `ownerId` is omitted. Search first to avoid creating a duplicate. The organization\'s custom lead fields (describe_object with object `leads`) go beside the standard ones, by key.',
+    customFields: { resource: 'leads', at: 'body' },
     scopes: ['leads:write'],
     readOnly: false,
     input: CreateLeadBody,
@@ -38,6 +40,7 @@ export const leadTools = [
     name: 'update_lead',
     title: 'Update a lead',
     description: 'Change some fields of a lead: only the fields in `changes` are written; null clears an optional field. Custom lead fields (describe_object with object `leads`) are changed the same way.',
+    customFields: { resource: 'leads', at: 'changes' },
     scopes: ['leads:write'],
     readOnly: false,
     input: UpdateInput('Lead', UpdateLeadBody),

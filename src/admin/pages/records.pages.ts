@@ -18,7 +18,7 @@ import { RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
-import { relatedItems, relationChoices } from './relation-items.js';
+import { formRelations, relatedItems } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
@@ -47,7 +47,7 @@ async function formPage(
 ) {
   const base = recordsPath(o.slug);
   const organization = viewerOf(request).organization;
-  const [related, choices] = await Promise.all([relatedItems(deps.ctx, organization, o.fields, [opts.values]), relationChoices(deps.ctx, organization, o.fields)]);
+  const relations = await formRelations(deps.ctx, organization, o.fields, opts.values);
   return deps.render(request, reply, {
     title: opts.record ? `Edit ${recordTitle(o, opts.record)}` : `New ${o.name} record`,
     crumbs: ['Data', o.name],
@@ -60,7 +60,7 @@ async function formPage(
       creating: !opts.record,
       timeZone: viewerOf(request).organization.timezone,
       cancel: opts.record ? `${base}/${opts.record.id}` : base,
-      relations: { related, choices },
+      relations,
     }),
   });
 }

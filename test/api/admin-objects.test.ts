@@ -136,6 +136,43 @@ describe('custom objects', () => {
   });
 });
 
+describe('leads, accounts and deals among the objects', () => {
+  it('link to their own pages and API paths, not to records pages', async () => {
+    const list = await get(t.app, '/admin/config/objects', admin.cookie);
+    for (const slug of ['leads', 'accounts', 'deals']) expect(list.body).toContain(`<td class="actions"><a href="/admin/data/${slug}">Records</a>`);
+    expect(list.body).toContain('<td class="actions"><a href="/admin/data/objects/projects">Records</a>');
+    expect(list.body).not.toMatch(/\/admin\/data\/objects\/(leads|accounts|deals)/);
+    const page = await get(t.app, '/admin/config/objects/leads/definition', admin.cookie);
+    expect(page.body).toContain('href="/admin/data/leads">Records of Leads</a>');
+    expect(page.body).toContain('records at <code>/api/public/v1/leads</code>');
+    expect(page.body).not.toContain('/objects/leads/records');
+    expect((await get(t.app, '/admin/config/objects/projects/definition', admin.cookie)).body).toContain('records at <code>/api/public/v1/objects/projects/records</code>');
+  });
+
+  it('redirect their records addresses to their own pages; a form posted there is 404 and saves nothing', async () => {
+    const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Redirected deal' } })).body.data.deal.id;
+    const moves = [
+      ['/admin/data/objects/leads', '/admin/data/leads'],
+      ['/admin/data/objects/leads?q=ada&sort=name', '/admin/data/leads?q=ada&sort=name'],
+      ['/admin/data/objects/accounts/new', '/admin/data/accounts/new'],
+      [`/admin/data/objects/deals/${deal}`, `/admin/data/deals/${deal}`],
+      [`/admin/data/objects/deals/${deal}/edit`, `/admin/data/deals/${deal}/edit`],
+      ['/admin/data/objects/deals/trash', '/admin/data/deals/trash'],
+    ];
+    for (const [from, to] of moves) {
+      const res = await get(t.app, from!, admin.cookie);
+      expect(res.status, from).toBe(302);
+      expect(res.location).toBe(to);
+    }
+    const posted = await submit(t.app, admin, '/admin/data/objects/leads', { name: 'Not a record', status: 'NEW' });
+    expect(posted.status).toBe(404);
+    expect(posted.body).toContain('Page not found');
+    expect((await submit(t.app, admin, `/admin/data/objects/deals/${deal}/delete`)).status).toBe(404);
+    expect((await call(t.app, 'GET', '/leads?q=Not%20a%20record', { auth: a.auth })).body.data.leads).toEqual([]);
+    expect((await call(t.app, 'GET', `/deals/${deal}`, { auth: a.auth })).status).toBe(200);
+  });
+});
+
 describe('records', () => {
   const idFrom = (location: string | undefined) => /\/admin\/data\/objects\/projects\/([0-9a-f]{24})/.exec(location ?? '')![1]!;
 

@@ -130,3 +130,46 @@ describe('related items on both sides', () => {
     expect(object.fields[0]).toMatchObject({ type: 'relation', target: 'leads' });
   });
 });
+
+describe('custom relation fields on leads, accounts and deals', () => {
+  /** The options of a relation input's picker (the lead form's account picker offers accounts too). */
+  const choices = (body: string, key: string) => new RegExp(`<datalist id="f-${key}-choices">([\\s\\S]*?)</datalist>`).exec(body)?.[1] ?? '';
+
+  it('read as links named after their item in tables and on detail pages, and pick from the target\'s newest items', async () => {
+    await api('PATCH', '/objects/leads', { fields: [{ key: 'partner', label: 'Partner', type: 'relation', target: 'accounts' }] });
+    await api('PATCH', '/objects/deals', { fields: [{ key: 'origin', label: 'Origin', type: 'relation', target: 'leads' }] });
+    await api('PATCH', '/objects/accounts', { fields: [{ key: 'lastVisit', label: 'Last visit', type: 'relation', target: 'visits' }] });
+    const visit = (await api('POST', '/objects/visits/records', { title: 'Plant tour' })).record.id;
+    const lead = (await api('POST', '/leads', { name: 'Pat Partner', partner: accountId })).lead.id;
+    const deal = (await api('POST', '/deals', { name: 'Referral deal', origin: leadId })).deal.id;
+    const account = (await api('POST', '/accounts', { name: 'Globex', lastVisit: visit })).account.id;
+    const accountLink = `<a href="/admin/data/accounts/${accountId}">Acme Corp</a>`;
+    const leadLink = `<a href="/admin/data/leads/${leadId}">Ada Lead</a>`;
+    const visitLink = `<a href="/admin/data/objects/visits/${visit}">Plant tour</a>`;
+
+    const leadPage = await get(t.app, `/admin/data/leads/${lead}`, s.cookie);
+    expect(leadPage.body).toContain(`<dt>Partner</dt><dd>${accountLink}</dd>`);
+    expect((await get(t.app, '/admin/data/leads', s.cookie)).body).toContain(`<td>${accountLink}</td>`);
+    const leadEdit = await get(t.app, `/admin/data/leads/${lead}/edit`, s.cookie);
+    expect(choices(leadEdit.body, 'partner')).toContain(`<option value="${accountId}" label="Acme Corp">`);
+    expect(leadEdit.body).toContain('Currently <strong>Acme Corp</strong>');
+
+    expect((await get(t.app, `/admin/data/deals/${deal}`, s.cookie)).body).toContain(`<dt>Origin</dt><dd>${leadLink}</dd>`);
+    expect((await get(t.app, '/admin/data/deals', s.cookie)).body).toContain(`<td>${leadLink}</td>`);
+    expect(choices((await get(t.app, '/admin/data/deals/new', s.cookie)).body, 'origin')).toContain(`<option value="${leadId}" label="Ada Lead">`);
+
+    expect((await get(t.app, `/admin/data/accounts/${account}`, s.cookie)).body).toContain(`<dt>Last visit</dt><dd>${visitLink}</dd>`);
+    expect((await get(t.app, '/admin/data/accounts', s.cookie)).body).toContain(`<td>${visitLink}</td>`);
+    const accountForm = await get(t.app, `/admin/data/accounts/${account}/edit`, s.cookie);
+    expect(choices(accountForm.body, 'lastVisit')).toContain(`<option value="${visit}" label="Plant tour">`);
+    expect(accountForm.body).toContain('Currently <strong>Plant tour</strong>');
+  });
+
+  it('a trashed target reads as its bare id, as on record pages', async () => {
+    const gone = (await api('POST', '/accounts', { name: 'Soon closed' })).account.id;
+    const lead = (await api('POST', '/leads', { name: 'Left behind', partner: gone })).lead.id;
+    expect((await call(t.app, 'DELETE', `/accounts/${gone}`, { auth: a.auth })).status).toBe(200);
+    const page = await get(t.app, `/admin/data/leads/${lead}`, s.cookie);
+    expect(page.body).toContain(`<dt>Partner</dt><dd><code>${gone}</code> <span class="muted">(not found)</span></dd>`);
+  });
+});

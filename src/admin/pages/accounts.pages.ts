@@ -17,6 +17,7 @@ import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
 import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { customShown, formRelations } from './relation-items.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
 
@@ -45,6 +46,7 @@ async function formPage(
   const viewer = viewerOf(request);
   const creating = opts.accountId === undefined;
   const [users, fields] = await Promise.all([listPeople(deps.ctx.database.db, viewer.organization.id), accountFields(deps, viewer.organization.id)]);
+  const relations = await formRelations(deps.ctx, viewer.organization, fields, opts.custom);
   return deps.render(request, reply, {
     title: creating ? 'New account' : `Edit ${opts.accountName}`,
     crumbs: ['Data', 'Accounts'],
@@ -55,7 +57,7 @@ async function formPage(
       problem: opts.problem,
       users,
       creating,
-      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
     }),
   });
 }
@@ -79,12 +81,13 @@ export const accountsModule: AdminModule = {
         listPeople(ctx.database.db, viewer.organization.id),
         accountFields(deps, viewer.organization.id),
       ]);
+      const custom = await customShown(ctx, viewer.organization, fields, result?.accounts ?? []);
       return deps.render(request, reply, {
         title: 'Accounts',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
         body: html`<div class="toolbar">${accountSearchForm(q, errors.find((e) => e.field === 'q')?.message, listControls(controls, errors), controls)}<a class="button button--primary" href="${ACCOUNTS_PATH}/new">New account</a>${trashLink(ACCOUNTS_PATH)}</div>
-${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone, fields)}${accountsPager(q, result.pagination, controls)}` : ''}`,
+${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id, u.name])), viewer.organization.timezone, custom)}${accountsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 
@@ -117,6 +120,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         recordsPointingAt(ctx, viewer.organization, 'accounts', account.id, RELATED_LIMIT),
         accountFields(deps, org),
       ]);
+      const custom = await customShown(ctx, viewer.organization, fields, [account]);
       return deps.render(request, reply, {
         title: account.name,
         crumbs: ['Data', 'Accounts'],
@@ -129,7 +133,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
           stageLabels: new Map(stages.map((s) => [s.key, s.label])),
           history,
           timeZone: viewer.organization.timezone,
-          custom: fields,
+          custom,
         })}`,
       });
     });

@@ -12,8 +12,7 @@ import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person }
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { LEADS_PATH } from './leads.views.js';
 import { pointingPanel } from './records.views.js';
-import type { Field } from '../../modules/objects/definition.js';
-import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
 
@@ -66,7 +65,7 @@ export function accountForm(
 }
 
 /** One column per custom account field after the standard ones. */
-export function accountsTable(accounts: Account[], people: ReadonlyMap<string, string>, timeZone: string, custom: readonly Field[]): SafeHtml {
+export function accountsTable(accounts: Account[], people: ReadonlyMap<string, string>, timeZone: string, custom: CustomShown): SafeHtml {
   const rows = accounts.map(
     (a) => html`<tr>
   <td><a href="${ACCOUNTS_PATH}/${a.id}">${a.name}</a></td>
@@ -79,7 +78,7 @@ export function accountsTable(accounts: Account[], people: ReadonlyMap<string, s
   ${customCells(custom, a, timeZone)}
 </tr>`,
   );
-  return dataTable('Accounts', ['Name', 'Domain', 'Industry', 'E-mail', 'Phone', 'Owner', 'Created', ...customHeadings(custom)], rows, 'No accounts match.');
+  return dataTable('Accounts', ['Name', 'Domain', 'Industry', 'E-mail', 'Phone', 'Owner', 'Created', ...customHeadings(custom.fields)], rows, 'No accounts match.');
 }
 
 export function accountSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
@@ -101,7 +100,7 @@ export function accountDetail(
     stageLabels: ReadonlyMap<string, string>;
     history: ConsoleTimeline;
     timeZone: string;
-    custom: readonly Field[];
+    custom: CustomShown;
   },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;

@@ -7,12 +7,13 @@ import { html, type SafeHtml } from '../html.js';
 import type { AdminDeps } from '../module.js';
 import { detailRow } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
-import { displayValue, fieldInput } from './records.views.js';
+import { displayValue, fieldInput, type RelationContext } from './records.views.js';
 
 /*
  * The organization's custom fields on the lead, account and deal pages (PATCH /objects/leads, /accounts, /deals):
  * inputs by type after the standard ones in the forms (as on record forms), rows on the detail page and one
- * table column each. Their values are flat on the item, by key, as the API returns them.
+ * table column each. Their values are flat on the item, by key, as the API returns them. Relation values read and
+ * pick as on record pages: the page loads their items with relation-items.ts.
  */
 
 type Item = object;
@@ -22,10 +23,20 @@ export const customFieldsFor = async (deps: AdminDeps, organizationId: string, r
   (await customFieldsOf(deps.ctx, deps.ctx.database.db, organizationId, resource)).definition.fields;
 
 /** The custom fields and their form text (typed, or an item's values). */
-export interface CustomForm {
+export interface CustomValues {
   fields: readonly Field[];
   values: Record<string, string>;
   timeZone: string;
+}
+
+/** The form's custom part: its text, and the items its relation pickers offer and name. */
+export interface CustomForm extends CustomValues {
+  relations: RelationContext;
+}
+
+/** The custom fields as tables and detail pages show them, with the live items their relation values point at. */
+export interface CustomShown extends RelationContext {
+  fields: readonly Field[];
 }
 
 /** An item's custom values as form text. */
@@ -35,7 +46,7 @@ export const customFormValues = (fields: readonly Field[], item: Item, timeZone:
 export const readCustom = (fields: readonly Field[], body: FormBody): Record<string, string> => Object.fromEntries(fields.map((f) => [f.key, submittedText(body, f)]));
 
 /** The custom part of the API body: blank inputs left out on create; on edit (`before`) only the changed ones, a blank one clearing. */
-export function customBody(custom: CustomForm, before?: Item): Record<string, unknown> {
+export function customBody(custom: CustomValues, before?: Item): Record<string, unknown> {
   const { fields, values, timeZone } = custom;
   return recordBody(fields, values, before ? { timeZone, before: customFormValues(fields, before, timeZone) } : { timeZone });
 }
@@ -47,10 +58,10 @@ export const withCustomLabels = (labels: Readonly<Record<string, string>>, field
 });
 
 export const customInputs = (custom: CustomForm, errors: Readonly<Record<string, string>>): SafeHtml[] =>
-  custom.fields.map((field) => fieldInput(field, own(custom.values, field.key) ?? '', own(errors, field.key), custom.timeZone));
+  custom.fields.map((field) => fieldInput(field, own(custom.values, field.key) ?? '', own(errors, field.key), custom.timeZone, custom.relations));
 
-export const customRows = (fields: readonly Field[], item: Item, timeZone: string): SafeHtml[] => fields.map((field) => detailRow(field.label, displayValue(field, valueOf(item, field), timeZone)));
+export const customRows = (custom: CustomShown, item: Item, timeZone: string): SafeHtml[] => custom.fields.map((field) => detailRow(field.label, displayValue(field, valueOf(item, field), timeZone, custom)));
 
-export const customCells = (fields: readonly Field[], item: Item, timeZone: string): SafeHtml[] => fields.map((field) => html`<td>${displayValue(field, valueOf(item, field), timeZone) ?? ''}</td>`);
+export const customCells = (custom: CustomShown, item: Item, timeZone: string): SafeHtml[] => custom.fields.map((field) => html`<td>${displayValue(field, valueOf(item, field), timeZone, custom) ?? ''}</td>`);
 
 export const customHeadings = (fields: readonly Field[]): string[] => fields.map((f) => f.label);

@@ -21,6 +21,7 @@ import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
 import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { customShown, formRelations } from './relation-items.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
 const PICKER_SIZE = 50;
@@ -70,6 +71,7 @@ async function formPage(
     dealFields(deps, org),
   ]);
   const values = { ...opts.values, stage: opts.values.stage || stages[0]!.key };
+  const relations = await formRelations(deps.ctx, viewer.organization, fields, opts.custom);
   return deps.render(request, reply, {
     title: opts.deal ? `Edit ${opts.deal.name}` : 'New deal',
     crumbs: ['Data', 'Deals'],
@@ -80,7 +82,7 @@ async function formPage(
       problem: opts.problem,
       creating: !opts.deal,
       context: { stages, people, accounts, leads, accountName: accountNames.get(values.accountId), leadName: leadNames.get(values.leadId) },
-      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
     }),
   });
 }
@@ -98,6 +100,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     recordsPointingAt(deps.ctx, viewer.organization, 'deals', deal.id, RELATED_LIMIT),
     dealFields(deps, org),
   ]);
+  const custom = await customShown(deps.ctx, viewer.organization, fields, [deal]);
   return deps.render(request, reply, {
     title: deal.name,
     crumbs: ['Data', 'Deals'],
@@ -111,7 +114,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
       history,
       pointing,
       timeZone: viewer.organization.timezone,
-      custom: fields,
+      custom,
       ...(opts.moveError ? { moveError: opts.moveError } : {}),
     })}`,
   });
@@ -143,11 +146,12 @@ async function tableBody(deps: AdminDeps, request: FastifyRequest, viewer: Viewe
     people: new Map(people.map((p) => [p.id, p.name])),
     accounts: result ? await namesByIds(db, 'accounts', org, result.deals.map((d) => d.accountId)) : new Map<string, string>(),
   };
+  const custom = await customShown(deps.ctx, viewer.organization, fields, result?.deals ?? []);
   const form = dealFilterForm(DEALS_PATH, filters, { stages, people, problem, withStage: true, accountName: accountNames.get(filters.accountId), controls });
   return {
     status: problem ? 400 : 200,
     body: html`${viewSwitch('table', filters)}<div class="toolbar">${form}<a class="button button--primary" href="${DEALS_PATH}/new">New deal</a>${trashLink(DEALS_PATH)}</div>
-${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone, fields)}${dealsPager(filters, result.pagination, controls)}` : ''}`,
+${result ? html`${dealsTable(result.deals, names, viewer.organization.timezone, custom)}${dealsPager(filters, result.pagination, controls)}` : ''}`,
   };
 }
 

@@ -10,8 +10,7 @@ import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
-import type { Field } from '../../modules/objects/definition.js';
-import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 
 export const DEALS_PATH = '/admin/data/deals';
 export const BOARD_PATH = '/admin/data/deals/board';
@@ -127,7 +126,7 @@ export function dealsTable(
   deals: readonly Deal[],
   names: { stages: ReadonlyMap<string, string>; accounts: ReadonlyMap<string, string>; people: ReadonlyMap<string, string> },
   timeZone: string,
-  custom: readonly Field[],
+  custom: CustomShown,
 ): SafeHtml {
   const rows = deals.map(
     (d) => html`<tr>
@@ -141,7 +140,7 @@ export function dealsTable(
   ${customCells(custom, d, timeZone)}
 </tr>`,
   );
-  return dataTable('Deals', ['Name', 'Stage', 'Amount', 'Account', 'Owner', 'Expected close', 'Created', ...customHeadings(custom)], rows, 'No deals match.');
+  return dataTable('Deals', ['Name', 'Stage', 'Amount', 'Account', 'Owner', 'Expected close', 'Created', ...customHeadings(custom.fields)], rows, 'No deals match.');
 }
 
 export function dealsPager(filters: DealFilters, pagination: Pagination, controls: ListControls): SafeHtml | '' {
@@ -176,7 +175,7 @@ export function dealDetail(
     pointing: readonly PointingRecords[];
     timeZone: string;
     moveError?: string;
-    custom: readonly Field[];
+    custom: CustomShown;
   },
 ): SafeHtml {
   const L = DEAL_LABELS;

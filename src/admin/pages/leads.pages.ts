@@ -17,6 +17,7 @@ import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
 import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { customShown, formRelations } from './relation-items.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
@@ -57,6 +58,7 @@ async function formPage(
     namesByIds(db, 'accounts', org, [opts.values.accountId || null]),
     leadFields(deps, org),
   ]);
+  const relations = await formRelations(deps.ctx, viewer.organization, fields, opts.custom);
   return deps.render(request, reply, {
     title: creating ? 'New lead' : `Edit ${opts.leadName}`,
     crumbs: ['Data', 'Leads'],
@@ -69,7 +71,7 @@ async function formPage(
       accounts,
       accountName: accountNames.get(opts.values.accountId),
       creating,
-      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone },
+      custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
     }),
   });
 }
@@ -94,12 +96,13 @@ export const leadsModule: AdminModule = {
         leadFields(deps, viewer.organization.id),
       ]);
       const qError = errors.find((e) => e.field === 'q')?.message;
+      const custom = await customShown(ctx, viewer.organization, fields, result?.leads ?? []);
       return deps.render(request, reply, {
         title: 'Leads',
         crumbs: ['Data'],
         status: errors.length ? 400 : 200,
         body: html`<div class="toolbar">${leadSearchForm(q, qError, listControls(controls, errors), controls)}<a class="button button--primary" href="${LEADS_PATH}/new">New lead</a>${trashLink(LEADS_PATH)}</div>
-${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone, fields)}${leadsPager(q, result.pagination, controls)}` : ''}`,
+${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.name])), viewer.organization.timezone, custom)}${leadsPager(q, result.pagination, controls)}` : ''}`,
       });
     });
 
@@ -133,6 +136,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         recordsPointingAt(ctx, viewer.organization, 'leads', lead.id, RELATED_LIMIT),
         leadFields(deps, org),
       ]);
+      const custom = await customShown(ctx, viewer.organization, fields, [lead]);
       const related = {
         accountName: lead.accountId ? accountNames.get(lead.accountId) : undefined,
         deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
@@ -143,7 +147,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, fields)}`,
+        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, custom)}`,
       });
     });
 

@@ -11,8 +11,7 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
-import type { Field } from '../../modules/objects/definition.js';
-import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm } from './custom-fields.views.js';
+import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -91,7 +90,7 @@ export function leadForm(
 }
 
 /** One column per custom lead field after the standard ones. */
-export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone: string, custom: readonly Field[] = []): SafeHtml {
+export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone: string, custom: CustomShown): SafeHtml {
   const rows = leads.map(
     (l) => html`<tr>
   <td><a href="${LEADS_PATH}/${l.id}">${l.name}</a></td>
@@ -104,7 +103,7 @@ export function leadsTable(leads: Lead[], owners: Map<string, string>, timeZone:
   ${customCells(custom, l, timeZone)}
 </tr>`,
   );
-  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created', ...customHeadings(custom)], rows, 'No leads match.');
+  return dataTable('Leads', ['Name', 'Company', 'E-mail', 'Phone', 'Status', 'Owner', 'Created', ...customHeadings(custom.fields)], rows, 'No leads match.');
 }
 
 export function leadSearchForm(q: string, error: string | undefined, extra?: SafeHtml, controls?: ListControls): SafeHtml {
@@ -123,7 +122,7 @@ export interface LeadRelated {
   pointing: readonly PointingRecords[];
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string, related: LeadRelated, custom: readonly Field[] = []): SafeHtml {
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string, related: LeadRelated, custom: CustomShown): SafeHtml {
   const row = detailRow;
   const dealRows = related.deals.deals.map(
     (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${related.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,

@@ -8,7 +8,7 @@ import { pager } from '../components.js';
 import { html } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { filledRows, readRows, rowAction, rowProblem, withBlankRows } from '../rows.js';
-import { definitionPath, definitionTables, draftOf, FIELD_KEYS, objectForm, OBJECTS_PATH, objectsTable, RECORDS_PATH, STAGE_KEYS, type ObjectDraft } from './objects.views.js';
+import { definitionPath, definitionTables, draftOf, FIELD_KEYS, itemsApiPath, itemsPage, objectForm, OBJECTS_PATH, objectsTable, STAGE_KEYS, type ObjectDraft } from './objects.views.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const NOTICES: Record<string, string> = { created: 'Object defined. Its records are under Data.', saved: 'Definition saved.' };
@@ -67,8 +67,8 @@ async function formPage(deps: AdminDeps, request: FastifyRequest, reply: Fastify
     crumbs: ['Configuration', 'Custom objects'],
     status: opts.status,
     notice: NOTICES[queryText(request, 'notice')],
-    body: html`${current ? html`<p class="button-row"><a class="button button--secondary" href="${RECORDS_PATH}/${current.slug}">Records of ${current.name}</a></p>
-<p class="muted">Slug <code>${current.slug}</code> · records at <code>/api/public/v1/objects/${current.slug}/records</code></p>
+    body: html`${current ? html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(current)}">Records of ${current.name}</a></p>
+<p class="muted">Slug <code>${current.slug}</code> · records at <code>${itemsApiPath(current)}</code></p>
 ${definitionTables(current)}<section class="panel" aria-labelledby="edit-definition"><h2 id="edit-definition">Change the definition</h2>` : ''}
 ${objectForm(request, { action: creating ? OBJECTS_PATH : definitionPath(opts.slug!), draft: opts.draft, problem: opts.problem, creating })}${current ? html`</section>` : ''}`,
   });
@@ -119,7 +119,7 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
         return deps.render(request, reply, {
           title: object.name,
           crumbs: ['Configuration', 'Custom objects'],
-          body: html`<p class="button-row"><a class="button button--secondary" href="${RECORDS_PATH}/${object.slug}">Records of ${object.name}</a></p>${definitionTables(object)}<p class="muted">Only administrators can change the definition.</p>`,
+          body: html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(object)}">Records of ${object.name}</a></p>${definitionTables(object)}<p class="muted">Only administrators can change the definition.</p>`,
         });
       }
       const draft = draftOf(object);

@@ -8,6 +8,14 @@ import type { Row } from '../rows.js';
 
 export const OBJECTS_PATH = '/admin/config/objects';
 export const RECORDS_PATH = '/admin/data/objects';
+/** Leads, accounts and deals have pages of their own under Data, at their slug. */
+export const builtInPage = (slug: string) => `/admin/data/${slug}`;
+
+/** An object's items in the console: a built-in's own pages (GET /objects lists them too), else its records'. */
+export const itemsPage = (o: Pick<CustomObject, 'slug' | 'builtIn'>) => (o.builtIn ? builtInPage(o.slug) : `${RECORDS_PATH}/${o.slug}`);
+
+/** An object's items in the API: a built-in's own resource, else its records. */
+export const itemsApiPath = (o: Pick<CustomObject, 'slug' | 'builtIn'>) => `/api/public/v1/${o.builtIn ? o.slug : `objects/${o.slug}/records`}`;
 
 /** An object's definition page; under its slug, so no slug (not even "new") can collide with the create form. */
 export const definitionPath = (slug: string) => `${OBJECTS_PATH}/${slug}/definition`;
@@ -119,7 +127,7 @@ export function objectsTable(objects: readonly CustomObject[], timeZone: string,
   <td>${o.fields.length}</td>
   <td>${o.stages.length ? o.stages.map((s) => s.label).join(' → ') : html`<span class="muted">None</span>`}</td>
   <td>${dayTag(o.createdAt, timeZone)}</td>
-  <td class="actions"><a href="${RECORDS_PATH}/${o.slug}">Records</a>${isAdmin ? html` · <a href="${definitionPath(o.slug)}" aria-label="Edit the definition of ${o.name}">Edit</a>` : ''}</td>
+  <td class="actions"><a href="${itemsPage(o)}">Records</a>${isAdmin ? html` · <a href="${definitionPath(o.slug)}" aria-label="Edit the definition of ${o.name}">Edit</a>` : ''}</td>
 </tr>`,
   );
   return dataTable('Custom objects', ['Name', 'Slug', 'Fields', 'Stages', 'Defined', 'Open'], rows, 'No custom objects yet.');

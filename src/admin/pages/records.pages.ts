@@ -1,24 +1,26 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import { BUILTIN_RESOURCES } from '../../modules/fields/builtin-resources.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from '../../modules/objects/records.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
+import { pageNotFound } from '../errors.js';
 import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { listControlsOf, listControlsQuery } from '../list-controls.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { objectNames } from './names.store.js';
-import { RECORDS_PATH } from './objects.views.js';
+import { builtInPage, RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
-import { relatedItems, relationChoices } from './relation-items.js';
+import { formRelations, relatedItems } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
 const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
@@ -47,7 +49,7 @@ async function formPage(
 ) {
   const base = recordsPath(o.slug);
   const organization = viewerOf(request).organization;
-  const [related, choices] = await Promise.all([relatedItems(deps.ctx, organization, o.fields, [opts.values]), relationChoices(deps.ctx, organization, o.fields)]);
+  const relations = await formRelations(deps.ctx, organization, o.fields, opts.values);
   return deps.render(request, reply, {
     title: opts.record ? `Edit ${recordTitle(o, opts.record)}` : `New ${o.name} record`,
     crumbs: ['Data', o.name],
@@ -60,9 +62,29 @@ async function formPage(
       creating: !opts.record,
       timeZone: viewerOf(request).organization.timezone,
       cancel: opts.record ? `${base}/${opts.record.id}` : base,
-      relations: { related, choices },
+      relations,
     }),
   });
+}
+
+/**
+ * GET /objects lists leads, accounts and deals with the custom objects, but their pages are their own: a records
+ * address under one of their slugs leads there (a page redirects; a form posted to one is 404) rather than to a
+ * records page whose form can't save them. Static paths, so they win over `:slug` here.
+ */
+function registerBuiltInRedirects(app: FastifyInstance): void {
+  for (const slug of BUILTIN_RESOURCES) {
+    for (const path of [`/data/objects/${slug}`, `/data/objects/${slug}/*`]) {
+      app.get<{ Params: { '*'?: string } }>(path, async (request, reply) => {
+        const rest = request.params['*'] ? `/${request.params['*'].split('/').map(encodeURIComponent).join('/')}` : '';
+        const query = request.url.indexOf('?');
+        return reply.redirect(`${builtInPage(slug)}${rest}${query === -1 ? '' : request.url.slice(query)}`);
+      });
+      app.post(path, async () => {
+        throw pageNotFound();
+      });
+    }
+  }
 }
 
 /** Data › <object>: each custom object's records, with `q`, `stage` and `overdue` as in the API, detail and forms from the definition. */
@@ -76,6 +98,7 @@ export const recordsModule: AdminModule = {
   },
   register(app, deps) {
     const { ctx } = deps;
+    registerBuiltInRedirects(app);
 
     app.get<{ Params: Params }>('/data/objects/:slug', async (request, reply) => {
       const viewer = viewerOf(request);

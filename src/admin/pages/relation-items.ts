@@ -8,12 +8,14 @@ import { ACCOUNTS_PATH } from './accounts.views.js';
 import { DEALS_PATH } from './deals.views.js';
 import { LEADS_PATH } from './leads.views.js';
 import { namesByIds, recentNames } from './names.store.js';
-import { recordsPath, recordTitle, type RelatedItem } from './records.views.js';
+import type { CustomShown } from './custom-fields.views.js';
+import { recordsPath, recordTitle, type RelatedItem, type RelationContext } from './records.views.js';
 
 /*
  * The items relation fields point at, for the console: their names and pages (detail and table cells link
  * to them) and the newest ones of each target (the form's pickers). Leads, accounts and deals are named by
- * their `name`; records by their title field.
+ * their `name`; records by their title field. Record pages and the custom fields of leads, accounts and deals
+ * both load them here.
  */
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex' | 'config'>;
@@ -27,7 +29,7 @@ const PICKER_SIZE = 50;
 const relations = (fields: readonly Field[]) => fields.filter((f): f is Field & { target: string } => f.type === 'relation' && f.target !== undefined);
 
 /** The live items the relation fields of `rows` point at, by id (one query per built-in target, one read per record). */
-export async function relatedItems(ctx: Ctx, organization: Organization, fields: readonly Field[], rows: readonly Record<string, unknown>[]): Promise<Map<string, RelatedItem>> {
+export async function relatedItems(ctx: Ctx, organization: Organization, fields: readonly Field[], rows: readonly Readonly<Record<string, unknown>>[]): Promise<Map<string, RelatedItem>> {
   const items = new Map<string, RelatedItem>();
   for (const field of relations(fields)) {
     const ids = [...new Set(rows.map((r) => own(r, field.key)).filter((v): v is string => typeof v === 'string'))];
@@ -48,7 +50,7 @@ export async function relatedItems(ctx: Ctx, organization: Organization, fields:
 }
 
 /** The newest items of each relation field's target, by field key, for the form's pickers. */
-export async function relationChoices(ctx: Ctx, organization: Organization, fields: readonly Field[]): Promise<Record<string, PickerItem[]>> {
+async function relationChoices(ctx: Ctx, organization: Organization, fields: readonly Field[]): Promise<Record<string, PickerItem[]>> {
   const choices: Record<string, PickerItem[]> = {};
   for (const field of relations(fields)) {
     const target = field.target;
@@ -62,4 +64,15 @@ export async function relationChoices(ctx: Ctx, organization: Organization, fiel
     choices[field.key] = records.map((r) => ({ id: r.id, name: recordTitle(object, r) }));
   }
   return choices;
+}
+
+/** What a form's relation inputs need: the items its values point at (named under the input) and each field's newest items. */
+export async function formRelations(ctx: Ctx, organization: Organization, fields: readonly Field[], values: Readonly<Record<string, string>>): Promise<RelationContext> {
+  const [related, choices] = await Promise.all([relatedItems(ctx, organization, fields, [values]), relationChoices(ctx, organization, fields)]);
+  return { related, choices };
+}
+
+/** A lead's, account's or deal's custom fields as a table or detail page shows them for `items`. */
+export async function customShown(ctx: Ctx, organization: Organization, fields: readonly Field[], items: readonly Readonly<Record<string, unknown>>[]): Promise<CustomShown> {
+  return { fields, related: await relatedItems(ctx, organization, fields, items) };
 }

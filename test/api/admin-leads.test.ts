@@ -164,6 +164,20 @@ describe('custom lead fields in the console', () => {
   });
 });
 
+describe('errors of one submit', () => {
+  it('an empty name and bad custom values are all shown at once, as the API reports them in one 400', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    const fields = [{ key: 'score', label: 'Score', type: 'number' }, { key: 'altEmail', label: 'Alt e-mail', type: 'email' }, { key: 'site', label: 'Site', type: 'url' }];
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: org.auth, body: { fields } })).status).toBe(200);
+    const lead = (await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Whole' } })).body.data.lead;
+    const res = await submit(t.app, viewer, `/admin/data/leads/${lead.id}`, { name: '', status: 'NEW', score: 'abc', altEmail: 'bad-email', site: 'notaurl' });
+    expect(res.status).toBe(400);
+    for (const field of ['name', 'score', 'altEmail', 'site']) expect(fieldError(res.body, field), field).toBeDefined();
+    expect(fieldError(res.body, 'score')).toBe('Error: Score must be a number');
+  });
+});
+
 describe('custom lead fields on the Objects configuration page', () => {
   it('an administrator adds a field to leads there; the standard fields are shown, not edited', async () => {
     const admin = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { admin: true }));

@@ -78,10 +78,11 @@ export function fieldMessages(errors: readonly FieldError[], fieldOf: (field: st
 
 /**
  * The API's schema checks on a body built from a form (every bad field, with the API's messages), before
- * the service applies its own rules; so the console shows exactly what the API would answer.
+ * the service applies its own rules; so the console shows exactly what the API would answer. `extra` are
+ * problems found in the parts the schema leaves open (custom values), reported in the same 400 as the API does.
  */
-export function checkedBody<T>(schema: object, body: Record<string, unknown>): T {
-  const errors = validateValue(schema, body, 'body');
+export function checkedBody<T>(schema: object, body: Record<string, unknown>, extra: readonly FieldError[] = []): T {
+  const errors = [...validateValue(schema, body, 'body'), ...extra];
   if (errors.length) throw validationFailed(errors);
   return body as T;
 }

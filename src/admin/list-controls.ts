@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { selectField, textField, type Option } from './components.js';
+import { parseDateOnly } from '../lib/dates.js';
 import { queryText } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -28,18 +29,27 @@ export interface ListControls {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** A control's day, or the API's reason it isn't one ("is not a real calendar date" for 2024-13-45 or 2024-02-31). */
+const dayOf = (value: string) => (DAY.test(value) ? parseDateOnly(value) : { ok: false as const, reason: 'must be a date in the form YYYY-MM-DD' });
+
 export function listControlsOf(request: FastifyRequest): ListControls {
   return { sort: queryText(request, 'sort'), from: queryText(request, 'from'), to: queryText(request, 'to') };
 }
 
-/** The API query of the controls: from/to are whole days (created on or after `from`, on or before `to`). */
+/**
+ * The API query of the controls: from/to are whole days (created on or after `from`, on or before `to`). A value
+ * that is no real day is passed on as typed, so the list's query schema refuses it (400) like any bad control.
+ */
 export function listControlsQuery(c: ListControls): { sort?: string; createdAfter?: string; createdBefore?: string } {
   const dayMs = 86_400_000;
-  const shift = (day: string, ms: number) => new Date(Date.parse(`${day}T00:00:00.000Z`) + ms).toISOString();
+  const shift = (value: string, ms: number) => {
+    const day = dayOf(value);
+    return day.ok ? new Date(Date.parse(`${day.value}T00:00:00.000Z`) + ms).toISOString() : value;
+  };
   return {
     ...(c.sort ? { sort: c.sort } : {}),
-    ...(DAY.test(c.from) ? { createdAfter: shift(c.from, -1) } : c.from ? { createdAfter: c.from } : {}),
-    ...(DAY.test(c.to) ? { createdBefore: shift(c.to, dayMs) } : c.to ? { createdBefore: c.to } : {}),
+    ...(c.from ? { createdAfter: shift(c.from, -1) } : {}),
+    ...(c.to ? { createdBefore: shift(c.to, dayMs) } : {}),
   };
 }
 
@@ -48,7 +58,12 @@ export const listControlsParams = (c: ListControls) => ({ sort: c.sort || undefi
 
 export function listControls(c: ListControls, errors: { field: string; message: string }[] = [], sorts: readonly Option[] = CONSOLE_SORTS): SafeHtml {
   const error = (f: string) => errors.find((e) => e.field === f)?.message;
+  // The query holds an instant, but the control takes a day: say what is wrong with the day as typed.
+  const dayError = (f: string, value: string) => {
+    const day = dayOf(value);
+    return error(f) && (day.ok ? error(f) : day.reason);
+  };
   return html`${selectField({ name: 'sort', label: 'Order', value: c.sort || '-createdAt', options: sorts, error: error('sort'), markOptional: false })}
-  ${textField({ name: 'from', label: 'Created from', type: 'date', value: c.from, error: error('createdAfter'), markOptional: false })}
-  ${textField({ name: 'to', label: 'Created to', type: 'date', value: c.to, error: error('createdBefore'), markOptional: false })}`;
+  ${textField({ name: 'from', label: 'Created from', type: 'date', value: c.from, error: dayError('createdAfter', c.from), markOptional: false })}
+  ${textField({ name: 'to', label: 'Created to', type: 'date', value: c.to, error: dayError('createdBefore', c.to), markOptional: false })}`;
 }

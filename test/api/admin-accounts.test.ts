@@ -109,4 +109,14 @@ describe('custom account fields in the console', () => {
     expect(table.body).toContain('<th scope="col">Tier</th>');
     expect(table.body).toMatch(/<td>gold<\/td>/);
   });
+
+  it('a bad website and a missing required custom field are refused together', async () => {
+    const org = await seedOrg(t.ctx);
+    const viewer = await signIn(t.app, await addConsoleUser(t.ctx, org.orgId));
+    expect((await call(t.app, 'PATCH', '/objects/accounts', { auth: org.auth, body: { fields: [{ key: 'region', label: 'Region', type: 'text', required: true }] } })).status).toBe(200);
+    const res = await submit(t.app, viewer, '/admin/data/accounts', { name: 'Two problems', website: 'not a url', region: '' });
+    expect(res.status).toBe(400);
+    expect(fieldError(res.body, 'website')).toContain('Website');
+    expect(fieldError(res.body, 'region')).toBe('Error: Region is required');
+  });
 });

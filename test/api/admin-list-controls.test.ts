@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { addConsoleUser, get, signIn, type ConsoleSession } from '../helpers/admin.js';
+import { addConsoleUser, fieldError, get, signIn, type ConsoleSession } from '../helpers/admin.js';
 
 /*
  * The console's order and creation-date controls on the leads, accounts and deals lists and on an object's records
@@ -58,6 +58,14 @@ describe.each(['leads', 'accounts', 'deals'])('console %s list', (list) => {
     const res = await get(t.app, `/admin/data/${list}?sort=seq`, s.cookie);
     expect(res.status).toBe(400);
   });
+
+  it('answers 400 with the message next to the control for a day that does not exist', async () => {
+    const res = await get(t.app, `/admin/data/${list}?from=2024-13-45&to=2024-02-31`, s.cookie);
+    expect(res.status).toBe(400);
+    expect(fieldError(res.body, 'from')).toContain('is not a real calendar date');
+    expect(fieldError(res.body, 'to')).toContain('is not a real calendar date');
+    expect(fieldError((await get(t.app, `/admin/data/${list}?from=yesterday`, s.cookie)).body, 'from')).toContain('must be a date in the form YYYY-MM-DD');
+  });
 });
 
 describe('console records list', () => {
@@ -80,6 +88,9 @@ describe('console records list', () => {
     expect(day.body).toContain('>Alpha<');
     expect(day.body).not.toContain('>Bravo<');
     expect((await get(t.app, '/admin/data/objects/visits?sort=name', s.cookie)).status).toBe(400);
+    const impossible = await get(t.app, '/admin/data/objects/visits?from=2024-99-99', s.cookie);
+    expect(impossible.status).toBe(400);
+    expect(fieldError(impossible.body, 'from')).toContain('is not a real calendar date');
   });
 });
 

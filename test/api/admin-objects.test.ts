@@ -4,7 +4,7 @@ import { listEvents } from '../../src/modules/events/outbox.store.js';
 import type { TestApp } from '../helpers/test-app.js';
 import type { Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { fieldError, get, openConsole, submit, type ConsoleSession } from '../helpers/admin.js';
+import { checkedValues, fieldError, get, openConsole, submit, type ConsoleSession } from '../helpers/admin.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -230,5 +230,21 @@ describe('records', () => {
     const bad = await get(t.app, '/admin/data/objects/projects?stage=nowhere', admin.cookie);
     expect(bad.status).toBe(400);
     expect(fieldError(bad.body, 'stage')).toBe('Error: Stage must be one of: planned, done, archived');
+  });
+});
+
+describe('records with a multi_select', () => {
+  it('keep an option holding `;` through the edit form, and accept it on create', async () => {
+    const fields = [{ key: 'title', label: 'Title', type: 'text' }, { key: 'teams', label: 'Teams', type: 'multi_select', options: ['Sales; Marketing', 'Ops'] }];
+    expect((await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'campaigns', name: 'Campaigns', fields } })).status).toBe(201);
+    const id = (await call(t.app, 'POST', '/objects/campaigns/records', { auth: a.auth, body: { title: 'Spring', teams: ['Sales; Marketing'] } })).body.data.record.id;
+    const edit = await get(t.app, `/admin/data/objects/campaigns/${id}/edit`, admin.cookie);
+    expect(checkedValues(edit.body, 'teams')).toEqual(['Sales; Marketing']);
+    expect((await submit(t.app, admin, `/admin/data/objects/campaigns/${id}`, { title: 'Spring 2', teams: checkedValues(edit.body, 'teams') })).status).toBe(303);
+    expect((await call(t.app, 'GET', `/objects/campaigns/records/${id}`, { auth: a.auth })).body.data.record).toMatchObject({ title: 'Spring 2', teams: ['Sales; Marketing'] });
+    const created = await submit(t.app, admin, '/admin/data/objects/campaigns', { title: 'Autumn', teams: ['Ops', 'Sales; Marketing'] });
+    expect(created.status, created.body).toBe(303);
+    const newId = /\/admin\/data\/objects\/campaigns\/([0-9a-f]{24})/.exec(created.location ?? '')![1]!;
+    expect((await call(t.app, 'GET', `/objects/campaigns/records/${newId}`, { auth: a.auth })).body.data.record.teams).toEqual(['Sales; Marketing', 'Ops']);
   });
 });

@@ -113,3 +113,9 @@ export function fieldError(body: string, field: string): string | undefined {
   const m = new RegExp(`<p class="field-error" id="f-${field}-error">(.*?)</p>`, 's').exec(body);
   return m?.[1]?.replace(/<[^>]+>/g, '').trim();
 }
+
+/** The values of a page's checked checkboxes named `name`, unescaped: what the browser sends back for them. */
+export function checkedValues(body: string, name: string): string[] {
+  const unescape = (v: string) => v.replace(/&quot;|&#39;|&#96;|&lt;|&gt;|&amp;/g, (e) => ({ '&quot;': '"', '&#39;': "'", '&#96;': '`', '&lt;': '<', '&gt;': '>', '&amp;': '&' })[e]!);
+  return [...body.matchAll(new RegExp(`<input type="checkbox"[^>]* name="${name}" value="([^"]*)" checked>`, 'g'))].map((m) => unescape(m[1]!));
+}

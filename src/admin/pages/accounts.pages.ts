@@ -10,13 +10,13 @@ import { listLeads } from '../../modules/leads/leads.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
-import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
-import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
@@ -99,7 +99,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const fields = await accountFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateAccountBody>(CreateAccountBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateAccountBody>(CreateAccountBody, 'accounts', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const account = await inTransaction(ctx, (trx) => createAccount(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=created`, 303);
       } catch (err) {
@@ -152,7 +152,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const fields = await accountFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateAccountBody>(UpdateAccountBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, account) });
+        const patch = checkedItemBody<UpdateAccountBody>(UpdateAccountBody, 'accounts', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, account) });
         await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
       } catch (err) {

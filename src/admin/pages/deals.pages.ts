@@ -20,7 +20,7 @@ import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
@@ -212,7 +212,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       const fields = await dealFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateDealBody>(CreateDealBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateDealBody>(CreateDealBody, 'deals', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const deal = await inTransaction(ctx, (trx) => createDeal(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=created`, 303);
       } catch (err) {
@@ -236,7 +236,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       const fields = await dealFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateDealBody>(UpdateDealBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, deal) });
+        const patch = checkedItemBody<UpdateDealBody>(UpdateDealBody, 'deals', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, deal) });
         await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
       } catch (err) {

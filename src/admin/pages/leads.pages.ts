@@ -5,7 +5,7 @@ import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
 import { createLead, deleteLead, getLead, listLeads, restoreLead, updateLead } from '../../modules/leads/leads.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
-import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
+import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
@@ -16,7 +16,7 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
 
 /** Newest accounts the lead form's account picker offers. */
@@ -114,7 +114,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const fields = await leadFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedBody<CreateLeadBody>(CreateLeadBody, { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateLeadBody>(CreateLeadBody, 'leads', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
       } catch (err) {
@@ -165,7 +165,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const fields = await leadFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const patch = checkedBody<UpdateLeadBody>(UpdateLeadBody, { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, lead) });
+        const patch = checkedItemBody<UpdateLeadBody>(UpdateLeadBody, 'leads', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, lead) });
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {

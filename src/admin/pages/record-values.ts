@@ -1,14 +1,27 @@
 import { zonedDateTimeToUtc } from '../../lib/dates.js';
 import type { Field } from '../../modules/objects/definition.js';
 import { own } from '../../lib/own.js';
-import { joinOptions, splitOptions } from '../../modules/objects/record-cells.js';
 import { list, text, type FormBody } from '../forms.js';
 
 /*
  * A record's values as form text and back. Inputs are text (the browser's date and datetime-local pickers
- * included), a multi_select's checked options joined by `;` as in a CSV cell; what can be converted is converted to the API's types, anything else is passed through as
+ * included), a multi_select's checked options as a JSON array; what can be converted is converted to the API's types, anything else is passed through as
  * typed so the service refuses it with its own message.
  */
+
+/**
+ * A multi_select's form text: its options as a JSON array in the definition's order ('' for none). An option may
+ * hold any character (`;` and `,` included), so no separator could join them without breaking some; the fixed
+ * order makes an unchanged choice the same text before and after the edit.
+ */
+export function optionsText(field: Field, options: readonly string[]): string {
+  const defined = field.options ?? [];
+  const rank = (option: string) => (defined.includes(option) ? defined.indexOf(option) : defined.length);
+  return options.length ? JSON.stringify([...options].sort((x, y) => rank(x) - rank(y))) : '';
+}
+
+/** The options of a multi_select's form text (as made by `optionsText`). */
+export const textOptions = (text: string): string[] => (text === '' ? [] : (JSON.parse(text) as string[]));
 
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -43,7 +56,7 @@ export function formValue(field: Field, value: unknown, timeZone: string): strin
   if (field.type === 'boolean') return value ? 'true' : 'false';
   if (field.type === 'date') return String(value).slice(0, 10);
   if (field.type === 'datetime') return toLocalInput(String(value), timeZone);
-  if (field.type === 'multi_select' && Array.isArray(value)) return joinOptions(value.map(String));
+  if (field.type === 'multi_select' && Array.isArray(value)) return optionsText(field, value.map(String));
   return String(value);
 }
 
@@ -65,7 +78,7 @@ export function apiValue(field: Field, raw: string, timeZone: string): unknown {
     case 'datetime':
       return fromLocalInput(value, timeZone) ?? value;
     case 'multi_select':
-      return splitOptions(value);
+      return textOptions(value);
     default:
       return value;
   }
@@ -89,5 +102,5 @@ export function recordBody(fields: readonly Field[], submitted: Record<string, s
   return body;
 }
 
-/** A field's submitted text: a multi_select's checked boxes joined as in a CSV cell, any other input as sent. */
-export const submittedText = (body: FormBody, field: Field): string => (field.type === 'multi_select' ? joinOptions(list(body, field.key)) : text(body, field.key));
+/** A field's submitted text: a multi_select's checked boxes (each a value of its own in the body) as `optionsText`, any other input as sent. */
+export const submittedText = (body: FormBody, field: Field): string => (field.type === 'multi_select' ? optionsText(field, list(body, field.key)) : text(body, field.key));

@@ -11,9 +11,9 @@ import { html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
 import { definitionPath, RECORDS_PATH } from './objects.views.js';
 import { own } from '../../lib/own.js';
-import { splitOptions } from '../../modules/objects/record-cells.js';
 import { targetName } from '../../modules/objects/field-values.js';
 import type { PointingRecords } from '../../modules/objects/related-records.js';
+import { textOptions } from './record-values.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -72,7 +72,7 @@ export function fieldInput(field: Field, value: string, error: string | undefine
     case 'text':
       return textField({ ...common, maxLength: 1000, autocomplete: 'off' });
     case 'multi_select':
-      return checkboxGroup({ ...common, options: (field.options ?? []).map((o) => ({ value: o, label: o })), checked: new Set(splitOptions(value)) });
+      return checkboxGroup({ ...common, options: (field.options ?? []).map((o) => ({ value: o, label: o })), checked: new Set(textOptions(value)) });
     case 'relation':
       return pickerField({ ...common, items: relations.choices?.[field.key] ?? [], currentName: relations.related.get(value)?.name, what: targetPlural(field.target) });
   }

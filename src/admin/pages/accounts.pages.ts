@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
-import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../modules/accounts/accounts.schemas.js';
+import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody, type Account } from '../../modules/accounts/accounts.schemas.js';
+import { etagOf } from '../../lib/etag.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from '../../modules/accounts/accounts.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
@@ -16,10 +17,11 @@ import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../m
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
+import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
 
-const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.' };
+const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
 
 function readForm(body: FormBody): AccountFormValues {
   const values = emptyAccountForm();
@@ -29,19 +31,22 @@ function readForm(body: FormBody): AccountFormValues {
 
 const accountFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'accounts');
 
-/** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
-function toBody(v: AccountFormValues, creating: boolean): Record<string, unknown> {
-  const blank = creating ? orUndefined : orNull;
+/**
+ * The same body the API would receive: blank inputs are left out on create; an edit sends only the inputs changed
+ * from the version the form showed (`before`), a blank one clearing the field (edit-version.ts).
+ */
+function toBody(v: AccountFormValues, before?: AccountFormValues): Record<string, unknown> {
+  const blank = before ? orNull : orUndefined;
   const body: Record<string, unknown> = { name: v.name };
   for (const key of ['domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId'] as const) body[key] = blank(v[key].trim());
-  return defined(body);
+  return defined(before ? changedOnly(body, v, before) : body);
 }
 
 async function formPage(
   deps: AdminDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { accountId?: string; accountName?: string; values: AccountFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
+  opts: { accountId?: string; accountName?: string; version?: string; values: AccountFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
 ) {
   const viewer = viewerOf(request);
   const creating = opts.accountId === undefined;
@@ -58,6 +63,7 @@ async function formPage(
       users,
       creating,
       custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
+      version: opts.version,
     }),
   });
 }
@@ -99,7 +105,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const fields = await accountFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedItemBody<CreateAccountBody>(CreateAccountBody, 'accounts', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateAccountBody>(CreateAccountBody, 'accounts', fields, 'create', { ...toBody(values), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const account = await inTransaction(ctx, (trx) => createAccount(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=created`, 303);
       } catch (err) {
@@ -142,21 +148,32 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const viewer = viewerOf(request);
       const account = await getAccount(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await accountFields(deps, viewer.organization.id), account, viewer.organization.timezone);
-      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values: accountFormValues(account), custom });
+      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, version: etagOf(account), values: accountFormValues(account), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/accounts/:id', async (request, reply) => {
       const viewer = viewerOf(request);
+      const timeZone = viewer.organization.timezone;
+      // As it is now: when the form's version is still current, this is the account the form showed.
       const account = await getAccount(ctx, viewer.organization.id, request.params.id);
-      const values = readForm(formBody(request));
+      const body = formBody(request);
+      const values = readForm(body);
       const fields = await accountFields(deps, viewer.organization.id);
-      const custom = readCustom(fields, formBody(request));
+      const custom = readCustom(fields, body);
       try {
-        const patch = checkedItemBody<UpdateAccountBody>(UpdateAccountBody, 'accounts', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, account) });
-        await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch));
+        const changes = { ...toBody(values, accountFormValues(account)), ...customBody({ fields, values: custom, timeZone }, account) };
+        if (Object.keys(changes).length === 0) return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=unchanged`, 303);
+        const patch = checkedItemBody<UpdateAccountBody>(UpdateAccountBody, 'accounts', fields, 'update', changes);
+        await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, values, custom, problem: problemOf(err), status: 400 });
+        const current = conflictingItem<Account>(err, 'account');
+        if (current) {
+          const currentCustom = customFormValues(fields, current, timeZone);
+          const problem = conflictProblem('account', withCustomLabels(ACCOUNT_LABELS, fields), { ...values, ...custom }, { ...accountFormValues(current), ...currentCustom });
+          return formPage(deps, request, reply, { accountId: current.id, accountName: current.name, version: etagOf(current), values: accountFormValues(current), custom: currentCustom, problem, status: 409 });
+        }
+        return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

@@ -12,7 +12,9 @@ import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person }
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { LEADS_PATH } from './leads.views.js';
 import { pointingPanel } from './records.views.js';
+import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
+import { versionField } from './edit-version.js';
 
 export const ACCOUNTS_PATH = '/admin/data/accounts';
 
@@ -44,14 +46,14 @@ export function accountFormValues(a: Account): AccountFormValues {
 
 export function accountForm(
   request: FastifyRequest,
-  opts: { action: string; values: AccountFormValues; problem?: FormProblem | undefined; users: Person[]; creating: boolean; custom: CustomForm },
+  opts: { action: string; values: AccountFormValues; problem?: FormProblem | undefined; users: Person[]; creating: boolean; custom: CustomForm; version?: string | undefined },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
   const L = ACCOUNT_LABELS;
   return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
   ${textField({ name: 'domain', label: L.domain, value: v.domain, error: f.domain, hint: 'The primary web domain, e.g. example.com.', autocomplete: 'off' })}
   ${textField({ name: 'email', label: L.email, type: 'email', value: v.email, error: f.email, autocomplete: 'off' })}

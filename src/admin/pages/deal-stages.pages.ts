@@ -7,6 +7,8 @@ import { plural } from '../format.js';
 import { formBody, queryText, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { etagOf } from '../../lib/etag.js';
+import { conflictingItem, submittedVersion, versionField } from './edit-version.js';
 import { filledRows, moveRow, readRows, rowAction, rowProblem, withBlankRows, type Row } from '../rows.js';
 
 const PATH = '/admin/config/deal-stages';
@@ -31,13 +33,13 @@ function stageRow(row: StageRow, i: number, count: number, f: Record<string, str
 </fieldset>`;
 }
 
-function editor(request: FastifyRequest, rows: readonly StageRow[], problem: FormProblem | undefined): SafeHtml {
+function editor(request: FastifyRequest, rows: readonly StageRow[], problem: FormProblem | undefined, version: string): SafeHtml {
   const f = problem?.fields ?? {};
   const labels = Object.fromEntries(Object.keys(f).map((field) => [field, field.replace(/^stages\.(\d+)\.(\w+)$/, (_, n: string, k: string) => `Stage ${Number(n) + 1} ${k}`).replace(/^stages$/, 'Stages')]));
   return html`<section class="panel" aria-labelledby="edit-stages"><h2 id="edit-stages">Edit the stages</h2>
 ${errorSummary(problem, labels)}
 <form method="post" action="${PATH}" class="form form--wide" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(version)}
   <p class="hint" id="stages-hint">In pipeline order: a new deal starts in the first stage. Keys are lower-case letters, digits and _, starting with a letter; deals store them, so a key still used by deals can't be removed. To remove a stage, empty its key and label.</p>
   ${f.stages ? html`<p class="field-error" id="f-stages-error"><span class="visually-hidden">Error:</span> ${f.stages}</p>` : ''}
   <div class="rows" id="f-stages">${rows.map((row, i) => stageRow(row, i, rows.length, f))}</div>
@@ -45,15 +47,26 @@ ${errorSummary(problem, labels)}
 </form></section>`;
 }
 
-async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { rows?: StageRow[]; problem?: FormProblem; status?: number } = {}) {
+/** A stage's deals as the table shows them: the live ones (a link to them), and those in the trash, which still hold it. */
+function dealsCell(key: string, live: number, trashed: number): SafeHtml {
+  const inTrash = trashed ? html` (+${trashed.toLocaleString('en-US')} in the <a href="/admin/data/deals/trash">trash</a>)` : '';
+  return html`<a href="/admin/data/deals?stage=${key}">${plural(live, 'deal')}</a>${inTrash}`;
+}
+
+/**
+ * The page; the editor shows `rows` (else the stages in force) and is saved against `version` (else the tag of the
+ * stages in force): after a refusal, the version the user's rows were edited from, so a save can't overwrite a change made meanwhile.
+ */
+async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { rows?: StageRow[]; version?: string; problem?: FormProblem; status?: number } = {}) {
   const viewer = viewerOf(request);
   const db = deps.ctx.database.db;
   const stages = await getDealStages(db, viewer.organization.id);
-  const counts = await countDealsByStage(db, viewer.organization.id, stages.map((s) => s.key));
+  const keys = stages.map((s) => s.key);
+  const [live, trashed] = await Promise.all([countDealsByStage(db, viewer.organization.id, keys), countDealsByStage(db, viewer.organization.id, keys, 'trash')]);
   const table = dataTable(
     'Deal stages',
     ['Order', 'Label', 'Key', 'Kind', 'Deals'],
-    stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td><td>${kindBadge(s.kind)}</td><td><a href="/admin/data/deals?stage=${s.key}">${plural(counts.get(s.key) ?? 0, 'deal')}</a></td></tr>`),
+    stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td><td>${kindBadge(s.kind)}</td><td>${dealsCell(s.key, live.get(s.key) ?? 0, trashed.get(s.key) ?? 0)}</td></tr>`),
     'No stages.',
   );
   const rows = opts.rows ?? withBlankRows(stages.map((s) => ({ key: s.key, label: s.label, kind: s.kind })), KEYS, BLANK_ROWS, { kind: 'open' });
@@ -64,9 +77,12 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     notice: queryText(request, 'notice') === 'saved' ? 'Deal stages saved.' : undefined,
     body: html`<p>The pipeline every deal moves through, shown as the columns of the <a href="/admin/data/deals/board">deals board</a>. Open stages are in progress; won and lost close a deal.</p>
 ${table}
-${viewer.user.isAdmin ? editor(request, rows, opts.problem) : html`<p class="muted">Only administrators can change the stages.</p>`}`,
+${viewer.user.isAdmin ? editor(request, rows, opts.problem, opts.version ?? etagOf(stages)) : html`<p class="muted">Only administrators can change the stages.</p>`}`,
   });
 }
+
+/** What the user's rows held, for the message of a save refused because the stages changed meanwhile. */
+const describeRows = (rows: readonly StageRow[]) => rows.map((r) => `${r.key.trim()} “${r.label.trim()}” (${r.kind || 'open'})`).join('; ');
 
 /** Configuration › Deal stages: the ordered list, edited row by row and saved with setDealStages. */
 export const dealStagesModule: AdminModule = {
@@ -79,14 +95,21 @@ export const dealStagesModule: AdminModule = {
       const body = formBody(request);
       const rows = readRows(body, 'stages', KEYS, MAX_STAGES + 20);
       const action = rowAction(body);
-      if (action.kind === 'more') return renderPage(deps, request, reply, { rows: withBlankRows(rows, KEYS, 3, { kind: 'open' }) });
-      if (action.kind === 'move') return renderPage(deps, request, reply, { rows: moveRow(rows, action.index, action.by) });
+      const version = submittedVersion(body);
+      if (action.kind === 'more') return renderPage(deps, request, reply, { rows: withBlankRows(rows, KEYS, 3, { kind: 'open' }), version });
+      if (action.kind === 'move') return renderPage(deps, request, reply, { rows: moveRow(rows, action.index, action.by), version });
       const filled = filledRows(rows, ['key', 'label']);
       try {
-        await setDealStages(deps.ctx, viewerOf(request).organization.id, { stages: filled.map(({ row }) => ({ key: row.key.trim(), label: row.label, kind: row.kind })) });
+        const stages = filled.map(({ row }) => ({ key: row.key.trim(), label: row.label, kind: row.kind }));
+        await setDealStages(deps.ctx, viewerOf(request).organization.id, { stages }, { ifMatch: version });
         return reply.redirect(`${PATH}?notice=saved`, 303);
       } catch (err) {
-        return renderPage(deps, request, reply, { rows, problem: rowProblem(err, { stages: filled.map((r) => r.at) }), status: 400 });
+        if (conflictingItem(err, 'stages')) {
+          // The editor shows the stages now in force (and their tag); the user's list is quoted so it can be redone.
+          const message = `The stages were changed by someone else since you opened this page, so your list was not saved. The editor now shows the current stages. Your list was: ${describeRows(filled.map((r) => r.row))}. Review them and save again.`;
+          return renderPage(deps, request, reply, { problem: { fields: {}, message }, status: 409 });
+        }
+        return renderPage(deps, request, reply, { rows, version, problem: rowProblem(err, { stages: filled.map((r) => r.at) }), status: 400 });
       }
     });
   },

@@ -3,6 +3,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
+import { etagOf } from '../../lib/etag.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody, type Deal } from '../../modules/deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from '../../modules/deals/deals.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
@@ -20,10 +21,11 @@ import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
+import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
 
-const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', moved: 'Deal moved.' };
+const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', moved: 'Deal moved.' };
 const PICKER_SIZE = 50;
 
 function readFilters(request: FastifyRequest): DealFilters {
@@ -44,19 +46,23 @@ function readForm(body: FormBody): DealFormValues {
 
 const dealFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'deals');
 
-/** The same body the API would receive (amount as a decimal string, so its scale is kept). */
-function toBody(v: DealFormValues, creating: boolean): Record<string, unknown> {
-  const blank = creating ? orUndefined : orNull;
+/**
+ * The same body the API would receive (amount as a decimal string, so its scale is kept): blank inputs are left
+ * out on create; an edit sends only the inputs changed from the version the form showed (`before`), a blank one
+ * clearing the field (edit-version.ts).
+ */
+function toBody(v: DealFormValues, before?: DealFormValues): Record<string, unknown> {
+  const blank = before ? orNull : orUndefined;
   const body: Record<string, unknown> = { name: v.name, stage: v.stage || undefined };
   for (const key of ['amount', 'currency', 'accountId', 'leadId', 'ownerId', 'expectedCloseDate'] as const) body[key] = blank(v[key]);
-  return defined(body);
+  return defined(before ? changedOnly(body, v, before) : body);
 }
 
 async function formPage(
   deps: AdminDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { deal?: Deal; values: DealFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
+  opts: { deal?: Deal; version?: string; values: DealFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
 ) {
   const viewer = viewerOf(request);
   const org = viewer.organization.id;
@@ -83,6 +89,7 @@ async function formPage(
       creating: !opts.deal,
       context: { stages, people, accounts, leads, accountName: accountNames.get(values.accountId), leadName: leadNames.get(values.leadId) },
       custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
+      version: opts.version,
     }),
   });
 }
@@ -212,7 +219,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       const fields = await dealFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedItemBody<CreateDealBody>(CreateDealBody, 'deals', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateDealBody>(CreateDealBody, 'deals', fields, 'create', { ...toBody(values), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const deal = await inTransaction(ctx, (trx) => createDeal(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=created`, 303);
       } catch (err) {
@@ -226,21 +233,32 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       const viewer = viewerOf(request);
       const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await dealFields(deps, viewer.organization.id), deal, viewer.organization.timezone);
-      return formPage(deps, request, reply, { deal, values: dealFormValues(deal), custom });
+      return formPage(deps, request, reply, { deal, version: etagOf(deal), values: dealFormValues(deal), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => {
       const viewer = viewerOf(request);
+      const timeZone = viewer.organization.timezone;
+      // As it is now: when the form's version is still current, this is the deal the form showed.
       const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
-      const values = readForm(formBody(request));
+      const body = formBody(request);
+      const values = readForm(body);
       const fields = await dealFields(deps, viewer.organization.id);
-      const custom = readCustom(fields, formBody(request));
+      const custom = readCustom(fields, body);
       try {
-        const patch = checkedItemBody<UpdateDealBody>(UpdateDealBody, 'deals', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, deal) });
-        await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch));
+        const changes = { ...toBody(values, dealFormValues(deal)), ...customBody({ fields, values: custom, timeZone }, deal) };
+        if (Object.keys(changes).length === 0) return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=unchanged`, 303);
+        const patch = checkedItemBody<UpdateDealBody>(UpdateDealBody, 'deals', fields, 'update', changes);
+        await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { deal, values, custom, problem: problemOf(err), status: 400 });
+        const current = conflictingItem<Deal>(err, 'deal');
+        if (current) {
+          const currentCustom = customFormValues(fields, current, timeZone);
+          const problem = conflictProblem('deal', withCustomLabels(DEAL_LABELS, fields), { ...values, ...custom }, { ...dealFormValues(current), ...currentCustom });
+          return formPage(deps, request, reply, { deal: current, version: etagOf(current), values: dealFormValues(current), custom: currentCustom, problem, status: 409 });
+        }
+        return formPage(deps, request, reply, { deal, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

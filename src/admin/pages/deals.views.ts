@@ -10,7 +10,9 @@ import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
+import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
+import { versionField } from './edit-version.js';
 
 export const DEALS_PATH = '/admin/data/deals';
 export const BOARD_PATH = '/admin/data/deals/board';
@@ -74,7 +76,7 @@ export interface DealFormContext {
 
 export function dealForm(
   request: FastifyRequest,
-  opts: { action: string; values: DealFormValues; problem?: FormProblem | undefined; creating: boolean; context: DealFormContext; custom: CustomForm },
+  opts: { action: string; values: DealFormValues; problem?: FormProblem | undefined; creating: boolean; context: DealFormContext; custom: CustomForm; version?: string | undefined },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const v = opts.values;
@@ -82,7 +84,7 @@ export function dealForm(
   const c = opts.context;
   return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
   ${selectField({ name: 'stage', label: L.stage, value: v.stage, error: f.stage, options: stageOptions(c.stages), required: true })}
   ${textField({ name: 'amount', label: L.amount, value: v.amount, error: f.amount, inputMode: 'decimal', autocomplete: 'off', hint: 'An exact decimal such as 48000.00: up to 15 digits before the point and 4 after.' })}

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
-import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../modules/leads/leads.schemas.js';
+import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody, type Lead } from '../../modules/leads/leads.schemas.js';
+import { etagOf } from '../../lib/etag.js';
 import { createLead, deleteLead, getLead, listLeads, restoreLead, updateLead } from '../../modules/leads/leads.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
@@ -16,13 +17,14 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
+import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
 
-const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.' };
+const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
 
 function readForm(body: FormBody): LeadFormValues {
   const values = emptyLeadForm();
@@ -32,12 +34,16 @@ function readForm(body: FormBody): LeadFormValues {
 
 const leadFields = (deps: AdminDeps, organizationId: string) => customFieldsFor(deps, organizationId, 'leads');
 
-/** The same body the API would receive: blank inputs are left out on create and cleared (null) on edit. */
-function toBody(v: LeadFormValues, creating: boolean): Record<string, unknown> {
-  const blank = creating ? orUndefined : orNull;
+/**
+ * The same body the API would receive: blank inputs are left out on create; an edit sends only the inputs changed
+ * from the version the form showed (`before`), a blank one clearing the field — so an unchanged owner who has since
+ * been deactivated isn't re-sent, and a field the form didn't touch can't be reverted.
+ */
+function toBody(v: LeadFormValues, before?: LeadFormValues): Record<string, unknown> {
+  const blank = before ? orNull : orUndefined;
   const body: Record<string, unknown> = { name: v.name, status: v.status };
   for (const key of ['email', 'phoneNumber', 'company', 'title', 'source', 'sourceCampaign', 'ownerId', 'accountId', 'notes'] as const) body[key] = blank(v[key]);
-  return defined(body);
+  return defined(before ? changedOnly(body, v, before) : body);
 }
 
 const owners = (deps: AdminDeps, organizationId: string) => listPeople(deps.ctx.database.db, organizationId);
@@ -46,7 +52,7 @@ async function formPage(
   deps: AdminDeps,
   request: FastifyRequest,
   reply: FastifyReply,
-  opts: { leadId?: string; leadName?: string; values: LeadFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
+  opts: { leadId?: string; leadName?: string; version?: string; values: LeadFormValues; custom: Record<string, string>; problem?: FormProblem; status?: number },
 ) {
   const viewer = viewerOf(request);
   const creating = opts.leadId === undefined;
@@ -72,6 +78,7 @@ async function formPage(
       accountName: accountNames.get(opts.values.accountId),
       creating,
       custom: { fields, values: opts.custom, timeZone: viewer.organization.timezone, relations },
+      version: opts.version,
     }),
   });
 }
@@ -114,7 +121,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const fields = await leadFields(deps, viewer.organization.id);
       const custom = readCustom(fields, formBody(request));
       try {
-        const input = checkedItemBody<CreateLeadBody>(CreateLeadBody, 'leads', fields, 'create', { ...toBody(values, true), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
+        const input = checkedItemBody<CreateLeadBody>(CreateLeadBody, 'leads', fields, 'create', { ...toBody(values), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }) });
         const lead = await inTransaction(ctx, (trx) => createLead(ctx, trx, callerOfViewer(viewer), input));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=created`, 303);
       } catch (err) {
@@ -155,21 +162,32 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const viewer = viewerOf(request);
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await leadFields(deps, viewer.organization.id), lead, viewer.organization.timezone);
-      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values: leadFormValues(lead), custom });
+      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, version: etagOf(lead), values: leadFormValues(lead), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/leads/:id', async (request, reply) => {
       const viewer = viewerOf(request);
+      const timeZone = viewer.organization.timezone;
+      // As it is now: when the form's version is still current, this is the lead the form showed.
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
-      const values = readForm(formBody(request));
+      const body = formBody(request);
+      const values = readForm(body);
       const fields = await leadFields(deps, viewer.organization.id);
-      const custom = readCustom(fields, formBody(request));
+      const custom = readCustom(fields, body);
       try {
-        const patch = checkedItemBody<UpdateLeadBody>(UpdateLeadBody, 'leads', fields, 'update', { ...toBody(values, false), ...customBody({ fields, values: custom, timeZone: viewer.organization.timezone }, lead) });
-        await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch));
+        const changes = { ...toBody(values, leadFormValues(lead)), ...customBody({ fields, values: custom, timeZone }, lead) };
+        if (Object.keys(changes).length === 0) return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=unchanged`, 303);
+        const patch = checkedItemBody<UpdateLeadBody>(UpdateLeadBody, 'leads', fields, 'update', changes);
+        await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, values, custom, problem: problemOf(err), status: 400 });
+        const current = conflictingItem<Lead>(err, 'lead');
+        if (current) {
+          const currentCustom = customFormValues(fields, current, timeZone);
+          const problem = conflictProblem('lead', withCustomLabels(LEAD_LABELS, fields), { ...values, ...custom }, { ...leadFormValues(current), ...currentCustom });
+          return formPage(deps, request, reply, { leadId: current.id, leadName: current.name, version: etagOf(current), values: leadFormValues(current), custom: currentCustom, problem, status: 409 });
+        }
+        return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }
     });
 

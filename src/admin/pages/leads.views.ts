@@ -11,7 +11,9 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
+import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
+import { versionField } from './edit-version.js';
 
 export const LEADS_PATH = '/admin/data/leads';
 
@@ -65,6 +67,8 @@ export function leadForm(
     accountName: string | undefined;
     creating: boolean;
     custom: CustomForm;
+    /** An edit form's: the version (ETag) of the lead it shows, which the save is conditional on. */
+    version?: string | undefined;
   },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
@@ -72,7 +76,7 @@ export function leadForm(
   const L = LEAD_LABELS;
   return html`${errorSummary(opts.problem, withCustomLabels(L, opts.custom.fields))}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${textField({ name: 'name', label: L.name, value: v.name, error: f.name, required: true, maxLength: 200, autocomplete: 'off' })}
   ${textField({ name: 'email', label: L.email, type: 'email', value: v.email, error: f.email, autocomplete: 'off' })}
   ${textField({ name: 'phoneNumber', label: L.phoneNumber, type: 'tel', value: v.phoneNumber, error: f.phoneNumber, hint: 'International format with the country code, e.g. +14155550100.', autocomplete: 'off' })}

@@ -5,6 +5,7 @@ import { validateValue } from '../../http/validation.js';
 import { localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { BUILTIN_RESOURCES } from '../../modules/fields/builtin-resources.js';
+import { etagOf } from '../../lib/etag.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
@@ -19,11 +20,12 @@ import { objectNames } from './names.store.js';
 import { builtInPage, RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
+import { conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { formRelations, relatedItems } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
-const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.' };
+const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
 /** Custom objects listed under Data; more are reached from Configuration › Custom objects. */
 const NAV_OBJECTS = 30;
 
@@ -45,7 +47,7 @@ async function formPage(
   request: FastifyRequest,
   reply: FastifyReply,
   o: CustomObject,
-  opts: { record?: RecordView; values: Record<string, string>; stage: string; problem?: FormProblem; status?: number },
+  opts: { record?: RecordView; version?: string; values: Record<string, string>; stage: string; problem?: FormProblem; status?: number },
 ) {
   const base = recordsPath(o.slug);
   const organization = viewerOf(request).organization;
@@ -63,6 +65,7 @@ async function formPage(
       timeZone: viewerOf(request).organization.timezone,
       cancel: opts.record ? `${base}/${opts.record.id}` : base,
       relations,
+      version: opts.version,
     }),
   });
 }
@@ -167,21 +170,31 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewerOf(request).organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      return formPage(deps, request, reply, o, { record, values: formValues(o.fields, record, org.timezone), stage: record.stage ?? '' });
+      return formPage(deps, request, reply, o, { record, version: etagOf(record), values: formValues(o.fields, record, org.timezone), stage: record.stage ?? '' });
     });
 
     app.post<{ Params: RecordParams }>('/data/objects/:slug/:id', async (request, reply) => {
       const viewer = viewerOf(request);
       const tz = viewer.organization.timezone;
       const o = await getObject(ctx, viewer.organization.id, request.params.slug);
+      // As it is now: when the form's version is still current, this is the record the form showed (edit-version.ts).
       const record = await getRecord(ctx, viewer.organization.id, o.slug, request.params.id);
       const form = submitted(o, request);
+      const version = submittedVersion(formBody(request));
       try {
         const patch = { ...recordBody(o.fields, form.values, { timeZone: tz, before: formValues(o.fields, record, tz) }), ...(o.stages.length && form.stage !== record.stage ? { stage: form.stage } : {}) };
-        await inTransaction(ctx, (trx) => updateRecord(ctx, trx, callerOfViewer(viewer), o.slug, record.id, patch));
+        if (Object.keys(patch).length === 0) return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=unchanged`, 303);
+        await inTransaction(ctx, (trx) => updateRecord(ctx, trx, callerOfViewer(viewer), o.slug, record.id, patch, { ifMatch: version }));
         return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, o, { record, ...form, problem: problemOf(err), status: 400 });
+        const current = conflictingItem<RecordView>(err, 'record');
+        if (current) {
+          const values = formValues(o.fields, current, tz);
+          const labels = { stage: 'Stage', ...Object.fromEntries(o.fields.map((f) => [f.key, f.label])) };
+          const problem = conflictProblem('record', labels, { ...form.values, ...(o.stages.length ? { stage: form.stage } : {}) }, { ...values, ...(o.stages.length ? { stage: current.stage ?? '' } : {}) });
+          return formPage(deps, request, reply, o, { record: current, version: etagOf(current), values, stage: current.stage ?? '', problem, status: 409 });
+        }
+        return formPage(deps, request, reply, o, { record, version, ...form, problem: problemOf(err), status: 400 });
       }
     });
 

@@ -14,6 +14,7 @@ import { own } from '../../lib/own.js';
 import { targetName } from '../../modules/objects/field-values.js';
 import type { PointingRecords } from '../../modules/objects/related-records.js';
 import { textOptions } from './record-values.js';
+import { versionField } from './edit-version.js';
 
 export const recordsPath = (slug: string) => `${RECORDS_PATH}/${slug}`;
 
@@ -82,13 +83,13 @@ export function fieldInput(field: Field, value: string, error: string | undefine
 export function recordForm(
   request: FastifyRequest,
   o: CustomObject,
-  opts: { action: string; values: Record<string, string>; stage: string; problem?: FormProblem | undefined; creating: boolean; timeZone: string; cancel: string; relations: RelationContext },
+  opts: { action: string; values: Record<string, string>; stage: string; problem?: FormProblem | undefined; creating: boolean; timeZone: string; cancel: string; relations: RelationContext; version?: string | undefined },
 ): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const labels = { stage: 'Stage', ...Object.fromEntries(o.fields.map((field) => [field.key, field.label])) };
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--grid" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${o.fields.map((field) => fieldInput(field, own(opts.values, field.key) ?? '', own(f, field.key), opts.timeZone, opts.relations))}
   ${o.stages.length ? selectField({ name: 'stage', label: 'Stage', value: opts.stage || o.stages[0]!.key, error: f.stage, options: stageOptions(o), required: true }) : ''}
   <div class="form-actions">${button(opts.creating ? `Create ${o.name} record` : 'Save changes')} <a href="${opts.cancel}">Cancel</a></div>

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { findOrganization } from '../orgs/orgs.store.js';
+import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { countDealsByStage } from './deals.store.js';
 import { DealStagesDocument, type DealStage } from './stages.schemas.js';
 import { loadStages, lockStages, saveStages } from './stages.store.js';
@@ -68,20 +69,27 @@ export async function saveDealStages(ctx: Pick<AppContext, 'clock'>, trx: Execut
 }
 
 /**
- * The console's and `crm stages set`'s replacement of an organization's deal stages. They have no way to say
- * where deals go, so dropping a stage that deals are still in is a CONFLICT naming each stage and its count
- * (PUT /deal-stages moves them instead: stage-moves.service.ts).
+ * The console's replacement of an organization's deal stages. It has no way to say where deals go, so dropping a
+ * stage that deals are still in is a CONFLICT naming each stage and its count (PUT /deal-stages moves them
+ * instead: stage-moves.service.ts). `ifMatch` is compared, as PUT /deal-stages does, with the tag of the list this
+ * change replaces, read under the stage lock (412 with it), so a list changed meanwhile isn't overwritten.
  */
-export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown): Promise<DealStage[]> {
+export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown, opts: WriteOptions = {}): Promise<DealStage[]> {
   const stages = checkStagesDocument(input);
-  const { db } = ctx.database;
-  if (!(await findOrganization(db, organizationId))) throw notFound('Organization');
-  return db.transaction().execute(async (trx) => {
-    const inUse = await removedStagesInUse(trx, organizationId, await lockDealStages(ctx, trx, organizationId), stages);
+  if (!(await findOrganization(ctx.database.db, organizationId))) throw notFound('Organization');
+  // No events to dispatch, so not inTransaction; but the database's own transaction (SQLite's group commit).
+  return ctx.database.transaction(async (trx) => {
+    const current = await lockDealStages(ctx, trx, organizationId);
+    checkCondition(opts, 'stages', current);
+    const inUse = await removedStagesInUse(trx, organizationId, current, stages);
     if (inUse.length) {
-      const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${dealCount(n)}` }));
-      const list = inUse.map(([key, n]) => `${key} (${dealCount(n)})`).join(', ');
-      throw new AppError('CONFLICT', `Can't remove stages still used by deals: ${list}. Move those deals to another stage first.`, { errors });
+      // Trashed deals hold their stage too (one restored later must land in a stage that exists); say how many.
+      const trashed = await countDealsByStage(trx, organizationId, inUse.map(([key]) => key), 'trash');
+      const used = (key: string, n: number) => `${dealCount(n)}${trashed.get(key) ? `, ${trashed.get(key)} of them in the trash` : ''}`;
+      const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${used(key, n)}` }));
+      const list = inUse.map(([key, n]) => `${key} (${used(key, n)})`).join(', ');
+      const inTrash = trashed.size ? ' A deal in the trash counts until it is purged: restore it from the Deals trash and move it, or delete it for good (DELETE /deals/{id}?permanent=true).' : '';
+      throw new AppError('CONFLICT', `Can't remove stages still used by deals: ${list}. Move those deals to another stage first.${inTrash}`, { errors });
     }
     await saveDealStages(ctx, trx, organizationId, stages);
     return stages;

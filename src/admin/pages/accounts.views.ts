@@ -12,7 +12,6 @@ import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person }
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { LEADS_PATH } from './leads.views.js';
 import { pointingPanel } from './records.views.js';
-import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 import { versionField } from './edit-version.js';
 

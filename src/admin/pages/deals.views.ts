@@ -10,7 +10,6 @@ import type { FormProblem } from '../forms.js';
 import { href, html, type SafeHtml } from '../html.js';
 import { detailRow, historyPanel, type ConsoleTimeline, ownerName, type Person } from './detail.views.js';
 import { listControls, listControlsParams, type ListControls } from '../list-controls.js';
-import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 import { versionField } from './edit-version.js';
 

@@ -11,7 +11,6 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { listControlsParams, type ListControls } from '../list-controls.js';
 import { detailRow, historyPanel, type ConsoleTimeline } from './detail.views.js';
-import type { Field } from '../../modules/objects/definition.js';
 import { customCells, customHeadings, customInputs, customRows, withCustomLabels, type CustomForm, type CustomShown } from './custom-fields.views.js';
 import { versionField } from './edit-version.js';
 

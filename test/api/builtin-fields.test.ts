@@ -67,6 +67,62 @@ describe('defining custom fields on built-in resources', () => {
   });
 });
 
+describe('a definition read, edited and sent back (GET then PATCH /objects/{leads|accounts|deals})', () => {
+  type Shown = { key: string; label: string; type: string; required: boolean; readOnly?: true };
+  const read = async (who: Seeded, slug: string) => {
+    const res = await call(t.app, 'GET', `/objects/${slug}`, { auth: who.auth });
+    expect(res.status).toBe(200);
+    return { object: res.body.data.object as { fields: Shown[]; updatedAt: string }, etag: res.headers.etag as string };
+  };
+  const patch = (who: Seeded, slug: string, fields: unknown[], headers?: Record<string, string>) => call(t.app, 'PATCH', `/objects/${slug}`, { auth: who.auth, body: { fields }, headers });
+
+  it('takes the standard fields back unchanged and ignores them: nothing changes, updatedAt and ETag stay', async () => {
+    const c = await seedOrg(t.ctx);
+    for (const slug of ['leads', 'accounts', 'deals']) {
+      expect((await patch(c, slug, [{ key: 'region', label: 'Region', type: 'text' }])).status).toBe(200);
+      const before = await read(c, slug);
+      const res = await patch(c, slug, before.object.fields, { 'if-match': before.etag });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.object).toEqual(before.object);
+      expect(res.headers.etag).toBe(before.etag);
+      expect((await read(c, slug)).object).toEqual(before.object);
+    }
+  });
+
+  it('adds a custom field sent with the standard ones, wherever they stand in the list', async () => {
+    const c = await seedOrg(t.ctx);
+    for (const slug of ['leads', 'accounts', 'deals']) {
+      const { fields } = (await read(c, slug)).object;
+      const added = { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] };
+      const res = await patch(c, slug, [...fields, added]);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.object.fields).toEqual([...fields, { ...added, required: false }]);
+      const reordered = await patch(c, slug, [added, ...fields]);
+      expect(reordered.status).toBe(200);
+      expect(reordered.body.data.object.fields.filter((f: Shown) => !f.readOnly).map((f: Shown) => f.key)).toEqual(['tier']);
+    }
+    const { fields } = (await read(c, 'accounts')).object;
+    const keyed = expectError(await patch(c, 'accounts', [...fields, { key: 'name', label: 'X', type: 'text' }]), 400, 'VALIDATION_FAILED');
+    expect(keyed).toEqual([expect.objectContaining({ field: `fields.${fields.length}.key`, code: 'reserved' })]);
+  });
+
+  it('refuses a changed standard field, naming it; leaving them out still works', async () => {
+    const c = await seedOrg(t.ctx);
+    const { object, etag } = await read(c, 'accounts');
+    const at = object.fields.findIndex((f) => f.key === 'name');
+    for (const change of [{ label: 'Company' }, { type: 'number' }, { required: false }, { options: ['x'] }]) {
+      const fields = object.fields.map((f, i) => (i === at ? { ...f, ...change } : f));
+      const errors = expectError(await patch(c, 'accounts', fields), 400, 'VALIDATION_FAILED');
+      expect(errors).toEqual([{ field: `fields.${at}`, code: 'read_only', message: '"name" is a standard field of accounts; it can\'t be changed' }]);
+    }
+    const custom = expectError(await patch(c, 'accounts', [{ key: 'region', label: 'Region', type: 'text', readOnly: true }]), 400, 'VALIDATION_FAILED');
+    expect(custom).toEqual([expect.objectContaining({ field: 'fields.0.readOnly', code: 'read_only' })]);
+    expect((await read(c, 'accounts')).etag).toBe(etag);
+    expect((await patch(c, 'accounts', [object.fields[0]!])).status).toBe(200);
+    expect((await patch(c, 'accounts', [])).status).toBe(200);
+  });
+});
+
 describe('custom values on leads', () => {
   let leadId: string;
 

@@ -333,6 +333,8 @@ describe('PATCH /objects/{slug}', () => {
     expect(expectError(await patch('projects', { slug: 'renamed' }), 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'slug', code: 'unknown_field' });
     expectError(await patch('projects', { name: 'Stolen' }, b), 404, 'NOT_FOUND');
     expectError(await patch('missing', { name: 'X' }), 404, 'NOT_FOUND');
+    const readOnly = expectError(await patch('projects', { fields: [{ key: 'title', label: 'Title', type: 'text', required: true, readOnly: true }] }), 400, 'VALIDATION_FAILED');
+    expect(readOnly).toEqual([expect.objectContaining({ field: 'fields.0.readOnly', code: 'unknown_field' })]);
     expect((await call(t.app, 'GET', '/objects/projects', { auth: a.auth })).body.data.object.name).toBe('Projects');
   });
 });

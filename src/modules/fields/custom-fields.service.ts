@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.js';
 import type { Database, Executor } from '../../db/database.js';
 import { validationFailed, type FieldError } from '../../errors.js';
 import { KeyLookupCache } from '../orgs/key-lookup-cache.js';
-import { definitionErrors, diffDefinitions, normalizeField, type Definition } from '../objects/definition.js';
-import type { CustomObject, UpdateObjectBody } from '../objects/objects.schemas.js';
+import { definitionErrors, diffDefinitions, normalizeField, type Definition, type Field } from '../objects/definition.js';
+import type { CustomObject, UpdatedFieldDefinition, UpdateObjectBody } from '../objects/objects.schemas.js';
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import type { OpenFieldCheck } from '../shared/batch.service.js';
 import { BUILTIN, BUILTIN_RESOURCES, type BuiltinResource } from './builtin-resources.js';
@@ -131,24 +131,50 @@ async function changeErrors(ctx: Ctx, db: Executor, organizationId: string, reso
   return errors;
 }
 
-/** PATCH /objects/leads|accounts|deals: `fields` is the complete new list of custom fields. */
+/**
+ * The custom fields of a PATCH's list, each with its index in the list. The standard fields GET lists
+ * (`readOnly: true`) may be sent back, anywhere in the list or not at all: unchanged they are dropped, changed
+ * they are `read_only` errors, as is `readOnly` on a key that is no standard field.
+ */
+function customFieldsSent(resource: BuiltinResource, sent: UpdatedFieldDefinition[]): { fields: Field[]; at: number[]; errors: FieldError[] } {
+  const result: { fields: Field[]; at: number[]; errors: FieldError[] } = { fields: [], at: [], errors: [] };
+  sent.forEach((f, i) => {
+    if (!f.readOnly) {
+      result.fields.push(normalizeField(f));
+      result.at.push(i);
+      return;
+    }
+    const standard = BUILTIN[resource].fields.find((s) => s.key === f.key);
+    if (!standard) result.errors.push({ field: `fields.${i}.readOnly`, code: 'read_only', message: `"${f.key}" is not a standard field of ${resource}; only those are read-only` });
+    else if (JSON.stringify(normalizeField(f)) !== JSON.stringify(normalizeField(standard))) result.errors.push({ field: `fields.${i}`, code: 'read_only', message: `"${f.key}" is a standard field of ${resource}; it can't be changed` });
+  });
+  return result;
+}
+
+/** Errors about `fields.j` of the custom list, named by that field's index in the list sent (`at[j]`). */
+const atSentIndex = (errors: FieldError[], at: number[]): FieldError[] =>
+  errors.map((e) => ({ ...e, field: e.field.replace(/^fields\.(\d+)/, (_, j: string) => `fields.${at[Number(j)]}`) }));
+
+/** PATCH /objects/leads|accounts|deals: `fields` is the complete new list of custom fields, the standard fields sent back or not. */
 export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationId: string, resource: BuiltinResource, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
   const errors: FieldError[] = [];
   if (patch.name !== undefined && patch.name.trim() !== BUILTIN[resource].name) errors.push({ field: 'name', code: 'read_only', message: `${resource} is a built-in resource; its name is fixed` });
   if (patch.stages !== undefined && patch.stages.length > 0) errors.push({ field: 'stages', code: 'not_allowed', message: `${resource} take custom fields only${resource === 'deals' ? ' (deal stages: PUT /deal-stages)' : ''}` });
+  const sent = patch.fields === undefined ? undefined : customFieldsSent(resource, patch.fields);
+  if (sent) errors.push(...sent.errors);
   if (errors.length) throw validationFailed(errors);
   const current = (await lockBuiltinDefinition(trx, ctx.database.dialect, organizationId, resource)) ?? empty(resource);
   checkCondition(opts, 'object', toBuiltinObject(current));
-  if (patch.fields === undefined) return toBuiltinObject(current);
-  const next: Definition = { fields: patch.fields.map(normalizeField), stages: [] };
+  if (sent === undefined) return toBuiltinObject(current);
+  const next: Definition = { fields: sent.fields, stages: [] };
   const invalid = [
     ...definitionErrors(next, new Set(current.definition.fields.map((f) => f.key))),
     ...builtinErrors(resource, next),
     ...(await definitionTargetErrors(trx, ctx.database.dialect, organizationId, next, resource)),
   ];
-  if (invalid.length) throw validationFailed(invalid);
+  if (invalid.length) throw validationFailed(atSentIndex(invalid, sent.at));
   const inUse = await changeErrors(ctx, trx, organizationId, resource, current.definition, next);
-  if (inUse.length) throw validationFailed(inUse);
+  if (inUse.length) throw validationFailed(atSentIndex(inUse, sent.at));
   if (JSON.stringify(next) === JSON.stringify(current.definition)) return toBuiltinObject(current);
   const now = ctx.clock.now().toISOString();
   const saved: StoredBuiltinDefinition = { resource, definition: next, createdAt: current.createdAt === EPOCH ? now : current.createdAt, updatedAt: now };

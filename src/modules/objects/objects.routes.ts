@@ -48,7 +48,7 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
 
   app.patch('/objects/:slug', {
     config: { auth: { anyOf: ['objects:admin'] }, etag: 'object', ifMatch: true },
-    schema: { tags, summary: 'Change a custom object', description: `${UpdateObjectBody.description} leads, accounts and deals take custom fields this way (the standard fields are not sent; a key that is a standard field, a stage or a new name is 400).`, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
+    schema: { tags, summary: 'Change a custom object', description: `${UpdateObjectBody.description} leads, accounts and deals take custom fields this way: their standard fields may be sent back as GET shows them (readOnly: true) and are ignored, or left out; a changed standard field, a custom field keyed like a standard one, a stage or a new name is 400.`, params: SlugParams, body: UpdateObjectBody, response: { 200: ObjectEnvelope } },
     handler: async (request) => {
       const organizationId = orgOf(request);
       const opts = { ifMatch: ifMatchOf(request) };

@@ -93,8 +93,27 @@ export const CreateObjectBody = Type.Object(
 );
 export type CreateObjectBody = Static<typeof CreateObjectBody>;
 
+/**
+ * A field of a PATCH: a FieldDefinition, or a standard field of leads, accounts or deals sent back as GET shows it
+ * (`readOnly: true`), so that a definition read, edited and sent back is accepted (custom-fields.service.ts).
+ */
+export const UpdatedFieldDefinition = Type.Object(
+  {
+    ...FieldDefinition.properties,
+    readOnly: Type.Optional(
+      Type.Literal(true, { description: 'A standard field of leads, accounts or deals, as GET shows it: accepted unchanged and ignored; custom objects have none.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UpdatedFieldDefinition = Static<typeof UpdatedFieldDefinition>;
+
 export const UpdateObjectBody = Type.Object(
-  { name: Type.Optional(name), fields: Type.Optional(fields), stages: Type.Optional(stages) },
+  {
+    name: Type.Optional(name),
+    fields: Type.Optional(Type.Array(UpdatedFieldDefinition, { maxItems: MAX_FIELDS, description: 'The fields, in display order.' })),
+    stages: Type.Optional(stages),
+  },
   {
     additionalProperties: false,
     minProperties: 1,

@@ -623,7 +623,7 @@ export interface paths {
         head?: never;
         /**
          * Change a custom object
-         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused. leads, accounts and deals take custom fields this way (the standard fields are not sent; a key that is a standard field, a stage or a new name is 400).
+         * @description `fields` and `stages`, when sent, are the complete new lists. Adding, relabelling and adding select options is always allowed; removing or retyping a field that has data (a relation's new `target` is a retype), removing a stage or option in use, or making a field required while records lack it is refused. leads, accounts and deals take custom fields this way: their standard fields may be sent back as GET shows them (readOnly: true) and are ignored, or left out; a changed standard field, a custom field keyed like a standard one, a stage or a new name is 400.
          */
         patch: operations["updateObject"];
         trace?: never;
@@ -7295,6 +7295,11 @@ export interface operations {
                         label: string;
                         /** @description The allowed values of a `select` or `multi_select` field (required for those, refused on other types). */
                         options?: string[];
+                        /**
+                         * @description A standard field of leads, accounts or deals, as GET shows it: accepted unchanged and ignored; custom objects have none.
+                         * @enum {boolean}
+                         */
+                        readOnly?: true;
                         /**
                          * @description A record must always have a value (default false).
                          * @default false

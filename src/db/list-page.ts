@@ -143,5 +143,5 @@ export function readColumnPage<R>(query: SelectQueryBuilder<any, any, any>, tabl
   return readPage<R>(query, columnSort(table, request.sort, columns), request, columnPosition<R>(request.sort, columns));
 }
 
-/** Lists with one order, newest first (objects, webhooks, deliveries, erasures): their `seq` is their creation order. */
+/** Creation order as `seq` (deliveries and erasures have no other; objects and webhooks add their sorts to it). */
 export const CREATION_ORDER: Record<string, string> = { createdAt: 'seq' };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
+import { ManualClock } from '../../src/lib/clock.js';
 
 let t: TestApp;
 let a: Seeded;
@@ -189,6 +190,76 @@ describe('GET /objects and /objects/{slug}', () => {
     const last = await list(`createdBefore=2000-01-01T00:00:00.000Z&limit=1&after=${encodeURIComponent(old.pagination.nextCursor)}`);
     expect(last).toEqual({ slugs: ['deals'], pagination: { limit: 1, hasMore: false, nextCursor: null } });
     expectError(await call(t.app, 'GET', `/objects?after=${Buffer.from(JSON.stringify(['-createdAt', 'projects', 0])).toString('base64url')}`, { auth: o.auth }), 400, 'VALIDATION_FAILED');
+  });
+
+  it('sorts the custom objects by createdAt, updatedAt or name, the built-ins after them under every sort, by page and by cursor', async () => {
+    // A second app on the same database, on a clock the test moves: every create and change at its own second.
+    const clock = new ManualClock('2026-11-01T00:00:00.000Z');
+    const timed = await buildTestApp({ sameDatabaseAs: t, clock });
+    try {
+      const o = await seedOrg(timed.ctx, { rateLimitPerMinute: 100_000 });
+      const as = (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => call(timed.app, method, path, { auth: o.auth, body });
+      // Names out of creation order, one tie (broken by creation order), and one named like a built-in's slug.
+      const names = { one: 'delta', two: 'alpha', three: 'leads', four: 'alpha', five: 'bravo' };
+      for (const [s, name] of Object.entries(names)) {
+        clock.advance(1000);
+        expect((await as('POST', '/objects', { slug: s, name })).status).toBe(201);
+      }
+      // Changes out of creation order; leads, changed in between, still keeps its place after the custom objects.
+      for (const s of ['three', 'leads', 'one']) {
+        clock.advance(1000);
+        expect((await as('PATCH', `/objects/${s}`, { fields: [{ key: 'tier', label: 'Tier', type: 'text' }] })).status).toBe(200);
+      }
+      const builtIns = ['leads', 'accounts', 'deals'];
+      const expected: Record<string, string[]> = {
+        '-createdAt': ['five', 'four', 'three', 'two', 'one'],
+        createdAt: ['one', 'two', 'three', 'four', 'five'],
+        '-updatedAt': ['one', 'three', 'five', 'four', 'two'],
+        updatedAt: ['two', 'four', 'five', 'three', 'one'],
+        name: ['two', 'four', 'five', 'one', 'three'],
+        '-name': ['three', 'one', 'five', 'four', 'two'],
+      };
+      const list = async (query: string) => {
+        const res = await as('GET', `/objects?${query}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return { slugs: res.body.data.objects.map((x: { slug: string }) => x.slug) as string[], pagination: res.body.data.pagination };
+      };
+      for (const [sort, custom] of Object.entries(expected)) {
+        const order = [...custom, ...builtIns];
+        for (const limit of [1, 3]) {
+          const byPage: string[] = [];
+          for (let page = 1; ; page++) {
+            const { slugs, pagination } = await list(`sort=${sort}&limit=${limit}&page=${page}`);
+            expect(pagination.total).toBe(order.length);
+            byPage.push(...slugs);
+            if (!pagination.hasMore) break;
+          }
+          expect(byPage, `${sort} by page, limit ${limit}`).toEqual(order);
+          const first = await list(`sort=${sort}&limit=${limit}`);
+          const byCursor = [...first.slugs];
+          for (let cursor = first.pagination.nextCursor; cursor !== null; ) {
+            const next = await list(`sort=${sort}&limit=${limit}&after=${encodeURIComponent(cursor)}`);
+            byCursor.push(...next.slugs);
+            expect(byCursor.length).toBeLessThanOrEqual(order.length);
+            cursor = next.pagination.nextCursor;
+          }
+          expect(byCursor, `${sort} by cursor, limit ${limit}`).toEqual(order);
+        }
+      }
+      expect((await list('limit=100')).slugs).toEqual([...expected['-createdAt']!, ...builtIns]);
+      // A cursor is bound to its sort: a custom object's and a built-in's, against another sort or the default.
+      const byName = await list('sort=name&limit=1');
+      const builtInCursor = (await list('sort=name&limit=6')).pagination.nextCursor as string;
+      for (const [cursor, sort] of [[byName.pagination.nextCursor, '-name'], [byName.pagination.nextCursor, undefined], [builtInCursor, 'createdAt']] as const) {
+        const res = await as('GET', `/objects?after=${encodeURIComponent(cursor)}${sort ? `&sort=${sort}` : ''}`);
+        expect(expectError(res, 400, 'VALIDATION_FAILED').map((e) => e.field)).toEqual(['after']);
+      }
+      for (const sort of ['slug', 'dueDate', 'Name']) {
+        expect(expectError(await as('GET', `/objects?sort=${sort}`), 400, 'VALIDATION_FAILED').map((e) => e.field)).toEqual(['sort']);
+      }
+    } finally {
+      await timed.close();
+    }
   });
 
   it('gets one object; 404 for an unknown slug or another organization\'s', async () => {

@@ -4,6 +4,7 @@ import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helper
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
 import { checkWebhookInput } from '../../src/modules/webhooks/webhooks.service.js';
+import { ManualClock } from '../../src/lib/clock.js';
 
 let t: TestApp;
 let strict: TestApp;
@@ -153,6 +154,70 @@ describe('GET /webhooks', () => {
     const page2 = await call(t.app, 'GET', '/webhooks?limit=2&page=2', { auth: org.auth });
     expect(page2.body.data.webhooks.map((w: { id: string }) => w.id)).toEqual([ids[0]]);
     expect(JSON.stringify(page1.body)).not.toContain('whsec_');
+  });
+
+  it('sorts by createdAt or updatedAt, each way, by page and by cursor; a cursor keeps to its sort', async () => {
+    // A second app on the same database, on a clock the test moves: every create and change at its own second.
+    const clock = new ManualClock('2026-11-01T00:00:00.000Z');
+    const timed = await buildTestApp({ sameDatabaseAs: t, clock, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+    try {
+      const org = await seedOrg(timed.ctx, { rateLimitPerMinute: 100_000 });
+      const as = (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => call(timed.app, method, path, { auth: org.auth, body });
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        clock.advance(1000);
+        ids.push((await as('POST', '/webhooks', { url: `http://127.0.0.1:9/hook${i}`, events: ['*'] })).body.data.webhook.id);
+      }
+      // Changed out of creation order: 1, then 0.
+      for (const i of [1, 0]) {
+        clock.advance(1000);
+        expect((await as('PATCH', `/webhooks/${ids[i]}`, { description: 'changed' })).status).toBe(200);
+      }
+      const [h0, h1, h2, h3] = ids;
+      const expected: Record<string, (string | undefined)[]> = {
+        '-createdAt': [h3, h2, h1, h0],
+        createdAt: [h0, h1, h2, h3],
+        '-updatedAt': [h0, h1, h3, h2],
+        updatedAt: [h2, h3, h1, h0],
+      };
+      const list = async (query: string) => {
+        const res = await as('GET', `/webhooks?${query}`);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return { ids: res.body.data.webhooks.map((w: { id: string }) => w.id) as string[], pagination: res.body.data.pagination };
+      };
+      for (const [sort, order] of Object.entries(expected)) {
+        for (const limit of [1, 3]) {
+          const byPage: string[] = [];
+          for (let page = 1; ; page++) {
+            const { ids: got, pagination } = await list(`sort=${sort}&limit=${limit}&page=${page}`);
+            expect(pagination.total).toBe(order.length);
+            byPage.push(...got);
+            if (!pagination.hasMore) break;
+          }
+          expect(byPage, `${sort} by page, limit ${limit}`).toEqual(order);
+          const first = await list(`sort=${sort}&limit=${limit}`);
+          const byCursor = [...first.ids];
+          for (let cursor = first.pagination.nextCursor; cursor !== null; ) {
+            const next = await list(`sort=${sort}&limit=${limit}&after=${encodeURIComponent(cursor)}`);
+            byCursor.push(...next.ids);
+            expect(byCursor.length).toBeLessThanOrEqual(order.length);
+            cursor = next.pagination.nextCursor;
+          }
+          expect(byCursor, `${sort} by cursor, limit ${limit}`).toEqual(order);
+        }
+      }
+      expect((await list('limit=100')).ids).toEqual(expected['-createdAt']);
+      const byUpdate = (await list('sort=updatedAt&limit=1')).pagination.nextCursor as string;
+      for (const sort of ['-updatedAt', undefined]) {
+        const res = await as('GET', `/webhooks?after=${encodeURIComponent(byUpdate)}${sort ? `&sort=${sort}` : ''}`);
+        expect(expectError(res, 400, 'VALIDATION_FAILED').map((e) => e.field)).toEqual(['after']);
+      }
+      for (const sort of ['name', 'url', 'UpdatedAt']) {
+        expect(expectError(await as('GET', `/webhooks?sort=${sort}`), 400, 'VALIDATION_FAILED').map((e) => e.field)).toEqual(['sort']);
+      }
+    } finally {
+      await timed.close();
+    }
   });
 });
 

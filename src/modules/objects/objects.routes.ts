@@ -18,7 +18,7 @@ export function registerObjectRoutes(parent: FastifyInstance, ctx: AppContext): 
 
   app.get('/objects', {
     config: { auth: { anyOf: ['records:read', 'objects:admin'] } },
-    schema: { tags, summary: 'List custom objects', description: 'Custom objects newest first, then the built-in leads, accounts and deals in that order (builtIn: true, standard fields read-only; they exist with the organization, so they come last): one list, counted in total and paged by page/limit or by cursor (pass pagination.nextCursor as after) like any other, and filtered by the created/updated ranges. Needs records:read or objects:admin.', querystring: ListObjectsQuery, response: { 200: ObjectListEnvelope } },
+    schema: { tags, summary: 'List custom objects', description: 'Custom objects in the order of sort (default -createdAt, newest first), then the built-in leads, accounts and deals in that order under every sort (builtIn: true, standard fields read-only; they exist with the organization, so they keep their place after what it defines): one list, counted in total and paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort) like any other, and filtered by the created/updated ranges. Needs records:read or objects:admin.', querystring: ListObjectsQuery, response: { 200: ObjectListEnvelope } },
     handler: async (request) => ok(await listObjects(ctx, orgOf(request), request.query)),
   });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, StringEnum, Timestamp } from '../../http/schemas.js';
 import { Pagination } from '../../lib/pagination.js';
-import { ListParams } from '../../lib/list-request.js';
+import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 
 export const FIELD_TYPES = ['text', 'long_text', 'number', 'boolean', 'date', 'datetime', 'select', 'multi_select', 'email', 'phone', 'url', 'relation'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -149,7 +149,7 @@ export const CustomObject = Type.Object(
 export type CustomObject = Static<typeof CustomObject>;
 
 export const SlugParams = Type.Object({ slug: Type.String({ description: 'Object slug.' }) });
-export const ListObjectsQuery = Type.Object({ ...ListParams }, { additionalProperties: false });
+export const ListObjectsQuery = Type.Object({ ...ListParams, ...SortQuery(NAMED_SORTS) }, { additionalProperties: false });
 export type ListObjectsQuery = Static<typeof ListObjectsQuery>;
 
 export const ObjectEnvelope = Envelope(Type.Object({ object: Type.Ref(CustomObject) }));

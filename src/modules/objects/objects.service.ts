@@ -59,18 +59,21 @@ export async function getObject(ctx: Ctx, organizationId: string, slug: string):
 }
 
 /**
- * A built-in's position in GET /objects: after every custom object (they exist with the organization, before
- * any object it defines), in BUILTIN_RESOURCES order; its cursor names its slug, a custom object's its seq.
+ * A built-in's position in GET /objects: after every custom object under every sort, in BUILTIN_RESOURCES
+ * order. The sort orders what the organization defined; the three built-ins exist with it and their times are
+ * those of their custom fields (the epoch before any), so one fixed place keeps totals and cursors simple. Its
+ * cursor names its slug with seq 0; a custom object's names its sort value and its seq, which is never 0.
  */
 const builtinPosition = (slug: string): Omit<ListPosition, 'sort'> => ({ value: slug, seq: 0 });
 
 function builtinAfter(after: ListPosition | null): BuiltinResource | undefined {
-  return typeof after?.value === 'string' && isBuiltinResource(after.value) ? after.value : undefined;
+  return after?.seq === 0 && typeof after.value === 'string' && isBuiltinResource(after.value) ? after.value : undefined;
 }
 
 /**
- * The organization's objects, newest first, then the built-in leads, accounts and deals (contract §9) that the
- * created/updated ranges admit: one list, counted in `total`, paged by `limit`, `page` or cursor alike.
+ * The organization's objects in the request's sort (newest first by default), then the built-in leads, accounts
+ * and deals (contract §9) that the created/updated ranges admit: one list, counted in `total`, paged by `limit`,
+ * `page` or cursor alike.
  */
 export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
   const request = listRequest(query);

@@ -3,7 +3,7 @@ import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { CustomObjectsTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { columnPosition, CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage, type PositionOf } from '../../db/list-page.js';
+import { CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage, type PositionOf } from '../../db/list-page.js';
 import type { Definition } from './definition.js';
 
 /** A custom object as stored; `seq` also keys its records in SQLite's search index. */
@@ -84,14 +84,25 @@ export async function allObjects(db: Executor, organizationId: string): Promise<
   return rows.map(toStored);
 }
 
-/** An object's position in its list, as the list's cursors name it (its seq: the creation order). */
-export const objectPosition = (sort: string): PositionOf<StoredObject> => columnPosition<StoredObject>(sort, CREATION_ORDER);
+/**
+ * The sorts of GET /objects and their columns: creation order is `seq` (as before sorts came, so older cursors
+ * stay valid). An organization has at most MAX_OBJECTS_PER_ORG of them, sorted once the (organization, seq)
+ * index has found them: no index per sort.
+ */
+const OBJECT_SORTS: Record<string, string> = { ...CREATION_ORDER, updatedAt: 'updated_at', name: 'name' };
+const SORT_VALUES: Record<string, (o: StoredObject) => string | number> = { createdAt: (o) => o.seq, updatedAt: (o) => o.updatedAt, name: (o) => o.name };
 
-/** A page of the organization's objects, newest first (db/list-page.ts). */
+/** An object's position in its list in `sort`, as the list's cursors name it: its sort value and its seq. */
+export const objectPosition = (sort: string): PositionOf<StoredObject> => {
+  const value = SORT_VALUES[sort.replace(/^-/, '')]!;
+  return (o) => ({ value: value(o), seq: o.seq });
+};
+
+/** A page of the organization's objects in the request's sort (db/list-page.ts). */
 export async function listObjects(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredObject>> {
   let q = db.selectFrom('custom_objects').where('custom_objects.organization_id', '=', organizationId);
   for (const c of timeRangeConditions('custom_objects', request.range)) q = q.where(c);
-  const page = await readColumnPage<CustomObjectsTable & { seq: number }>(q, 'custom_objects', request, CREATION_ORDER);
+  const page = await readColumnPage<CustomObjectsTable & { seq: number }>(q, 'custom_objects', request, OBJECT_SORTS);
   return { rows: page.rows.map(toStored), pagination: page.pagination };
 }
 

@@ -43,7 +43,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
 
   app.get('/webhooks', {
     config: read,
-    schema: { tags, summary: 'List webhook endpoints', querystring: ListWebhooksQuery, response: { 200: WebhookListEnvelope } },
+    schema: { tags, summary: 'List webhook endpoints', description: 'Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by the created/updated ranges. Needs webhooks:read.', querystring: ListWebhooksQuery, response: { 200: WebhookListEnvelope } },
     handler: async (request) => ok(await listWebhooks(ctx, orgOf(request), request.query)),
   });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { AfterQuery, ListParams } from '../../lib/list-request.js';
+import { AfterQuery, ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { EVENT_TYPES } from '../events/events.js';
 
 export const ALL_EVENTS = '*';
@@ -90,7 +90,7 @@ export const WebhookDelivery = Type.Object(
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const ListWebhooksQuery = Type.Object({ ...ListParams }, { additionalProperties: false });
+export const ListWebhooksQuery = Type.Object({ ...ListParams, ...SortQuery(TIME_SORTS) }, { additionalProperties: false });
 export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>;
 
 export const ListDeliveriesQuery = Type.Object(

@@ -80,13 +80,19 @@ export async function findEndpointById(db: Executor, id: string): Promise<Stored
   return row && toStoredEndpoint(row);
 }
 
-/** A page of the organization's endpoints, newest first, with the total count. */
-/** A page of the organization's endpoints, newest first (db/list-page.ts). */
+/**
+ * The sorts of GET /webhooks and their columns: creation order is `seq` (as before sorts came, so older cursors
+ * stay valid). An organization's endpoints are sorted once the (organization, seq) index has found them: no
+ * index per sort, as endpoints are a handful per organization (uncapped, though).
+ */
+const ENDPOINT_SORTS: Record<string, string> = { ...CREATION_ORDER, updatedAt: 'updated_at' };
+
+/** A page of the organization's endpoints in the request's sort (db/list-page.ts). */
 export async function listEndpoints(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredEndpoint>> {
   let q = db.selectFrom('webhook_endpoints').where('webhook_endpoints.organization_id', '=', organizationId);
   for (const c of timeRangeConditions('webhook_endpoints', request.range)) q = q.where(c);
-  const key = columnSort('webhook_endpoints', request.sort, CREATION_ORDER);
-  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, CREATION_ORDER), (rows) => rows.select([...COLUMNS, 'seq']));
+  const key = columnSort('webhook_endpoints', request.sort, ENDPOINT_SORTS);
+  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, ENDPOINT_SORTS), (rows) => rows.select([...COLUMNS, 'seq']));
   return { rows: page.rows.map(toStoredEndpoint), pagination: page.pagination };
 }
 

@@ -479,7 +479,7 @@ export interface paths {
         };
         /**
          * List custom objects
-         * @description Custom objects newest first, then the built-in leads, accounts and deals in that order (builtIn: true, standard fields read-only; they exist with the organization, so they come last): one list, counted in total and paged by page/limit or by cursor (pass pagination.nextCursor as after) like any other, and filtered by the created/updated ranges. Needs records:read or objects:admin.
+         * @description Custom objects in the order of sort (default -createdAt, newest first), then the built-in leads, accounts and deals in that order under every sort (builtIn: true, standard fields read-only; they exist with the organization, so they keep their place after what it defines): one list, counted in total and paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort) like any other, and filtered by the created/updated ranges. Needs records:read or objects:admin.
          */
         get: operations["listObjects"];
         put?: never;
@@ -785,7 +785,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by the created/updated ranges. Needs webhooks:read.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -6061,6 +6064,8 @@ export interface operations {
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt" | "-name" | "name";
                 /** @description Only items last changed strictly after this instant. */
                 updatedAfter?: string;
                 /** @description Only items last changed strictly before this instant. */
@@ -8468,6 +8473,8 @@ export interface operations {
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt" | "-updatedAt" | "updatedAt";
                 /** @description Only items last changed strictly after this instant. */
                 updatedAfter?: string;
                 /** @description Only items last changed strictly before this instant. */

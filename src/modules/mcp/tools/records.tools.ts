@@ -15,7 +15,7 @@ export const recordTools = [
   defineTool({
     name: 'list_objects',
     title: 'List custom objects',
-    description: "The organization's objects: its custom objects (e.g. projects, tickets: slug, name, fields and stages), whose slugs the record tools take, then the built-in leads, accounts and deals with their custom fields (use their own tools: search_leads, create_lead…).",
+    description: "The organization's objects: its custom objects (e.g. projects, tickets: slug, name, fields and stages), whose slugs the record tools take, then the built-in leads, accounts and deals with their custom fields (use their own tools: search_leads, create_lead…). `sort` (createdAt, updatedAt, name; - for descending; default -createdAt) orders the custom objects; the built-ins always follow them.",
     scopes: ['records:read', 'objects:admin'],
     readOnly: true,
     input: ListObjectsQuery,

@@ -18,6 +18,7 @@ export const EnvSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String()),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ default: 120, minimum: 1 }),
   MAX_OBJECTS_PER_ORG: Type.Integer({ default: 100, minimum: 1 }),
+  MAX_WEBHOOKS_PER_ORG: Type.Integer({ default: 50, minimum: 1 }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 1 }),
   EVENT_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1 }),
@@ -59,6 +60,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Custom objects one organization may define (POST /objects beyond it: 409 LIMIT_EXCEEDED). */
   readonly maxObjectsPerOrganization: number;
+  /** Webhook endpoints one organization may register (POST /webhooks beyond it: 409 LIMIT_EXCEEDED): every event fans out to each. */
+  readonly maxWebhooksPerOrganization: number;
   readonly webhooks: { readonly allowPrivateNetworks: boolean; readonly timeoutMs: number };
   /** Events stay readable in the change feed (GET /events) at least this long. */
   readonly eventRetentionDays: number;
@@ -167,6 +170,7 @@ export function loadConfig(
     redisUrl: e.REDIS_URL,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     maxObjectsPerOrganization: e.MAX_OBJECTS_PER_ORG,
+    maxWebhooksPerOrganization: e.MAX_WEBHOOKS_PER_ORG,
     webhooks: Object.freeze({ allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS, timeoutMs: e.WEBHOOK_TIMEOUT_MS }),
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,

@@ -40,7 +40,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',
   REQUEST_TIMEOUT: 'The request (headers, or headers and body) did not arrive in time; the connection is closed.',
   CONFLICT: 'The request conflicts with the current state of the resource.',
-  LIMIT_EXCEEDED: 'The organization is at a documented limit (e.g. custom objects, MAX_OBJECTS_PER_ORG); the message names it.',
+  LIMIT_EXCEEDED: 'The organization is at a documented limit (custom objects: MAX_OBJECTS_PER_ORG; webhook endpoints: MAX_WEBHOOKS_PER_ORG); the message names it.',
   EXTERNAL_ID_TAKEN: 'Another item of the same kind in your organization (records: of the same object), live or in the trash, already has this `externalId`. Update that item (upsertBy: externalId), or purge it first if it is in the trash.',
   CURSOR_EXPIRED: 'The change feed cursor is older than the retained events (EVENT_RETENTION_DAYS): events after it were deleted. Read the current records again and restart the feed without `after`.',
   PRECONDITION_FAILED: 'If-Match (or a batch item\'s ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result) and the ETag header its tag; merge and retry with that tag.',

@@ -52,7 +52,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Register a webhook endpoint',
-      description: 'The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses.',
+      description: 'The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).',
       headers: IdempotencyHeaders,
       body: CreateWebhookBody,
       response: { 201: WebhookEnvelope },

@@ -30,7 +30,7 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from './webhooks.schemas.js';
-import { deleteEndpoint, findEndpoint, findEndpointById, insertEndpoint, listEndpoints, updateEndpoint, type StoredEndpoint } from './webhooks.store.js';
+import { countEndpoints, deleteEndpoint, findEndpoint, findEndpointById, insertEndpoint, listEndpoints, updateEndpoint, type StoredEndpoint } from './webhooks.store.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'config'>;
 
@@ -90,6 +90,10 @@ async function requireEndpoint(db: Executor, organizationId: string, id: string)
 
 /** Stores a new endpoint with a fresh secret, encrypted; the answer is the only time the secret is shown. */
 export async function createWebhook(ctx: Ctx, trx: Executor, organizationId: string, input: CreateWebhookBody): Promise<Webhook> {
+  const limit = ctx.config.maxWebhooksPerOrganization;
+  if ((await countEndpoints(trx, ctx.database.dialect, organizationId)) >= limit) {
+    throw new AppError('LIMIT_EXCEEDED', `The organization already has ${limit} webhook endpoints, the most allowed (MAX_WEBHOOKS_PER_ORG)`);
+  }
   const now = ctx.clock.now().toISOString();
   const id = newId(ctx.clock.now());
   const secret = generateWebhookSecret();

@@ -1,3 +1,4 @@
+import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import type { WebhookEndpointsTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
@@ -64,6 +65,16 @@ const COLUMNS = [
   'id', 'organization_id', 'url', 'description', 'events', 'enabled', 'disabled_reason', 'failing_since',
   'secret_enc', 'previous_secret_enc', 'previous_secret_expires_at', 'created_at', 'updated_at',
 ] as const;
+
+/**
+ * How many endpoints the organization has, for its limit. PostgreSQL: the organization's row is locked first
+ * (NO KEY UPDATE), so two creates at once count one after the other; SQLite's write transactions are serialized.
+ */
+export async function countEndpoints(db: Executor, dialect: Dialect, organizationId: string): Promise<number> {
+  if (dialect === 'postgres') await db.selectFrom('organizations').select('id').where('id', '=', organizationId).forNoKeyUpdate().execute();
+  const { n } = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
+  return Number(n);
+}
 
 export async function insertEndpoint(db: Executor, endpoint: StoredEndpoint): Promise<void> {
   await db.insertInto('webhook_endpoints').values(toRow(endpoint)).execute();

@@ -793,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses.
+         * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -2181,7 +2181,7 @@ export interface components {
         /**
          * @description `CONFLICT`: The request conflicts with the current state of the resource.
          *
-         *     `LIMIT_EXCEEDED`: The organization is at a documented limit (e.g. custom objects, MAX_OBJECTS_PER_ORG); the message names it.
+         *     `LIMIT_EXCEEDED`: The organization is at a documented limit (custom objects: MAX_OBJECTS_PER_ORG; webhook endpoints: MAX_WEBHOOKS_PER_ORG); the message names it.
          *
          *     `IDEMPOTENCY_KEY_IN_USE`: A request with the same Idempotency-Key is still being processed; retry later.
          */

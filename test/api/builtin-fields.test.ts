@@ -3,6 +3,8 @@ import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
+import { MAX_FIELDS, MAX_STANDARD_FIELDS } from '../../src/modules/objects/objects.schemas.js';
+import { BUILTIN, BUILTIN_RESOURCES } from '../../src/modules/fields/builtin-resources.js';
 
 /*
  * Custom fields on leads, accounts and deals (contract §9): defined with PATCH /objects/{leads|accounts|deals},
@@ -120,6 +122,27 @@ describe('a definition read, edited and sent back (GET then PATCH /objects/{lead
     expect((await read(c, 'accounts')).etag).toBe(etag);
     expect((await patch(c, 'accounts', [object.fields[0]!])).status).toBe(200);
     expect((await patch(c, 'accounts', [])).status).toBe(200);
+  });
+
+  it('takes back a definition with the most custom fields, standard fields included; one custom field more is refused', async () => {
+    const c = await seedOrg(t.ctx);
+    const custom = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `f${i}`, label: `F${i}`, type: 'text' }));
+    expect((await patch(c, 'leads', custom(MAX_FIELDS))).status).toBe(200);
+    const { object, etag } = await read(c, 'leads');
+    expect(object.fields.filter((f) => f.readOnly)).toHaveLength(MAX_STANDARD_FIELDS);
+    const back = await patch(c, 'leads', object.fields, { 'if-match': etag });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.headers.etag).toBe(etag);
+    const over = expectError(await patch(c, 'leads', custom(MAX_FIELDS + 1)), 400, 'VALIDATION_FAILED');
+    expect(over).toEqual([{ field: 'fields', code: 'too_long', message: `must have at most ${MAX_FIELDS} custom fields` }]);
+    const object2 = await call(t.app, 'POST', '/objects', { auth: c.auth, body: { slug: 'visits', name: 'Visits', fields: custom(MAX_FIELDS) } });
+    expect(object2.status, JSON.stringify(object2.body)).toBe(201);
+    const tooMany = expectError(await patch(c, 'visits', custom(MAX_FIELDS + 1)), 400, 'VALIDATION_FAILED');
+    expect(tooMany).toEqual([expect.objectContaining({ field: 'fields', code: 'too_long' })]);
+  });
+
+  it('MAX_STANDARD_FIELDS is the most standard fields a built-in has', () => {
+    expect(MAX_STANDARD_FIELDS).toBe(Math.max(...BUILTIN_RESOURCES.map((r) => BUILTIN[r].fields.length)));
   });
 });
 

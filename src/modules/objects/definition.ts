@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors.js';
-import { RESERVED_KEYS, type FieldDefinition, type FieldType, type StageDefinition } from './objects.schemas.js';
+import { MAX_FIELDS, RESERVED_KEYS, type FieldDefinition, type FieldType, type StageDefinition } from './objects.schemas.js';
 
 /** A field as kept in a definition: `required` always present, `options` only on (multi) selects, `target` only on relations, `role` only when set. */
 export interface Field {
@@ -52,6 +52,7 @@ export function definitionErrors(d: Definition, existingKeys: ReadonlySet<string
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   let dueAt: number | undefined;
+  if (d.fields.length > MAX_FIELDS) errors.push({ field: 'fields', code: 'too_long', message: `must have at most ${MAX_FIELDS} custom fields` });
   d.fields.forEach((f, i) => {
     const at = `fields.${i}`;
     if ((RESERVED_KEYS as readonly string[]).includes(f.key)) {

@@ -17,6 +17,8 @@ export const FIELD_KEY_PATTERN = '^[a-z][a-zA-Z0-9_]{0,49}$';
 export const STAGE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,49}$';
 export const SLUG_PATTERN = '^[a-z][a-z0-9_-]{0,49}$';
 export const MAX_FIELDS = 100;
+/** The most standard fields a built-in lists (leads: 17): a built-in's PATCH may send them back beside MAX_FIELDS custom ones. */
+export const MAX_STANDARD_FIELDS = 17;
 export const MAX_STAGES = 50;
 export const MAX_OPTIONS = 200;
 
@@ -111,7 +113,12 @@ export type UpdatedFieldDefinition = Static<typeof UpdatedFieldDefinition>;
 export const UpdateObjectBody = Type.Object(
   {
     name: Type.Optional(name),
-    fields: Type.Optional(Type.Array(UpdatedFieldDefinition, { maxItems: MAX_FIELDS, description: 'The fields, in display order.' })),
+    fields: Type.Optional(
+      Type.Array(UpdatedFieldDefinition, {
+        maxItems: MAX_FIELDS + MAX_STANDARD_FIELDS,
+        description: `The fields, in display order: at most ${MAX_FIELDS} custom fields, plus a built-in's standard fields when sent back as GET lists them.`,
+      }),
+    ),
     stages: Type.Optional(stages),
   },
   {

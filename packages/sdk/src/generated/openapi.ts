@@ -7292,7 +7292,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The fields, in display order. */
+                    /** @description The fields, in display order: at most 100 custom fields, plus a built-in's standard fields when sent back as GET lists them. */
                     fields?: {
                         /** @description The record property name, camelCase (`visitDate`) or snake_case (`due_on`): a lower-case letter, then letters, digits and _. Not a reserved key (id, objectSlug, stage, createdAt, updatedAt, deletedAt) nor a name every JavaScript object has (constructor, toString, valueOf, hasOwnProperty, …). */
                         key: string;

@@ -129,6 +129,10 @@ describe('POST /privacy/erasures', () => {
       [['account.erased', ids.account], ['lead.erased', ids.lead], ['lead.erased', ids.phoneLead], ['record.erased', ids.record]].sort(),
     );
     for (const e of erased) expect(e.data.changes).toEqual({ before: {}, after: {} });
+    // A record's address is (slug, id), as in every record event; the others carry no slug.
+    expect(erased.map((e) => [e.type, e.data.objectSlug ?? null]).sort()).toEqual(
+      [['account.erased', null], ['lead.erased', null], ['lead.erased', null], ['record.erased', 'patients']].sort(),
+    );
   });
 
   it('a retried idempotent create is not replayed from a stored response of an erased item', async () => {

@@ -37,13 +37,14 @@ export const bidxList = (s: { emailBidx: string | null; phoneBidx: string | null
 
 /** The holders in the order they were found, tagged for the events. */
 const erasedEvents = (caller: Caller, h: Holders, now: Date): CrmEvent[] => {
-  const event = (type: EventType, object: string, objectId: string, label: string) =>
-    buildEvent({ type, organizationId: caller.organizationId, object, objectId, description: `${label} erased`, changes: { before: {}, after: {} }, actor: caller.actor, now });
+  const event = (type: EventType, object: string, objectId: string, label: string, objectSlug?: string) =>
+    buildEvent({ type, organizationId: caller.organizationId, object, objectId, objectSlug, description: `${label} erased`, changes: { before: {}, after: {} }, actor: caller.actor, now });
   return [
     ...h.leads.map((id) => event('lead.erased', 'lead', id, 'Lead')),
     ...h.accounts.map((id) => event('account.erased', 'account', id, 'Account')),
     ...h.deals.map((id) => event('deal.erased', 'deal', id, 'Deal')),
-    ...h.records.map((r) => event('record.erased', 'record', r.id, 'Record')),
+    // A record's address is its object's slug and its id, as in every record event (the slug names no person).
+    ...h.records.map((r) => event('record.erased', 'record', r.id, 'Record', r.objectSlug)),
   ];
 };
 

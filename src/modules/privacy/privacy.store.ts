@@ -18,7 +18,7 @@ export interface Holders {
   accounts: string[];
   deals: string[];
   /** With what removing their search entries needs: their seq and their object's seq. */
-  records: { id: string; seq: number; objectId: string; objectSeq: number }[];
+  records: { id: string; seq: number; objectId: string; objectSeq: number; objectSlug: string }[];
 }
 
 /** The keys of the custom e-mail and phone fields of leads, accounts and deals, whose blind indexes item_values holds. */
@@ -51,7 +51,7 @@ export async function findHolders(db: Executor, organizationId: string, bidxs: r
       .selectFrom('record_contacts as c')
       .innerJoin('records as r', 'r.id', 'c.record_id')
       .innerJoin('custom_objects as o', 'o.id', 'r.object_id')
-      .select(['r.id', 'r.seq', 'r.object_id', 'o.seq as object_seq'])
+      .select(['r.id', 'r.seq', 'r.object_id', 'o.seq as object_seq', 'o.slug as object_slug'])
       .distinct()
       .where('c.bidx', 'in', bidxs)
       .where('c.organization_id', '=', organizationId)
@@ -63,7 +63,7 @@ export async function findHolders(db: Executor, organizationId: string, bidxs: r
     leads: leads.map((r) => r.id),
     accounts: accounts.map((r) => r.id),
     deals: deals.map((r) => r.id),
-    records: records.map((r) => ({ id: r.id, seq: Number(r.seq), objectId: r.object_id, objectSeq: Number(r.object_seq) })),
+    records: records.map((r) => ({ id: r.id, seq: Number(r.seq), objectId: r.object_id, objectSeq: Number(r.object_seq), objectSlug: r.object_slug })),
   };
 }
 

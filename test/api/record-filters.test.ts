@@ -124,6 +124,7 @@ describe('filter[field] on records', () => {
       [{ 'filter[notes]': 'x' }, 'filter[notes]', 'not_filterable'],
       [{ 'filter[title][gte]': 'a' }, 'filter[title][gte]', 'invalid_operator'],
       [{ 'filter[score][between]': '1' }, 'filter[score][between]', 'unknown_operator'],
+      [{ 'filter[score][eq]': '1' }, 'filter[score][eq]', 'unknown_operator'],
       [{ 'filter[score]': 'ten' }, 'filter[score]', 'invalid_value'],
       [{ 'filter[done]': 'yes' }, 'filter[done]', 'invalid_value'],
       [{ 'filter[priority]': 'medium' }, 'filter[priority]', 'invalid_value'],

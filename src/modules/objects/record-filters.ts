@@ -99,8 +99,9 @@ export function recordFilters(definition: Definition, query: Record<string, unkn
     const field = definition.fields.find((f) => f.key === m[1]);
     if (!field) { errors.push(fail(param, 'unknown_field', 'is not a field of this object')); continue; }
     if (!isFilterable(field)) { errors.push(fail(param, 'not_filterable', `${field.type} fields cannot be filtered`)); continue; }
+    // Equality is `filter[field]=v`; a bracketed operator is one of the ranges (`[eq]` too is unknown).
+    if (m[2] !== undefined && !(RANGE_OPERATORS as readonly string[]).includes(m[2])) { errors.push(fail(param, 'unknown_operator', `must be one of: ${RANGE_OPERATORS.join(', ')}`)); continue; }
     const operator = (m[2] ?? 'eq') as FilterOperator;
-    if (operator !== 'eq' && !(RANGE_OPERATORS as readonly string[]).includes(operator)) { errors.push(fail(param, 'unknown_operator', `must be one of: ${RANGE_OPERATORS.join(', ')}`)); continue; }
     if (operator !== 'eq' && !RANGED.has(field.type)) { errors.push(fail(param, 'invalid_operator', `${field.type} fields take equality only`)); continue; }
     const value = parseValue(field, String(raw), blind);
     if (value === null) { errors.push(fail(param, 'invalid_value', `must be ${EXPECTED[field.type] ?? 'a value of the field'}`)); continue; }

@@ -118,6 +118,20 @@ describe('users deactivation', () => {
     await expect(deactivateUser(t.ctx, o.orgId, 'no-such-user', null)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('makes keys only for an active user of the key\'s own organization (crm key create --user)', async () => {
+    const other = await seedOrg(t.ctx);
+    const stranger = await addUser(t.ctx, other.orgId, 'Other Org Rep');
+    const env = { ...databaseEnv(t), LOG_LEVEL: 'silent' };
+    const crossed = await runCli(['--json', 'key', 'create', '--org', s.orgId, '--user', stranger, '--scopes', 'leads:read'], env);
+    expect(crossed.code).toBe(1);
+    expect(crossed.stdout + crossed.stderr).toContain(`user ${stranger} is not in this organization`);
+    const leaving = await addUser(t.ctx, s.orgId, 'Leaving Rep');
+    await deactivateUser(t.ctx, s.orgId, leaving, null);
+    await expect(keyOf(leaving)).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await reactivateUser(t.ctx, s.orgId, leaving);
+    expect((await call(t.app, 'GET', '/users', { auth: await keyOf(leaving) })).status).toBe(200);
+  }, 120_000);
+
   it('crm user deactivate|reactivate --org --email: the key stops and starts working, list shows it', async () => {
     const env = { ...databaseEnv(t), LOG_LEVEL: 'silent' };
     const user = await addConsoleUser(t.ctx, s.orgId);

@@ -7,7 +7,7 @@ import { generateApiKey, hashSecret, looksLikeApiKey } from '../../crypto/secret
 import { hashPassword } from '../../crypto/password.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { findOrganization, insertOrganization, type Organization } from './orgs.store.js';
-import { insertUser, findUserByEmailIndex } from './users.store.js';
+import { insertUser, findUser, findUserByEmailIndex } from './users.store.js';
 import { passwordErrors } from './users.service.js';
 import { findKey, findKeyByHash, insertKey, revokeKey, touchKey, type ApiKeyRecord } from './keys.store.js';
 import { isScope, type Principal, type Scope } from './principal.js';
@@ -95,6 +95,12 @@ export async function createApiKey(ctx: Ctx, input: NewKeyInput): Promise<{ id: 
   const now = ctx.clock.now();
   if (input.expiresAt && new Date(input.expiresAt).getTime() <= now.getTime()) {
     throw validationFailed([{ field: 'expiresAt', code: 'out_of_range', message: 'must be in the future' }]);
+  }
+  // A key acts for a user of its own organization: another's would tie the key to that organization's admin actions.
+  if (input.userId) {
+    const user = await findUser(ctx.database.db, input.organizationId, input.userId);
+    if (!user) throw validationFailed([{ field: 'userId', code: 'not_found', message: `user ${input.userId} is not in this organization` }]);
+    if (user.deactivatedAt) throw validationFailed([{ field: 'userId', code: 'invalid_value', message: `user ${input.userId} is deactivated` }]);
   }
   const { key, prefix, hash } = generateApiKey();
   const record: ApiKeyRecord = {

@@ -37,6 +37,14 @@ describe('parseFieldValue', () => {
     expect(value(field('date'), 20260301)).toBe('invalid_type');
   });
 
+  it('refuses numbers past ±2^53, where JSON no longer holds every integer', () => {
+    expect(value(field('number'), Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(value(field('number'), -Number.MAX_SAFE_INTEGER)).toBe(-Number.MAX_SAFE_INTEGER);
+    expect(value(field('number'), JSON.parse('9007199254740993'))).toBe('too_precise');
+    expect(value(field('number'), -1e300)).toBe('too_precise');
+    expect(value(field('number'), 0.30000000000000004)).toBe(0.30000000000000004);
+  });
+
   it('normalizes contacts, dates and checks options, urls and lengths', () => {
     expect(value(field('email'), ' A@B.example ')).toBe('a@b.example');
     expect(value(field('email'), 'a@b')).toBe('invalid_format');

@@ -81,12 +81,21 @@ function parseUrl(value: string): boolean {
 }
 
 /**
+ * Past ±2^53 a JSON number no longer holds every integer: 9007199254740993 arrives as …992. Such a value is
+ * refused rather than stored other than sent (a deal amount takes a decimal string for that; a number field has none).
+ */
+function parsedNumber(value: number): ParseResult {
+  if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return fail('too_precise', `must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}: beyond, JSON numbers lose whole units`);
+  return { ok: true, value };
+}
+
+/**
  * Checks one incoming value against its field and returns its stored form: dates as 'YYYY-MM-DD' (contract
  * rounding rules), datetimes in UTC, e-mails lower-cased, phones E.164. Never echoes the value in a message.
  */
 export function parseFieldValue(field: Field, value: unknown): ParseResult {
   const wrongType = fail('invalid_type', `must be ${typeName[field.type]}`);
-  if (field.type === 'number') return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : wrongType;
+  if (field.type === 'number') return typeof value === 'number' && Number.isFinite(value) ? parsedNumber(value) : wrongType;
   if (field.type === 'boolean') return typeof value === 'boolean' ? { ok: true, value } : wrongType;
   if (field.type === 'multi_select') return parseOptions(field, value);
   if (typeof value !== 'string') return wrongType;

@@ -80,6 +80,21 @@ describe('SDK client against the API', () => {
     const updates = [];
     for await (const event of client.events.iterate({ types: ['lead.updated'] })) updates.push(event.data.id);
     expect(updates).toEqual([leads[0]!.id]);
+    // pages: each page with its cursor, the last one empty, whose cursor resumes where this run stopped.
+    const walked = [];
+    let resumeAt: string | undefined;
+    for await (const page of client.events.pages({ limit: 4 })) {
+      walked.push(...page.events);
+      resumeAt = page.nextCursor;
+    }
+    expect(walked).toEqual(stored);
+    const second: string = leads[1]!.id;
+    await client.leads.update(second, { status: 'CONTACTED' });
+    await eventually(async () => {
+      const later = [];
+      for await (const page of client.events.pages({ after: resumeAt })) later.push(...page.events.map((e) => [e.type, e.data.id]));
+      expect(later).toEqual([['lead.updated', second]]);
+    });
     await expect(client.events.list({ after: 'bogus' })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
   });
 

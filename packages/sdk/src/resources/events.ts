@@ -17,28 +17,37 @@ export interface EventFeedOptions {
 
 /**
  * The change feed (docs/sync.md): every change in commit order, as the same bodies and ids webhooks deliver.
- * Readable with any of leads:read, accounts:read, deals:read, records:read (each shows its own resource's events).
+ * Readable with any of leads:read, accounts:read, deals:read, records:read, notes:read, tasks:read (each shows
+ * its own resource's events).
  */
 export function eventsResource(core: Core) {
   const list = async ({ after, types, limit }: EventFeedOptions = {}, opts?: CallOptions): Promise<EventFeedPage> => {
     const query: EventFeedQuery = { ...(after !== undefined && { after }), ...(types !== undefined && { types: types.join(',') }), ...(limit !== undefined && { limit }) };
     return (await core.call(EVENTS, 'get', { query }, opts)) as EventFeedPage;
   };
+  /**
+   * Every page from `after` on, following `nextCursor`, the last one empty. Persist each page's `nextCursor` once
+   * its events are applied: it is where the next run starts (`pages({ after })`), the empty page's included.
+   */
+  const pages = async function* (options: EventFeedOptions = {}, opts?: CallOptions): AsyncGenerator<EventFeedPage, void, undefined> {
+    let after = options.after;
+    for (;;) {
+      const page = await list({ ...options, ...(after !== undefined && { after }) }, opts);
+      yield page;
+      if (page.events.length === 0) return;
+      after = page.nextCursor;
+    }
+  };
   return {
     /** One page and its `nextCursor` (store it to resume; it is returned on an empty page too). */
     list,
+    pages,
     /**
-     * Every event from `after` on, following `nextCursor` until a page comes back empty. To resume later, keep
-     * the id of the last event applied and dedupe, or use `list` to persist cursors.
+     * Every event from `after` on, until a page comes back empty. It hands out events, not cursors: to resume a
+     * later run where this one stopped, iterate `pages` and persist their `nextCursor` (an event id is no cursor).
      */
     iterate: async function* (options: EventFeedOptions = {}, opts?: CallOptions): AsyncGenerator<WebhookEvent, void, undefined> {
-      let after = options.after;
-      for (;;) {
-        const page = await list({ ...options, ...(after !== undefined && { after }) }, opts);
-        yield* page.events;
-        if (page.events.length === 0) return;
-        after = page.nextCursor;
-      }
+      for await (const page of pages(options, opts)) yield* page.events;
     },
   };
 }

@@ -1,9 +1,11 @@
+import { hash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, addKey, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
-import { claimKey } from '../../src/modules/idempotency/idempotency.store.js';
-import { requestHash } from '../../src/modules/idempotency/idempotency.service.js';
+import { claimKey, responseAad } from '../../src/modules/idempotency/idempotency.store.js';
+import { requestFingerprint } from '../../src/modules/idempotency/idempotency.service.js';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 
 let t: TestApp;
@@ -56,7 +58,7 @@ describe('Idempotency-Key on POST /leads', () => {
     await claimKey(t.ctx.database.db, {
       organizationId: a.orgId,
       key: 'in-flight',
-      requestHash: requestHash({ method: 'POST', path: '/api/public/v1/leads', body: { name: 'Busy' } }),
+      requestHash: requestFingerprint(t.ctx.requestHasher, 'in-flight', { organizationId: a.orgId, method: 'POST', path: '/api/public/v1/leads', body: { name: 'Busy' } }).stored,
       lockedUntil: new Date(now.getTime() + 60_000).toISOString(),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + 86_400_000).toISOString(),
@@ -106,5 +108,54 @@ describe('Idempotency-Key on POST /leads', () => {
     await post('secret-1', { name: 'Stored', email: 'stored-secret@example.com' });
     const rows = await t.ctx.database.db.selectFrom('idempotency_keys').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain('stored-secret@example.com');
+  });
+});
+
+describe('the stored request hash', () => {
+  const DAY_MS = 86_400_000;
+  const storedHash = async (key: string) =>
+    (await t.ctx.database.db.selectFrom('idempotency_keys').select('request_hash').where('organization_id', '=', a.orgId).where('key', '=', key).executeTakeFirstOrThrow()).request_hash;
+  /** What releases before keyed hashes stored: a plain SHA-256 of the request, which a guess of the body confirms. */
+  const unkeyed = (body: unknown) => hash('sha256', `POST /api/public/v1/leads\n${canonicalJson(body)}`, 'hex');
+
+  it('is keyed: not the plain SHA-256 of the request, nor equal for the same body under two keys', async () => {
+    const body = { name: 'Keyed Hash', email: 'keyed.hash@example.com' };
+    await post('keyed-1', body);
+    await post('keyed-2', body);
+    const stored = await storedHash('keyed-1');
+    expect(stored).toMatch(/^k1:[0-9a-f]{64}$/);
+    expect(stored).not.toContain(unkeyed(body));
+    expect(await storedHash('keyed-2')).not.toBe(stored);
+    const replay = await post('keyed-1', { email: body.email, name: body.name });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expectError(await post('keyed-1', { ...body, email: 'keyed.other@example.com' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await count('Keyed Hash')).toBe(2);
+  });
+
+  it('still honours an entry an older release stored with the unkeyed hash, for its 24 hours', async () => {
+    const body = { name: 'Legacy Hash', email: 'legacy.hash@example.com' };
+    const created = await post(undefined, body);
+    const now = new Date();
+    await t.ctx.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        organization_id: a.orgId,
+        key: 'legacy-1',
+        request_hash: unkeyed(body),
+        state: 'done',
+        response_status: 201,
+        response_body: t.ctx.cipher.encrypt(JSON.stringify(created.body), responseAad(a.orgId, 'legacy-1')),
+        locked_until: now.toISOString(),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
+        resource_id: created.body.data.lead.id,
+      })
+      .execute();
+    const replay = await post('legacy-1', { email: body.email, name: body.name });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(created.body);
+    expectError(await post('legacy-1', { ...body, name: 'Legacy Hash Changed' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await count('Legacy Hash')).toBe(1);
   });
 });

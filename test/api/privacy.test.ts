@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -7,6 +8,7 @@ import { call, expectError } from '../helpers/http.js';
 import { databaseText, rowsText } from '../helpers/database-text.js';
 import { decryptedText } from '../helpers/decrypted-text.js';
 import { startHarness, endpoint, type Endpoint, type Harness } from '../helpers/webhooks.js';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
 
 /**
  * Erasure and export (contract §7), through the real app with a webhook subscriber: after an erasure the
@@ -205,5 +207,29 @@ describe('a record whose e-mail changed', () => {
     const find = async (email: string) => (await call(app, 'GET', `/privacy/subject?email=${email}`, { auth: a.org.auth })).body.data.records.map((r: { id: string }) => r.id);
     expect(await find('old.address@privacy.example')).toEqual([]);
     expect(await find('new.address@privacy.example')).toEqual([created.body.data.record.id]);
+  });
+});
+
+describe('POST /privacy/erasures with an Idempotency-Key', () => {
+  it('answers a retry with the first receipt (erasing once), refuses another body, and keeps only a keyed hash', async () => {
+    const email = 'idem.erasure@privacy.example';
+    const body = { email, reason: 'ticket 43' };
+    const headers = { 'idempotency-key': 'erase-1' };
+    const lead = (await post('/leads', a.org.auth, { name: 'Idem Erasure', email })).body.data.lead.id;
+    const first = await post('/privacy/erasures', a.org.auth, body, headers);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.data.erasure.matched).toEqual({ leads: 1, accounts: 0, deals: 0, records: 0 });
+    expectError(await call(app, 'GET', `/leads/${lead}`, { auth: a.org.auth }), 404, 'NOT_FOUND');
+    const again = await post('/privacy/erasures', a.org.auth, { reason: body.reason, email }, headers);
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expectError(await post('/privacy/erasures', a.org.auth, { email: 'someone.else@privacy.example' }, headers), 422, 'IDEMPOTENCY_KEY_REUSED');
+    const receipts = (await call(app, 'GET', '/privacy/erasures', { auth: a.org.auth })).body.data.erasures;
+    expect(receipts.filter((e: { reason: string | null }) => e.reason === body.reason)).toEqual([first.body.data.erasure]);
+    const row = await h.t.ctx.database.db.selectFrom('idempotency_keys').selectAll().where('organization_id', '=', a.org.orgId).where('key', '=', 'erase-1').executeTakeFirstOrThrow();
+    expect(row.request_hash).toMatch(/^k1:[0-9a-f]{64}$/);
+    expect(row.request_hash).not.toContain(hash('sha256', `POST /api/public/v1/privacy/erasures\n${canonicalJson(body)}`, 'hex'));
+    expect(JSON.stringify(row)).not.toContain(email);
   });
 });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFieldCipher, DecryptionError } from '../../src/crypto/field-cipher.js';
 import { createBlindIndex } from '../../src/crypto/blind-index.js';
+import { createRequestHasher } from '../../src/crypto/request-hash.js';
 import { generateApiKey, hashSecret, looksLikeApiKey } from '../../src/crypto/secrets.js';
 import { hashPassword, verifyPassword } from '../../src/crypto/password.js';
 import { cheapPasswordHash } from '../helpers/password-hash.js';
@@ -79,6 +80,26 @@ describe('blind index', () => {
   });
   it('cannot be confused by separator injection', () => {
     expect(index.compute('email', 'a\u0000b', 'c')).not.toBe(index.compute('email', 'a', 'b\u0000c'));
+  });
+});
+
+describe('idempotency request hash', () => {
+  const key = randomBytes(32);
+  const hasher = createRequestHasher(key);
+  it('is an HMAC under a key of its own: deterministic, bound to organization and Idempotency-Key', () => {
+    const a = hasher.hash('org1', 'k', 'POST /x\n{}');
+    expect(createRequestHasher(key).hash('org1', 'k', 'POST /x\n{}')).toBe(a);
+    expect(hasher.hash('org2', 'k', 'POST /x\n{}')).not.toBe(a);
+    expect(hasher.hash('org1', 'k2', 'POST /x\n{}')).not.toBe(a);
+    expect(hasher.hash('org1', 'k', 'POST /x\n{ }')).not.toBe(a);
+    expect(createRequestHasher(randomBytes(32)).hash('org1', 'k', 'POST /x\n{}')).not.toBe(a);
+    // Not the blind index of the same input under the same deployment key: a purpose of its own.
+    expect(createBlindIndex(key).compute('email', 'org1', 'POST /x\n{}')).not.toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+  });
+  it('cannot be confused by separator injection', () => {
+    expect(hasher.hash('a\u0000b', 'c', 'd')).not.toBe(hasher.hash('a', 'b\u0000c', 'd'));
+    expect(hasher.hash('o', 'k:1', 'x')).not.toBe(hasher.hash('o', 'k', ':1x'));
   });
 });
 

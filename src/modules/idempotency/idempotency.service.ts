@@ -5,12 +5,15 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
+import type { RequestHasher } from '../../crypto/request-hash.js';
 import { inTransaction } from '../../db/transaction.js';
 import { claimKey, completeKey, findKey, releaseKey, responseAad, takeOverKey } from './idempotency.store.js';
 
 /** Kept at least 24 hours (contract §3); a claim whose holder crashed is taken over after the lock expires. */
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 const LOCK_MS = 60_000;
+/** Marks a keyed request hash. A stored hash without it is an older release's plain SHA-256. */
+const KEYED = 'k1:';
 
 export interface IdempotentRequest {
   organizationId: string;
@@ -37,17 +40,32 @@ export function parseIdempotencyKey(header: string): string {
   return key;
 }
 
-export function requestHash(req: Pick<IdempotentRequest, 'method' | 'path' | 'body'>): string {
-  return hash('sha256', `${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`, 'hex');
+/** The request (method, path, canonical body) as the claim keeps it: a keyed hash, never a plain digest of the body. */
+export interface RequestFingerprint {
+  /** Stored with the claim: `k1:` and the keyed hash. */
+  stored: string;
+  /** Whether a stored hash is of this same request. */
+  matches(stored: string): boolean;
+}
+
+export function requestFingerprint(hasher: RequestHasher, key: string, req: Pick<IdempotentRequest, 'organizationId' | 'method' | 'path' | 'body'>): RequestFingerprint {
+  const text = `${req.method} ${req.path}\n${canonicalJson(req.body ?? null)}`;
+  const stored = KEYED + hasher.hash(req.organizationId, key, text);
+  return {
+    stored,
+    // An unmarked hash was written, unkeyed, by a release before keyed hashes: honoured until it expires (24 h).
+    matches: (existing) => (existing.startsWith(KEYED) ? existing === stored : existing === hash('sha256', text, 'hex')),
+  };
 }
 
 /**
  * Runs `work` in a transaction exactly once per (organization, Idempotency-Key). The claim row is committed
  * before the work starts, so a concurrent duplicate sees it (409) instead of creating a second resource;
- * the response is stored, encrypted (it may hold contact details), in the same transaction as the work.
+ * the request is kept as its keyed hash, and the response is stored, encrypted (it may hold contact details),
+ * in the same transaction as the work.
  */
 export async function runIdempotent<T>(
-  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock' | 'outbox'>,
+  ctx: Pick<AppContext, 'database' | 'cipher' | 'requestHasher' | 'clock' | 'outbox'>,
   req: IdempotentRequest,
   work: (trx: Transaction<DB>) => Promise<{ status: number; body: T }>,
 ): Promise<StoredResponse<T>> {
@@ -57,10 +75,10 @@ export async function runIdempotent<T>(
     return { ...result, replayed: false };
   }
   const key = parseIdempotencyKey(req.header);
-  const hash = requestHash(req);
+  const fingerprint = requestFingerprint(ctx.requestHasher, key, req);
   const aad = responseAad(req.organizationId, key);
   // Its own (group-committed) transaction, committed before the work starts.
-  const replay = await ctx.database.transaction((trx) => claim(trx, ctx, req.organizationId, key, hash));
+  const replay = await ctx.database.transaction((trx) => claim(trx, ctx, req.organizationId, key, fingerprint));
   if (replay) return { status: replay.status, body: JSON.parse(ctx.cipher.decrypt(replay.body, aad)) as T, replayed: true };
   try {
     const result = await inTransaction(ctx, async (trx) => {
@@ -104,22 +122,22 @@ async function claim(
   ctx: Pick<AppContext, 'clock'>,
   organizationId: string,
   key: string,
-  hash: string,
+  fingerprint: RequestFingerprint,
 ): Promise<{ status: number; body: string } | undefined> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = ctx.clock.now();
     const lockedUntil = new Date(now.getTime() + LOCK_MS).toISOString();
     const expiresAt = new Date(now.getTime() + RETENTION_MS).toISOString();
-    if (await claimKey(db, { organizationId, key, requestHash: hash, lockedUntil, createdAt: now.toISOString(), expiresAt })) return undefined;
+    if (await claimKey(db, { organizationId, key, requestHash: fingerprint.stored, lockedUntil, createdAt: now.toISOString(), expiresAt })) return undefined;
     const existing = await findKey(db, organizationId, key);
     if (!existing) continue;
     const expired = existing.expiresAt <= now.toISOString();
     const abandoned = existing.state === 'processing' && existing.lockedUntil <= now.toISOString();
     if (expired || abandoned) {
-      if (await takeOverKey(db, organizationId, key, existing.lockedUntil, lockedUntil, hash, expiresAt)) return undefined;
+      if (await takeOverKey(db, organizationId, key, existing.lockedUntil, lockedUntil, fingerprint.stored, expiresAt)) return undefined;
       continue;
     }
-    if (existing.requestHash !== hash) {
+    if (!fingerprint.matches(existing.requestHash)) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request');
     }
     if (existing.state === 'processing') {

@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { ok } from '../../http/schemas.js';
 import { ErasureBody, ErasureEnvelope, ErasureListEnvelope, ListErasuresQuery, SubjectEnvelope, SubjectQuery } from './privacy.schemas.js';
-import { eraseSubject, listErasures } from './privacy.service.js';
+import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
+import { eraseSubjectWith, listErasures } from './privacy.service.js';
 import { exportSubject } from './subject-export.js';
 
 const tags = ['Privacy'];
@@ -14,7 +15,7 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/privacy/erasures', {
-    config: { auth: { anyOf: ['privacy:write'] } },
+    config: { auth: { anyOf: ['privacy:write'] }, idempotent: true },
     schema: {
       tags,
       summary: 'Erase a data subject',
@@ -23,15 +24,14 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
         '(in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, ' +
         'webhook deliveries, stored idempotent responses, reminders and search entries that name them; ' +
         'records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. ' +
-        'Safe to retry: a second erasure of the same value matches nothing. Idempotency-Key is not honoured here (its stored body hash would be an unkeyed fingerprint of the value erased): after a timeout, find the first receipt in GET /privacy/erasures.',
+        'Safe to retry: a second erasure of the same value matches nothing. With an Idempotency-Key a retry answers the first receipt ' +
+        '(the request is kept only as a keyed hash, the receipt encrypted; neither holds the value).',
+      headers: IdempotencyHeaders,
       body: ErasureBody,
       response: { 201: ErasureEnvelope },
     },
-    handler: async (request, reply) => {
-      const erasure = await eraseSubject(ctx, callerOf(request), request.body);
-      reply.code(201);
-      return ok({ erasure });
-    },
+    handler: (request, reply) =>
+      eraseSubjectWith(ctx, callerOf(request), request.body, (erase) => createdReply(ctx, request, reply, async (trx) => ok({ erasure: await erase(trx) }))),
   });
 
   app.get('/privacy/erasures', {

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import { normalizeContacts } from '../../crypto/contact-fields.js';
 import { forgetEverywhere } from '../../crypto/plaintext-eviction.js';
 import type { Executor } from '../../db/database.js';
@@ -72,11 +74,19 @@ const toErasure = (r: ErasureRow): Erasure => ({
  * The receipt keeps the blind indexes and the counts. Then every thread's decryption cache is dropped and,
  * on SQLite, the WAL is emptied into the (secure_delete) database file.
  */
-export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody): Promise<Erasure> {
+export function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody): Promise<Erasure> {
+  return eraseSubjectWith(ctx, caller, body, (erase) => inTransaction(ctx, erase));
+}
+
+/**
+ * eraseSubject with its transaction run by `run`: the API route's runs it under the request's Idempotency-Key,
+ * and answers a retry with the stored receipt instead of running it again.
+ */
+export async function eraseSubjectWith<T>(ctx: Ctx, caller: Caller, body: ErasureBody, run: (erase: (trx: Transaction<DB>) => Promise<Erasure>) => Promise<T>): Promise<T> {
   const subject = subjectIndexes(ctx, caller.organizationId, body);
   const requestedAt = ctx.clock.now().toISOString();
   await indexEarlierRecords(ctx);
-  const row = await inTransaction(ctx, async (trx) => {
+  const result = await run(async (trx) => {
     const holders = await findHolders(trx, caller.organizationId, bidxList(subject), await customContactKeysOf(ctx, trx, caller.organizationId));
     const ids = [...holders.leads, ...holders.accounts, ...holders.deals, ...holders.records.map((r) => r.id)];
     // Notes and tasks on the erased items are personal data too: their events, stored responses and reminders go first.
@@ -102,11 +112,11 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
       completed_at: now.toISOString(),
     };
     await insertErasure(trx, erasure);
-    return erasure;
+    return toErasure(erasure);
   });
   forgetEverywhere(ctx.cipher);
   await truncateWal(ctx.database);
-  return toErasure(row);
+  return result;
 }
 
 export async function listErasures(ctx: Pick<Ctx, 'database'>, organizationId: string, query: ListErasuresQuery) {

@@ -643,7 +643,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a data subject
-         * @description Removes for good, in one transaction, every lead, account, deal and custom-object record holding the e-mail or phone (in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing. Idempotency-Key is not honoured here (its stored body hash would be an unkeyed fingerprint of the value erased): after a timeout, find the first receipt in GET /privacy/erasures.
+         * @description Removes for good, in one transaction, every lead, account, deal and custom-object record holding the e-mail or phone (in a standard field or a custom email or phone field; trashed ones too), with the notes and tasks on them and the events, webhook deliveries, stored idempotent responses, reminders and search entries that name them; records lead.erased / account.erased / deal.erased / record.erased (ids only). The receipt keeps the blind index of the value, never the value. Safe to retry: a second erasure of the same value matches nothing. With an Idempotency-Key a retry answers the first receipt (the request is kept only as a keyed hash, the receipt encrypted; neither holds the value).
          */
         post: operations["createPrivacyErasure"];
         delete?: never;
@@ -7487,7 +7487,10 @@ export interface operations {
     createPrivacyErasure: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried create safe: the same key and body replay the first response (Idempotent-Replayed: true) for 24 h; a different body answers 422. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7564,8 +7567,10 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -158,4 +158,33 @@ describe('the stored request hash', () => {
     expectError(await post('legacy-1', { ...body, name: 'Legacy Hash Changed' }), 422, 'IDEMPOTENCY_KEY_REUSED');
     expect(await count('Legacy Hash')).toBe(1);
   });
+
+  it('replays a response an older release stored without a field the schema now requires, as it was stored', async () => {
+    const body = { name: 'Older Shape', email: 'older.shape@example.com' };
+    const created = await post(undefined, body);
+    const { externalId: _externalId, deletedAt: _deletedAt, ...olderLead } = created.body.data.lead;
+    const olderBody = { data: { lead: olderLead } };
+    const now = new Date();
+    await t.ctx.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        organization_id: a.orgId,
+        key: 'older-shape',
+        request_hash: unkeyed(body),
+        state: 'done',
+        response_status: 201,
+        response_body: t.ctx.cipher.encrypt(JSON.stringify(olderBody), responseAad(a.orgId, 'older-shape')),
+        locked_until: now.toISOString(),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
+        resource_id: created.body.data.lead.id,
+      })
+      .execute();
+    const replay = await post('older-shape', body);
+    expect(replay.status, JSON.stringify(replay.body)).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['content-type']).toMatch(/^application\/json/);
+    expect(replay.body).toEqual(olderBody);
+    expect(await count('Older Shape')).toBe(1);
+  });
 });

@@ -66,7 +66,24 @@ export async function idempotentReply<T>(
     },
     async (trx) => ({ status, body: await create(trx) }),
   );
-  if (result.replayed) reply.header('idempotent-replayed', 'true');
   reply.code(result.status);
-  return result.body;
+  if (!result.replayed) return result.body;
+  reply.header('idempotent-replayed', 'true');
+  return replayable(reply, result.body);
+}
+
+/**
+ * A stored response, serialized by the route's schema as usual; one stored by an older release that lacks a
+ * field the schema now requires (a rolling upgrade, within the key's 24 hours) is sent as it was stored rather
+ * than failing the retry with a 500.
+ */
+function replayable<T>(reply: FastifyReply, body: T): T {
+  try {
+    reply.serialize(body);
+    return body;
+  } catch {
+    reply.type('application/json; charset=utf-8');
+    // A string with a JSON type skips the serializer (Fastify sends it as it is); the handler's type is the body's.
+    return JSON.stringify(body) as T;
+  }
 }

@@ -3,7 +3,8 @@
 // schemas: our tools reuse the REST routes' TypeBox (JSON Schema) bodies and validate them with the same
 // ajv setup, so an agent gets the same fields, rules and error messages as a REST client.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCErrorResponse, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
@@ -65,6 +66,25 @@ export function createMcpServer(ctx: AppContext, session: McpSession, version: s
     return callTool(ctx, session, tool, params.arguments ?? {});
   });
   return server;
+}
+
+/**
+ * Connects a server to its transport (HTTP or stdio) so that protocol errors leave prefixed by no one. The SDK's
+ * McpError writes "MCP error <code>: " into its message, the server sends that message as the JSON-RPC error's,
+ * and the SDK's client prefixes what it receives again ("MCP error -32602: MCP error -32602: Unknown tool x").
+ * Every error answer — ours and the SDK's own, such as an invalid tools/call — leaves through `send`, so the
+ * prefix comes off there, once; the number stays in the error's `code`.
+ */
+export function connectMcpServer(server: Server, transport: Transport): Promise<void> {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(withoutErrorPrefix(message), options);
+  return server.connect(transport);
+}
+
+function withoutErrorPrefix(message: JSONRPCMessage): JSONRPCMessage {
+  if (!isJSONRPCErrorResponse(message)) return message;
+  const prefix = `MCP error ${message.error.code}: `;
+  return message.error.message.startsWith(prefix) ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } } : message;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, isJSONRPCErrorResponse, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Type } from '@sinclair/typebox';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
@@ -15,7 +16,7 @@ import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
 import type { Definition, Field } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
-import type { McpTool } from './mcp.tool.js';
+import { IdempotencyKeyArg, type McpTool } from './mcp.tool.js';
 import { MCP_TOOLS } from './tools/index.js';
 
 export const MCP_SERVER_NAME = 'crm';
@@ -122,14 +123,19 @@ function withCustomFields(described: Tool, tool: McpTool, fields: Partial<Record
   return described;
 }
 
+const IDEMPOTENCY_HELP =
+  'Pass `idempotencyKey` (e.g. a new UUID for each thing to create) and retry a call that timed out or failed with the same key and arguments: the first result comes back and nothing is created twice.';
+
 function describeTool(tool: McpTool): Tool {
   const scopes = tool.scopes.join(' or ');
+  // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
+  const inputSchema = JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'] & { properties: Record<string, object> };
+  if (tool.idempotent) inputSchema.properties = { ...inputSchema.properties, idempotencyKey: JSON.parse(JSON.stringify(IdempotencyKeyArg)) as object };
   return {
     name: tool.name,
     title: tool.title,
-    description: `${tool.description}\n\nNeeds the API key scope ${scopes}.`,
-    // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
-    inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
+    description: `${tool.description}${tool.idempotent ? ` ${IDEMPOTENCY_HELP}` : ''}\n\nNeeds the API key scope ${scopes}.`,
+    inputSchema,
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive === true, openWorldHint: false },
   };
 }
@@ -138,10 +144,10 @@ function describeTool(tool: McpTool): Tool {
 async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const principal = await session.authorize(tool.scopes);
-    const input = structuredClone(args);
+    const { idempotencyKey, input } = tool.idempotent ? withoutKey(structuredClone(args)) : { idempotencyKey: undefined, input: structuredClone(args) };
     const organizationId = principal.organization.id;
-    const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } } };
-    const errors = validateValue(tool.input, input, 'arguments');
+    const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } }, idempotencyKey };
+    const errors = [...validateValue(IdempotencyKeyArgument, { idempotencyKey }, 'arguments'), ...validateValue(tool.input, input, 'arguments')];
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     const result = await tool.run(run, input);
@@ -150,6 +156,14 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     if (!(err instanceof AppError)) session.logError(err, tool.name);
     return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
   }
+}
+
+const IdempotencyKeyArgument = Type.Object({ idempotencyKey: Type.Optional(IdempotencyKeyArg) });
+
+/** A create tool's arguments: the `idempotencyKey` apart, the rest being the REST body it stands for. */
+function withoutKey(args: Record<string, unknown>): { idempotencyKey: string | undefined; input: Record<string, unknown> } {
+  const { idempotencyKey, ...input } = args;
+  return { idempotencyKey: idempotencyKey as string | undefined, input };
 }
 
 /** A refused call as an MCP tool error: the code and every field message, readable by a model and a program. */

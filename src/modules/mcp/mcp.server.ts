@@ -16,6 +16,7 @@ import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
 import type { Definition, Field } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
+import { MAX_RESULT_CHARS, readWithinSize } from './mcp.result-size.js';
 import { IdempotencyKeyArg, type McpTool } from './mcp.tool.js';
 import { MCP_TOOLS } from './tools/index.js';
 
@@ -123,6 +124,8 @@ function withCustomFields(described: Tool, tool: McpTool, fields: Partial<Record
   return described;
 }
 
+const SIZE_HELP = `A page whose JSON would pass ${MAX_RESULT_CHARS} characters comes back with fewer items and \`truncated\` saying so: continue with \`after\` = pagination.nextCursor.`;
+
 const IDEMPOTENCY_HELP =
   'Pass `idempotencyKey` (e.g. a new UUID for each thing to create) and retry a call that timed out or failed with the same key and arguments: the first result comes back and nothing is created twice.';
 
@@ -131,10 +134,12 @@ function describeTool(tool: McpTool): Tool {
   // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
   const inputSchema = JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'] & { properties: Record<string, object> };
   if (tool.idempotent) inputSchema.properties = { ...inputSchema.properties, idempotencyKey: JSON.parse(JSON.stringify(IdempotencyKeyArg)) as object };
+  const lists = tool.readOnly && 'limit' in inputSchema.properties;
+  const help = [tool.description, ...(lists ? [SIZE_HELP] : []), ...(tool.idempotent ? [IDEMPOTENCY_HELP] : [])].join(' ');
   return {
     name: tool.name,
     title: tool.title,
-    description: `${tool.description}${tool.idempotent ? ` ${IDEMPOTENCY_HELP}` : ''}\n\nNeeds the API key scope ${scopes}.`,
+    description: `${help}\n\nNeeds the API key scope ${scopes}.`,
     inputSchema,
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive === true, openWorldHint: false },
   };
@@ -150,7 +155,8 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     const errors = [...validateValue(IdempotencyKeyArgument, { idempotencyKey }, 'arguments'), ...validateValue(tool.input, input, 'arguments')];
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
-    const result = await tool.run(run, input);
+    // A read may be run again, shorter, to fit the bound; a write runs once.
+    const result = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
@@ -159,6 +160,14 @@ describe('MCP over Streamable HTTP', () => {
       expect(res.status).toBe(200);
       expect(await res.json(), JSON.stringify(params)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
     }
+  });
+
+  it('prefixes a protocol error once in the SDK client ("MCP error -32602: …"), ours and the SDK server\'s alike', async () => {
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool no_such_tool$/);
+    const malformed = { method: 'tools/call', params: { name: 'create_lead', arguments: 'name=x' } } as unknown as CallToolRequest;
+    await expect(client.request(malformed, CallToolResultSchema)).rejects.toThrow(/^MCP error -32602: Invalid tools\/call request: (?!MCP error)/);
+    const raw = await rpc(origin, s.key, { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } });
+    expect(await raw.json()).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'Unknown tool no_such_tool' } });
   });
 
   it('puts the request id and rate-limit headers on MCP answers too', async () => {

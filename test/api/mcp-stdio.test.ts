@@ -71,9 +71,10 @@ describe.runIf(dialect === 'sqlite')('crm mcp over stdio', () => {
     ]);
   });
 
-  it('answers malformed tool arguments with -32602 Invalid params', async () => {
+  it('answers malformed tool arguments and an unknown tool with -32602 Invalid params, prefixed once by the SDK client', async () => {
     const request = { method: 'tools/call', params: { name: 'create_lead', arguments: 'name=x' } } as unknown as CallToolRequest;
-    await expect(client.request(request, CallToolResultSchema)).rejects.toMatchObject({ code: -32602 });
+    await expect(client.request(request, CallToolResultSchema)).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/^MCP error -32602: Invalid tools\/call request: (?!MCP error)/) });
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool no_such_tool$/);
   });
 
   it('refuses a tool outside the key scopes, spending a unit as every call does, then applies the limit, then a revocation', async () => {

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { rateLimitExceeded, requirePrincipal, setRateLimitHeaders, spendRateLimit } from '../../http/auth.js';
 import type { Principal } from '../orgs/principal.js';
-import { createMcpServer, requireScopes } from './mcp.server.js';
+import { connectMcpServer, createMcpServer, requireScopes } from './mcp.server.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,7 +45,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext, version
     reply.raw.once('close', () => {
       void server.close();
     });
-    await server.connect(transport);
+    await connectMcpServer(server, transport);
     // The transport writes the raw response: carry over what the pipeline already set (request id, rate limit).
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value !== undefined) reply.raw.setHeader(name, value);

@@ -3,7 +3,9 @@
 // schemas: our tools reuse the REST routes' TypeBox (JSON Schema) bodies and validate them with the same
 // ajv setup, so an agent gets the same fields, rules and error messages as a REST client.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, isJSONRPCErrorResponse, ListToolsRequestSchema, McpError, RequestSchema, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Type } from '@sinclair/typebox';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
@@ -14,7 +16,8 @@ import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
 import type { Definition, Field } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
-import type { McpTool } from './mcp.tool.js';
+import { MAX_RESULT_CHARS, readWithinSize } from './mcp.result-size.js';
+import { IdempotencyKeyArg, type McpTool } from './mcp.tool.js';
 import { MCP_TOOLS } from './tools/index.js';
 
 export const MCP_SERVER_NAME = 'crm';
@@ -68,6 +71,25 @@ export function createMcpServer(ctx: AppContext, session: McpSession, version: s
 }
 
 /**
+ * Connects a server to its transport (HTTP or stdio) so that protocol errors leave prefixed by no one. The SDK's
+ * McpError writes "MCP error <code>: " into its message, the server sends that message as the JSON-RPC error's,
+ * and the SDK's client prefixes what it receives again ("MCP error -32602: MCP error -32602: Unknown tool x").
+ * Every error answer — ours and the SDK's own, such as an invalid tools/call — leaves through `send`, so the
+ * prefix comes off there, once; the number stays in the error's `code`.
+ */
+export function connectMcpServer(server: Server, transport: Transport): Promise<void> {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(withoutErrorPrefix(message), options);
+  return server.connect(transport);
+}
+
+function withoutErrorPrefix(message: JSONRPCMessage): JSONRPCMessage {
+  if (!isJSONRPCErrorResponse(message)) return message;
+  const prefix = `MCP error ${message.error.code}: `;
+  return message.error.message.startsWith(prefix) ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } } : message;
+}
+
+/**
  * The organization's custom fields of each built-in resource the session's key may use (as its OpenAPI
  * document types them), for the tools that take them; none when the key can't be read (its calls fail anyway).
  */
@@ -102,14 +124,23 @@ function withCustomFields(described: Tool, tool: McpTool, fields: Partial<Record
   return described;
 }
 
+const SIZE_HELP = `A page whose JSON would pass ${MAX_RESULT_CHARS} characters comes back with fewer items and \`truncated\` saying so: continue with \`after\` = pagination.nextCursor.`;
+
+const IDEMPOTENCY_HELP =
+  'Pass `idempotencyKey` (e.g. a new UUID for each thing to create) and retry a call that timed out or failed with the same key and arguments: the first result comes back and nothing is created twice.';
+
 function describeTool(tool: McpTool): Tool {
   const scopes = tool.scopes.join(' or ');
+  // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
+  const inputSchema = JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'] & { properties: Record<string, object> };
+  if (tool.idempotent) inputSchema.properties = { ...inputSchema.properties, idempotencyKey: JSON.parse(JSON.stringify(IdempotencyKeyArg)) as object };
+  const lists = tool.readOnly && 'limit' in inputSchema.properties;
+  const help = [tool.description, ...(lists ? [SIZE_HELP] : []), ...(tool.idempotent ? [IDEMPOTENCY_HELP] : [])].join(' ');
   return {
     name: tool.name,
     title: tool.title,
-    description: `${tool.description}\n\nNeeds the API key scope ${scopes}.`,
-    // TypeBox keeps its metadata under symbols; a JSON round trip leaves the plain JSON Schema.
-    inputSchema: JSON.parse(JSON.stringify(tool.input)) as Tool['inputSchema'],
+    description: `${help}\n\nNeeds the API key scope ${scopes}.`,
+    inputSchema,
     annotations: { title: tool.title, readOnlyHint: tool.readOnly, destructiveHint: tool.destructive === true, openWorldHint: false },
   };
 }
@@ -118,18 +149,27 @@ function describeTool(tool: McpTool): Tool {
 async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const principal = await session.authorize(tool.scopes);
-    const input = structuredClone(args);
+    const { idempotencyKey, input } = tool.idempotent ? withoutKey(structuredClone(args)) : { idempotencyKey: undefined, input: structuredClone(args) };
     const organizationId = principal.organization.id;
-    const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } } };
-    const errors = validateValue(tool.input, input, 'arguments');
+    const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } }, idempotencyKey };
+    const errors = [...validateValue(IdempotencyKeyArgument, { idempotencyKey }, 'arguments'), ...validateValue(tool.input, input, 'arguments')];
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
-    const result = await tool.run(run, input);
+    // A read may be run again, shorter, to fit the bound; a write runs once.
+    const result = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);
     return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
   }
+}
+
+const IdempotencyKeyArgument = Type.Object({ idempotencyKey: Type.Optional(IdempotencyKeyArg) });
+
+/** A create tool's arguments: the `idempotencyKey` apart, the rest being the REST body it stands for. */
+function withoutKey(args: Record<string, unknown>): { idempotencyKey: string | undefined; input: Record<string, unknown> } {
+  const { idempotencyKey, ...input } = args;
+  return { idempotencyKey: idempotencyKey as string | undefined, input };
 }
 
 /** A refused call as an MCP tool error: the code and every field message, readable by a model and a program. */

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.js';
 import { rateLimitExceeded, spendRateLimit } from '../../http/auth.js';
 import { createAuthenticator } from '../orgs/orgs.service.js';
 import type { Scope } from '../orgs/principal.js';
-import { createMcpServer, requireScopes } from './mcp.server.js';
+import { connectMcpServer, createMcpServer, requireScopes } from './mcp.server.js';
 
 export interface StdioOptions {
   apiKey: string;
@@ -40,6 +40,6 @@ export async function serveMcpOverStdio(ctx: AppContext, opts: StdioOptions): Pr
     server.onclose = resolve;
   });
   stdin.once('end', () => void server.close());
-  await server.connect(new StdioServerTransport(stdin, opts.stdout ?? process.stdout));
+  await connectMcpServer(server, new StdioServerTransport(stdin, opts.stdout ?? process.stdout));
   await closed;
 }

@@ -1,6 +1,11 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { DB } from '../../db/schema.js';
 import type { FieldError } from '../../errors.js';
+import { API_PREFIX } from '../../http/openapi.js';
+import { ok } from '../../http/schemas.js';
+import { runIdempotent } from '../idempotency/idempotency.service.js';
 import type { BuiltinResource } from '../fields/builtin-resources.js';
 import { customFieldCheck } from '../fields/custom-fields.service.js';
 import type { Actor, Principal, Scope } from '../orgs/principal.js';
@@ -12,6 +17,8 @@ export interface ToolRun {
   organizationId: string;
   /** The caller for writes: the key's actor with channel MCP, so events say the change came through MCP. */
   caller: { organizationId: string; actor: Actor };
+  /** The call's `idempotencyKey` argument (create tools only; see defineCreateTool). */
+  idempotencyKey: string | undefined;
 }
 
 /**
@@ -29,6 +36,8 @@ export interface McpTool<S extends TSchema = TSchema> {
   readOnly: boolean;
   /** Removes data (MCP `destructiveHint`, so clients confirm with the user first). */
   destructive?: boolean;
+  /** Creates something: takes the optional `idempotencyKey` argument (set by defineCreateTool, which honours it). */
+  idempotent?: boolean;
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
   /**
    * Problems in the parts of the input its schema leaves open (custom field values of leads, accounts and
@@ -60,6 +69,49 @@ export const customChangeErrors = (resource: BuiltinResource) => async ({ ctx, o
 export function defineTool<S extends TSchema>(tool: McpTool<S>): McpTool {
   return tool as unknown as McpTool;
 }
+
+/** The REST POST a create tool stands for: its path (under the API prefix) and body. */
+export interface RestCreate {
+  path: string;
+  body: unknown;
+}
+
+/**
+ * A tool that creates what a REST POST creates, with that route's Idempotency-Key semantics: the call's
+ * `idempotencyKey` is the Idempotency-Key of `rest(input)` — the same key space (the organization's, shared with
+ * REST), the same request hash (method, path, body), the same stored response — so a retried call, or its REST
+ * twin, replays the first result instead of creating twice, and the same key with other arguments is refused with
+ * REST's IDEMPOTENCY_KEY_REUSED. Without a key the creation runs in a transaction of its own, as any write.
+ */
+export function defineCreateTool<S extends TSchema>(
+  tool: Omit<McpTool<S>, 'run' | 'readOnly' | 'idempotent'> & {
+    rest(input: Static<S>): RestCreate;
+    /** Creates in `trx` and answers what the REST route's `data` holds ({lead}, {record}…). */
+    create(run: ToolRun, trx: Transaction<DB>, input: Static<S>): Promise<Record<string, unknown>>;
+  },
+): McpTool {
+  const { rest, create, ...described } = tool;
+  return defineTool<S>({
+    ...described,
+    readOnly: false,
+    idempotent: true,
+    run: async (run, input) => {
+      const { path, body } = rest(input);
+      const request = { organizationId: run.organizationId, header: run.idempotencyKey, method: 'POST', path: `${API_PREFIX}${path}`, body };
+      const created = await runIdempotent(run.ctx, request, async (trx) => ({ status: 201, body: ok(await create(run, trx, input)) }));
+      return created.body.data;
+    },
+  });
+}
+
+/** The `idempotencyKey` argument of a create tool: an Idempotency-Key's characters, checked before the call runs. */
+export const IdempotencyKeyArg = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x20-\\x7e]+$',
+  description:
+    'Makes a retry safe: send the same key with the same arguments and the first call\'s result comes back, nothing created twice (kept 24 h; the same key space as the REST API\'s Idempotency-Key). Use a new key for each thing to create; reusing one with other arguments is refused (IDEMPOTENCY_KEY_REUSED). 1-255 printable ASCII characters, e.g. a UUID.',
+});
 
 /** An id argument: any string, so an unknown or malformed id answers NOT_FOUND exactly as the REST path does. */
 export const IdArg = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} id.` });

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -24,16 +24,16 @@ export const accountTools = [
     input: GetInput('Account'),
     run: async ({ ctx, organizationId }, { id }) => ({ account: await getAccount(ctx, organizationId, id) }),
   }),
-  defineTool({
+  defineCreateTool({
     name: 'create_account',
     title: 'Create an account',
     description: 'Create an account (a company). Only `name` is required. Search first to avoid creating a duplicate. The organization\'s custom account fields (describe_object with object `accounts`) go beside the standard ones, by key.',
     customFields: { resource: 'accounts', at: 'body' },
     scopes: ['accounts:write'],
-    readOnly: false,
     input: CreateAccountBody,
     openFieldErrors: customFieldErrors('accounts'),
-    run: async ({ ctx, caller }, input) => ({ account: await inTransaction(ctx, (trx) => createAccount(ctx, trx, caller, input)) }),
+    rest: (input) => ({ path: '/accounts', body: input }),
+    create: async ({ ctx, caller }, trx, input) => ({ account: await createAccount(ctx, trx, caller, input) }),
   }),
   defineTool({
     name: 'update_account',

@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -35,17 +35,17 @@ export const dealTools = [
     input: GetInput('Deal'),
     run: async ({ ctx, organizationId }, { id }) => ({ deal: await getDeal(ctx, organizationId, id) }),
   }),
-  defineTool({
+  defineCreateTool({
     name: 'create_deal',
     title: 'Create a deal',
     description:
       "Create a deal. Only `name` is required; `stage` defaults to the first stage (see list_deal_stages). Send `amount` as a decimal string with `currency` (ISO 4217), and `expectedCloseDate` as YYYY-MM-DD. The organization's custom deal fields (describe_object with object `deals`) go beside the standard ones, by key.",
     customFields: { resource: 'deals', at: 'body' },
     scopes: ['deals:write'],
-    readOnly: false,
     input: CreateDealBody,
     openFieldErrors: customFieldErrors('deals'),
-    run: async ({ ctx, caller }, input) => ({ deal: await inTransaction(ctx, (trx) => createDeal(ctx, trx, caller, input)) }),
+    rest: (input) => ({ path: '/deals', body: input }),
+    create: async ({ ctx, caller }, trx, input) => ({ deal: await createDeal(ctx, trx, caller, input) }),
   }),
   defineTool({
     name: 'update_deal',

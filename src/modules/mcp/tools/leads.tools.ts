@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
 import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -24,17 +24,17 @@ export const leadTools = [
     input: GetInput('Lead'),
     run: async ({ ctx, organizationId }, { id }) => ({ lead: await getLead(ctx, organizationId, id) }),
   }),
-  defineTool({
+  defineCreateTool({
     name: 'create_lead',
     title: 'Create a lead',
     description:
       'Create a lead. Only `name` is required. Phone numbers need their country code. The organization\'s assignment rules set the owner when `ownerId` is omitted. Search first to avoid creating a duplicate. The organization\'s custom lead fields (describe_object with object `leads`) go beside the standard ones, by key.',
     customFields: { resource: 'leads', at: 'body' },
     scopes: ['leads:write'],
-    readOnly: false,
     input: CreateLeadBody,
     openFieldErrors: customFieldErrors('leads'),
-    run: async ({ ctx, caller }, input) => ({ lead: await inTransaction(ctx, (trx) => createLead(ctx, trx, caller, input)) }),
+    rest: (input) => ({ path: '/leads', body: input }),
+    create: async ({ ctx, caller }, trx, input) => ({ lead: await createLead(ctx, trx, caller, input) }),
   }),
   defineTool({
     name: 'update_lead',

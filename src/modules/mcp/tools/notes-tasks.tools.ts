@@ -11,30 +11,30 @@ import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
 import { createTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineTool, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
 const TARGET_HELP = '`target`: `{object: "lead" | "account" | "deal" | "record", id}`, plus `objectSlug` for a record; the item must exist and not be deleted.';
 
 export const noteTaskTools = [
-  defineTool({
+  defineCreateTool({
     name: 'add_note',
     title: 'Add a note',
     description: `Write a markdown note (a call summary, a meeting outcome) on a lead, account, deal or record. ${TARGET_HELP}`,
     scopes: ['notes:write'],
-    readOnly: false,
     input: CreateNoteBody,
-    run: async ({ ctx, caller }, input) => ({ note: await inTransaction(ctx, (trx) => createNote(ctx, trx, caller, input)) }),
+    rest: (input) => ({ path: '/notes', body: input }),
+    create: async ({ ctx, caller }, trx, input) => ({ note: await createNote(ctx, trx, caller, input) }),
   }),
-  defineTool({
+  defineCreateTool({
     name: 'create_task',
     title: 'Create a task',
     description: `Create a to-do, optionally on an item (${TARGET_HELP}) and for a user (\`assigneeId\`). \`dueDate\` is a day, YYYY-MM-DD: the task is overdue after that day in the organization's time zone, and a reminder goes out at 09:00 on it.`,
     scopes: ['tasks:write'],
-    readOnly: false,
     input: CreateTaskBody,
-    run: async ({ ctx, caller }, input) => ({ task: await inTransaction(ctx, (trx) => createTask(ctx, trx, caller, input)) }),
+    rest: (input) => ({ path: '/tasks', body: input }),
+    create: async ({ ctx, caller }, trx, input) => ({ task: await createTask(ctx, trx, caller, input) }),
   }),
   defineTool({
     name: 'complete_task',

@@ -4,7 +4,7 @@ import { ListObjectsQuery } from '../../objects/objects.schemas.js';
 import { getObject, listObjects } from '../../objects/objects.service.js';
 import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
-import { defineTool, deleteDescription, DeleteInput, IdArg } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg } from '../mcp.tool.js';
 
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
@@ -50,14 +50,14 @@ export const recordTools = [
     input: Type.Object({ object: objectArg, id: IdArg('Record') }, { additionalProperties: false }),
     run: async ({ ctx, organizationId }, { object, id }) => ({ record: await getRecord(ctx, organizationId, object, id) }),
   }),
-  defineTool({
+  defineCreateTool({
     name: 'create_record',
     title: 'Create a record',
     description: `Create a record of a custom object from \`values\`. ${VALUE_RULES} Required fields must be given; unknown keys are refused. The stage defaults to the first one.`,
     scopes: ['records:write'],
-    readOnly: false,
     input: Type.Object({ object: objectArg, values: RecordInput }, { additionalProperties: false }),
-    run: async ({ ctx, caller }, { object, values }) => ({ record: await inTransaction(ctx, (trx) => createRecord(ctx, trx, caller, object, values)) }),
+    rest: ({ object, values }) => ({ path: `/objects/${encodeURIComponent(object)}/records`, body: values }),
+    create: async ({ ctx, caller }, trx, { object, values }) => ({ record: await createRecord(ctx, trx, caller, object, values) }),
   }),
   defineTool({
     name: 'update_record',

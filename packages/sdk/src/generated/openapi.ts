@@ -8590,6 +8590,7 @@ export interface operations {
             /** @description The created webhook. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8746,7 +8747,6 @@ export interface operations {
             /** @description The deleted webhook. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9078,6 +9078,7 @@ export interface operations {
             /** @description The webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

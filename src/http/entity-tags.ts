@@ -10,6 +10,11 @@ declare module 'fastify' {
      * `ETag`, a GET honours `If-None-Match` (304).
      */
     etag?: string;
+    /**
+     * Fields of the resource that only this answer shows (a webhook's `secret`, once), left out of its tag so
+     * that it is the one a GET answers.
+     */
+    etagOmits?: readonly string[];
     /** The write honours `If-Match` (the service compares it in the write's transaction; 412 on a mismatch). */
     ifMatch?: boolean;
   }
@@ -31,11 +36,14 @@ function withHeader(schema: Schema, name: string, value: TSchema): void {
   schema.headers = Type.Object({ ...(declared?.properties ?? {}), [name]: Type.Optional(value) });
 }
 
-/** What a route with `config.etag` documents: the header it honours, 304 or 412, and the ETag header (openapi-document.ts). */
-function document(route: RouteOptions, isGet: boolean, ifMatch: boolean): void {
+/**
+ * What a route with `config.etag` or `config.ifMatch` documents: the header it honours, 304 or 412, and the
+ * ETag header of its answer when that answer is the resource (openapi-document.ts).
+ */
+function document(route: RouteOptions, isGet: boolean, tagsAnswer: boolean, ifMatch: boolean): void {
   if (!route.schema || route.schema.hide) return;
   const schema = route.schema as Schema;
-  schema['x-etag'] = true;
+  if (tagsAnswer) schema['x-etag'] = true;
   const response = (schema.response ??= {});
   if (isGet) {
     withHeader(schema, 'if-none-match', IfNoneMatch);
@@ -47,16 +55,22 @@ function document(route: RouteOptions, isGet: boolean, ifMatch: boolean): void {
   }
 }
 
+/** The resource as its tag covers it: without the fields `config.etagOmits` names. */
+function taggedPart(resource: unknown, omits: readonly string[]): unknown {
+  if (omits.length === 0 || resource === null || typeof resource !== 'object') return resource;
+  return Object.fromEntries(Object.entries(resource).filter(([field]) => !omits.includes(field)));
+}
+
 /**
  * The answer of a one-resource route gets the resource's ETag (computed once, from the object the handler
  * returns, before serialization); a GET whose If-None-Match names it answers 304 without a body.
  */
-function tagged(handler: RouteHandlerMethod, key: string, isGet: boolean): RouteHandlerMethod {
+function tagged(handler: RouteHandlerMethod, key: string, omits: readonly string[], isGet: boolean): RouteHandlerMethod {
   return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     const payload: unknown = await handler.call(this, request, reply);
     const resource = (payload as { data?: Record<string, unknown> } | undefined)?.data?.[key];
     if (resource === undefined || reply.sent) return payload;
-    const etag = etagOf(resource);
+    const etag = etagOf(taggedPart(resource, omits));
     reply.header('etag', etag);
     const ifNoneMatch = request.headers['if-none-match'];
     if (isGet && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag, 'weak')) return reply.code(304).send();
@@ -70,12 +84,12 @@ function tagged(handler: RouteHandlerMethod, key: string, isGet: boolean): Route
  */
 export function registerEntityTags(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    const config = route.config as { etag?: string; ifMatch?: boolean } | undefined;
+    const config = route.config as { etag?: string; etagOmits?: readonly string[]; ifMatch?: boolean } | undefined;
     if (!config?.etag && config?.ifMatch !== true) return;
     const isGet = route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET'));
-    document(route, isGet, config.ifMatch === true);
+    document(route, isGet, config.etag !== undefined, config.ifMatch === true);
     // A route that answers no resource (a deletion's stub) takes If-Match without tagging its answer.
-    if (config.etag) route.handler = tagged(route.handler, config.etag, isGet);
+    if (config.etag) route.handler = tagged(route.handler, config.etag, config.etagOmits ?? [], isGet);
   });
 }
 

@@ -50,14 +50,14 @@ async function world(): Promise<World> {
   return { org, labels, tags, eventsBefore };
 }
 
-/** Replaces every known id in a value by its name; drops times and event ids, which differ from run to run. */
+/** Replaces every known id in a value by its name; drops times, event ids and tags (digests of ids and times), which differ from run to run. */
 function named(w: World, value: unknown): unknown {
   if (typeof value === 'string') return w.labels.get(value) ?? value;
   if (Array.isArray(value)) return value.map((v) => named(w, v));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value)
-        .filter(([k]) => !['createdAt', 'updatedAt', 'deletedAt', 'actor', 'organization', 'message'].includes(k))
+        .filter(([k]) => !['createdAt', 'updatedAt', 'deletedAt', 'actor', 'organization', 'message', 'etag'].includes(k))
         .map(([k, v]) => [k, named(w, v)]),
     );
   }

@@ -41,6 +41,19 @@ describe('SDK optimistic concurrency', () => {
     expect(await crm.leads.getIfChanged(lead)).toMatchObject({ id: lead.id, status: 'CONTACTED' });
   });
 
+  it('batch results carry their items\' tags: the one get answers, and ifMatch for updateMany', async () => {
+    const [created] = await crm.accounts.batch([{ name: 'Sdk Batch Co' }]);
+    const account = created!.account!;
+    expect(etagOf(account)).toBe(created!.etag);
+    expect(etagOf(account)).toBe(etagOf(await crm.accounts.get(account.id)));
+    expect(JSON.stringify(account)).not.toContain(created!.etag);
+    const [updated] = await crm.accounts.updateMany([{ id: account.id, industry: 'Tools', ifMatch: etagOf(account) }]);
+    expect(updated!.status).toBe(200);
+    const [stale] = await crm.accounts.updateMany([{ id: account.id, industry: 'Toys', ifMatch: etagOf(account) }]);
+    expect(stale).toMatchObject({ status: 412, error: { code: 'PRECONDITION_FAILED' } });
+    expect(etagOf(stale!.account!)).toBe(etagOf(updated!.account!));
+  });
+
   it('delete and restore honour ifMatch', async () => {
     const deal = await crm.deals.create({ name: 'Sdk Deal' });
     const stale = etagOf(deal);

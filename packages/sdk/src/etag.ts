@@ -1,7 +1,7 @@
 /**
  * Entity tags (docs/sync.md, "Safe concurrent edits"). Every resource the client returns from a one-resource
- * call (get, create, update, delete, restore, and the `data` of a 412) carries the server's ETag, kept out of
- * sight (not enumerable, not serialized): read it with `etagOf` and send it back as `ifMatch`.
+ * call (get, create, update, delete, restore, and the `data` of a 412) or in a batch result carries the server's
+ * ETag, kept out of sight (not enumerable, not serialized): read it with `etagOf` and send it back as `ifMatch`.
  */
 const ETAG = Symbol.for('crm-sdk.etag');
 
@@ -21,4 +21,18 @@ export function tagData(data: unknown, etag: string | null): void {
   const resource = values[0];
   if (values.length !== 1 || resource === null || typeof resource !== 'object') return;
   Object.defineProperty(resource, ETAG, { value: etag, enumerable: false });
+}
+
+/**
+ * Tags the item of each batch result (`{index, status, lead?, etag?, error?}`) with the result's `etag`, the
+ * ETag a GET of the item answers: `etagOf(result.lead)` works as for a resource from a one-resource call.
+ */
+export function tagResults<R>(results: R[]): R[] {
+  for (const result of results as Record<string, unknown>[]) {
+    if (typeof result.etag !== 'string') continue;
+    for (const [key, value] of Object.entries(result)) {
+      if (key !== 'error' && value !== null && typeof value === 'object') Object.defineProperty(value, ETAG, { value: result.etag, enumerable: false });
+    }
+  }
+  return results;
 }

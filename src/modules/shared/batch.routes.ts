@@ -7,6 +7,7 @@ import { callerOf } from '../../http/auth.js';
 import { idempotentReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { createValidatorCompiler } from '../../http/validation.js';
+import { etagOf } from '../../lib/etag.js';
 import type { Scope } from '../orgs/principal.js';
 import { BatchCreateBody, BatchEnvelope, BatchUpdateBody, looseItems, type UpsertKey } from './batch.schemas.js';
 import { checkCreateItems, checkUpdateItems, inOrder, prepareCreates, runCreateBatch, runUpdateBatch, type BatchItemResult, type BatchResource } from './batch.service.js';
@@ -38,8 +39,17 @@ function envelopeOnly(body: TSchema): FastifySchemaCompiler<unknown> {
   return (req) => compile(req.httpPart === 'body' ? { ...req, schema: loose } : req);
 }
 
+/**
+ * The results as the API shows them. An item that carries its resource (201, 200, and the current one on 412)
+ * carries its `etag` too, the ETag a GET of it answers, so that a retry with `ifMatch` needs no GET first.
+ */
 const present = <R>(noun: string, results: BatchItemResult<R>[]) =>
-  results.map(({ index, status, resource, error }) => ({ index, status, ...(resource !== undefined ? { [noun]: resource } : {}), ...(error ? { error } : {}) }));
+  results.map(({ index, status, resource, error }) => ({
+    index,
+    status,
+    ...(resource !== undefined ? { [noun]: resource, etag: etagOf(resource) } : {}),
+    ...(error ? { error } : {}),
+  }));
 
 /**
  * Registers the batch routes of a resource (contract §8). Each is one request for the rate limit, one

@@ -39,9 +39,15 @@ export function BatchResult(noun: string, resource: TSchema) {
         description: '201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.',
       }),
       [noun]: Type.Optional(resource),
+      etag: Type.Optional(
+        Type.String({
+          description: `The ETag a \`GET\` of this ${noun} answers, present whenever \`${noun}\` is (201, 200, and the current one on 412): send it as an item's \`ifMatch\` (or as If-Match) to change only this version, without reading it again.`,
+          examples: ['"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"'],
+        }),
+      ),
       error: Type.Optional(Type.Ref(BatchItemError)),
     },
-    { description: `The outcome of one item: \`${noun}\` on 201 and 200 (and the current ${noun} on 412), \`error\` otherwise.` },
+    { description: `The outcome of one item: \`${noun}\` with its \`etag\` on 201 and 200 (and the current ${noun}, with its etag, on 412), \`error\` otherwise.` },
   );
 }
 

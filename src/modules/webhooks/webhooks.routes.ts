@@ -36,6 +36,8 @@ import {
 const tags = ['Webhooks'];
 const read = { auth: { anyOf: ['webhooks:read' as const] } };
 const write = { auth: { anyOf: ['webhooks:write' as const] } };
+/** Create and rotate-secret answer the endpoint with its secret, which their tag leaves out: it is the one GET answers. */
+const tagWithoutSecret = { etag: 'webhook', etagOmits: ['secret'] };
 
 export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, deps: UrlCheckDeps = {}): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -48,7 +50,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
   });
 
   app.post('/webhooks', {
-    config: { ...write, idempotent: true },
+    config: { ...write, idempotent: true, ...tagWithoutSecret },
     schema: {
       tags,
       summary: 'Register a webhook endpoint',
@@ -98,7 +100,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
   });
 
   app.post('/webhooks/:id/rotate-secret', {
-    config: { ...write, idempotent: true },
+    config: { ...write, idempotent: true, ...tagWithoutSecret },
     schema: {
       tags,
       summary: 'Rotate the signing secret',

@@ -3132,6 +3132,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -3156,6 +3157,11 @@ export interface operations {
                             results: {
                                 account?: components["schemas"]["Account"];
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this account answers, present whenever `account` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 /**
@@ -3258,6 +3264,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -3282,6 +3289,11 @@ export interface operations {
                             results: {
                                 account?: components["schemas"]["Account"];
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this account answers, present whenever `account` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 /**
@@ -4232,6 +4244,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -4256,6 +4269,11 @@ export interface operations {
                             results: {
                                 deal?: components["schemas"]["Deal"];
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this deal answers, present whenever `deal` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 /**
@@ -4361,6 +4379,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -4385,6 +4404,11 @@ export interface operations {
                             results: {
                                 deal?: components["schemas"]["Deal"];
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this deal answers, present whenever `deal` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 /**
@@ -5285,6 +5309,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -5308,6 +5333,11 @@ export interface operations {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this lead answers, present whenever `lead` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 lead?: components["schemas"]["Lead"];
@@ -5425,6 +5455,7 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -5448,6 +5479,11 @@ export interface operations {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this lead answers, present whenever `lead` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 lead?: components["schemas"]["Lead"];
@@ -7010,6 +7046,7 @@ export interface operations {
                      *               "deletedAt": "2026-11-21T10:00:00.000Z",
                      *               "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -7033,6 +7070,11 @@ export interface operations {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this record answers, present whenever `record` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 record?: components["schemas"]["Record"];
@@ -7129,6 +7171,7 @@ export interface operations {
                      *               "deletedAt": "2026-11-21T10:00:00.000Z",
                      *               "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
                      *               "code": "UNAUTHORIZED",
                      *               "message": "string",
@@ -7152,6 +7195,11 @@ export interface operations {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
                                 error?: components["schemas"]["BatchItemError"];
+                                /**
+                                 * @description The ETag a `GET` of this record answers, present whenever `record` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
+                                 * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
+                                 */
+                                etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
                                 record?: components["schemas"]["Record"];
@@ -8595,6 +8643,7 @@ export interface operations {
             /** @description The created webhook. */
             201: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8751,7 +8800,6 @@ export interface operations {
             /** @description The deleted webhook. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -9083,6 +9131,7 @@ export interface operations {
             /** @description The webhook. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -152,6 +152,10 @@ describe('MCP over Streamable HTTP', () => {
     expect(tooBig.status).toBe(400);
     expect(await tooBig.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(tooBig.headers.get('x-ratelimit-remaining')).toBe('19');
+    // An empty batch is JSON-RPC's Invalid Request, answered (not a silent 202).
+    const empty = await rpc(origin, small.key, []);
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } });
   });
 
   it('answers tools/call with malformed arguments or no tool name with -32602 Invalid params', async () => {

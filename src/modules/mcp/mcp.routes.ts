@@ -39,6 +39,10 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext, version
   const config = { auth: { anyOf: [] } };
   app.post(MCP_PATH, { config, schema: { hide: true } }, async (request, reply) => {
     const principal = requirePrincipal(request);
+    // JSON-RPC 2.0: an empty batch is one Invalid Request answer, not silence (the transport would answer 202).
+    if (Array.isArray(request.body) && request.body.length === 0) {
+      return reply.code(400).send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: an empty batch' } });
+    }
     await chargeBatch(ctx, principal, reply, request.body);
     const server = createMcpServer(ctx, { authorize: async (scopes) => requireScopes(principal, scopes), logError: (err, tool) => request.log.error({ err, tool }, 'MCP tool failed') }, version);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -15,7 +15,8 @@ let a: Seeded;
 let s: ConsoleSession;
 
 beforeAll(async () => {
-  ({ t, a, s } = await openConsole({ name: 'Vera Version', admin: true }));
+  // Endpoints on a local address that nothing delivers to: no DNS lookup, no network.
+  ({ t, a, s } = await openConsole({ name: 'Vera Version', admin: true }, { app: { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } } }));
   const fields = [{ key: 'score', label: 'Score', type: 'number' }];
   expect((await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields } })).status).toBe(200);
 });
@@ -28,7 +29,7 @@ function versionOf(body: string): string {
   return m[1]!.replaceAll('&quot;', '"');
 }
 
-const api = (method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown) => call(t.app, method, url, { auth: a.auth, ...(body === undefined ? {} : { body }) });
+const api = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, body?: unknown) => call(t.app, method, url, { auth: a.auth, ...(body === undefined ? {} : { body }) });
 
 describe('a change made through the API after the form was opened', () => {
   it('lead: the save is refused, the form shows the current values and what was typed; the API\'s change stays', async () => {
@@ -93,6 +94,108 @@ describe('a change made through the API after the form was opened', () => {
     const stages = (await api('GET', '/deal-stages')).body.data.stages as { key: string; label: string }[];
     expect(stages.find((st) => st.key === 'proposal')?.label).toBe('Proposal sent');
     expect(stages.map((st) => st.key)).toContain('review');
+  });
+});
+
+describe('tasks, webhook endpoints and definitions: a change made through the API after the form was opened', () => {
+  it('task: the save is refused with the current title and due day and what was typed; the API\'s change stays', async () => {
+    const task = (await api('POST', '/tasks', { title: 'Call Ada', dueDate: '2026-12-01' })).body.data.task;
+    const form = await get(t.app, `/admin/data/tasks/${task.id}/edit?from=tasks`, s.cookie);
+    const version = versionOf(form.body);
+    expect(version).toBe((await api('GET', `/tasks/${task.id}`)).headers.etag);
+    expect((await api('PATCH', `/tasks/${task.id}`, { dueDate: '2026-12-24' })).status).toBe(200);
+
+    const typed = { _version: version, from: 'tasks', title: 'Call Ada back', dueDate: '2026-12-01' };
+    const refused = await submit(t.app, s, `/admin/data/tasks/${task.id}/edit`, typed);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain('This task was changed by someone else since you opened it, so your changes were not saved.');
+    expect(refused.body).toContain('Title: “Call Ada back”; Due date: “2026-12-01”');
+    expect(refused.body).toContain('value="2026-12-24"');
+    expect((await api('GET', `/tasks/${task.id}`)).body.data.task).toMatchObject({ title: 'Call Ada', dueDate: '2026-12-24T00:00:00.000Z' });
+
+    const again = await submit(t.app, s, `/admin/data/tasks/${task.id}/edit`, { ...typed, _version: versionOf(refused.body), dueDate: '2026-12-24' });
+    expect(again.status, again.body).toBe(303);
+    expect((await api('GET', `/tasks/${task.id}`)).body.data.task).toMatchObject({ title: 'Call Ada back', dueDate: '2026-12-24T00:00:00.000Z' });
+  });
+
+  it('webhook endpoint: an API change to its description survives a console change of its URL', async () => {
+    const webhook = (await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/old', events: ['account.deleted'], description: 'Old' })).body.data.webhook;
+    const form = await get(t.app, `/admin/config/webhooks/${webhook.id}/edit`, s.cookie);
+    const version = versionOf(form.body);
+    expect(version).toBe((await api('GET', `/webhooks/${webhook.id}`)).headers.etag);
+    expect((await api('PATCH', `/webhooks/${webhook.id}`, { description: 'Set through the API' })).status).toBe(200);
+
+    const typed = { _version: version, url: 'http://127.0.0.1:9/new', events: 'account.deleted', description: 'Old' };
+    const refused = await submit(t.app, s, `/admin/config/webhooks/${webhook.id}`, typed);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain('This endpoint was changed by someone else since you opened it, so your changes were not saved.');
+    expect(refused.body).toContain('Endpoint URL: “http://127.0.0.1:9/new”; Description: “Old”');
+    expect(refused.body).toContain('Set through the API</textarea>');
+    expect((await api('GET', `/webhooks/${webhook.id}`)).body.data.webhook).toMatchObject({ url: 'http://127.0.0.1:9/old', description: 'Set through the API' });
+
+    const again = await submit(t.app, s, `/admin/config/webhooks/${webhook.id}`, { ...typed, _version: versionOf(refused.body), description: 'Set through the API' });
+    expect(again.status, again.body).toBe(303);
+    expect((await api('GET', `/webhooks/${webhook.id}`)).body.data.webhook).toMatchObject({ url: 'http://127.0.0.1:9/new', description: 'Set through the API' });
+  });
+
+  /** The definition form's rows as a browser posts them: `rows` filled, then one blank row. */
+  const definitionForm = (name: string, rows: { key: string; label: string; type: string }[]) =>
+    Object.fromEntries([
+      ['name', name],
+      ...[...rows, { key: '', label: '', type: 'text' }].flatMap((row, i) => [[`fields.${i}.key`, row.key], [`fields.${i}.label`, row.label], [`fields.${i}.type`, row.type], [`fields.${i}.options`, ''], [`fields.${i}.target`, '']]),
+    ]);
+
+  it('custom object: a field added through the API is not removed by a console save of the definition', async () => {
+    const title = { key: 'title', label: 'Title', type: 'text' };
+    expect((await api('POST', '/objects', { slug: 'projects', name: 'Projects', fields: [title] })).status).toBe(201);
+    const version = versionOf((await get(t.app, '/admin/config/objects/projects/definition', s.cookie)).body);
+    expect(version).toBe((await api('GET', '/objects/projects')).headers.etag);
+    const budget = { key: 'budget', label: 'Budget', type: 'number' };
+    expect((await api('PATCH', '/objects/projects', { fields: [title, budget] })).status).toBe(200);
+
+    const owner = { key: 'owner', label: 'Owner', type: 'text' };
+    const refused = await submit(t.app, s, '/admin/config/objects/projects/definition', { _version: version, ...definitionForm('Projects', [title, owner]) });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain('This definition was changed by someone else since you opened it, so your changes were not saved.');
+    expect(refused.body).toContain('Field 2: “owner, Owner, text”');
+    expect(refused.body).toContain('name="fields.1.key" type="text" value="budget"');
+    expect((await api('GET', '/objects/projects')).body.data.object.fields.map((f: { key: string }) => f.key)).toEqual(['title', 'budget']);
+
+    // "Add more field rows" keeps the version the rows were edited from.
+    const more = await submit(t.app, s, '/admin/config/objects/projects/definition', { _version: versionOf(refused.body), _action: 'more:fields', ...definitionForm('Projects', [title, budget, owner]) });
+    expect(more.status).toBe(200);
+    const saved = await submit(t.app, s, '/admin/config/objects/projects/definition', { _version: versionOf(more.body), ...definitionForm('Projects', [title, budget, owner]) });
+    expect(saved.status, saved.body).toBe(303);
+    expect((await api('GET', '/objects/projects')).body.data.object.fields.map((f: { key: string }) => f.key)).toEqual(['title', 'budget', 'owner']);
+  });
+
+  it('custom fields of accounts: a field added through the API is not removed by a console save', async () => {
+    const version = versionOf((await get(t.app, '/admin/config/objects/accounts/definition', s.cookie)).body);
+    expect(version).toBe((await api('GET', '/objects/accounts')).headers.etag);
+    const tier = { key: 'tier', label: 'Tier', type: 'text' };
+    expect((await api('PATCH', '/objects/accounts', { fields: [tier] })).status).toBe(200);
+
+    const refused = await submit(t.app, s, '/admin/config/objects/accounts/definition', { _version: version, ...definitionForm('Accounts', [{ key: 'region', label: 'Region', type: 'text' }]) });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain('Field 1: “region, Region, text”');
+    expect((await api('GET', '/objects/accounts')).body.data.object.fields.filter((f: { readOnly?: boolean }) => !f.readOnly).map((f: { key: string }) => f.key)).toEqual(['tier']);
+  });
+
+  it('a POST without _version (a script\'s) is unconditional, as a PATCH without If-Match', async () => {
+    const task = (await api('POST', '/tasks', { title: 'Scripted' })).body.data.task;
+    expect((await api('PATCH', `/tasks/${task.id}`, { dueDate: '2026-12-24' })).status).toBe(200);
+    expect((await submit(t.app, s, `/admin/data/tasks/${task.id}/edit`, { from: 'tasks', title: 'Scripted, renamed', dueDate: '' })).status).toBe(303);
+    expect((await api('GET', `/tasks/${task.id}`)).body.data.task).toMatchObject({ title: 'Scripted, renamed', dueDate: null });
+
+    const webhook = (await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/scripted', events: ['account.deleted'] })).body.data.webhook;
+    expect((await api('PATCH', `/webhooks/${webhook.id}`, { description: 'API' })).status).toBe(200);
+    expect((await submit(t.app, s, `/admin/config/webhooks/${webhook.id}`, { url: 'http://127.0.0.1:9/scripted', events: 'account.deleted', description: 'Script' })).status).toBe(303);
+    expect((await api('GET', `/webhooks/${webhook.id}`)).body.data.webhook.description).toBe('Script');
+
+    expect((await api('POST', '/objects', { slug: 'scripted', name: 'Scripted', fields: [{ key: 'title', label: 'Title', type: 'text' }] })).status).toBe(201);
+    expect((await api('PATCH', '/objects/scripted', { name: 'Scripted (API)' })).status).toBe(200);
+    expect((await submit(t.app, s, '/admin/config/objects/scripted/definition', definitionForm('Scripted (console)', [{ key: 'title', label: 'Title', type: 'text' }]))).status).toBe(303);
+    expect((await api('GET', '/objects/scripted')).body.data.object.name).toBe('Scripted (console)');
   });
 });
 

@@ -17,9 +17,9 @@ import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../m
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedWithCustom, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
-import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
+import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 
 const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
 
@@ -167,11 +167,10 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
       } catch (err) {
-        const current = conflictingItem<Account>(err, 'account');
-        if (current) {
-          const currentCustom = customFormValues(fields, current, timeZone);
-          const problem = conflictProblem('account', withCustomLabels(ACCOUNT_LABELS, fields), { ...values, ...custom }, { ...accountFormValues(current), ...currentCustom });
-          return formPage(deps, request, reply, { accountId: current.id, accountName: current.name, version: etagOf(current), values: accountFormValues(current), custom: currentCustom, problem, status: 409 });
+        const conflict = editConflict<Account>(err, editedWithCustom('account', ACCOUNT_LABELS, accountFormValues, { fields, timeZone }), { ...values, ...custom });
+        if (conflict) {
+          const { item: current, version, problem } = conflict;
+          return formPage(deps, request, reply, { accountId: current.id, accountName: current.name, version, values: accountFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });
         }
         return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }

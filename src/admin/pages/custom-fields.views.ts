@@ -7,6 +7,7 @@ import { checkedBody, type FormBody } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { AdminDeps } from '../module.js';
 import { detailRow } from './detail.views.js';
+import type { EditedItem } from './edit-version.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
 import { displayValue, fieldInput, type RelationContext } from './records.views.js';
 
@@ -60,6 +61,16 @@ export function customBody(custom: CustomValues, before?: Item): Record<string, 
 export function checkedItemBody<T>(schema: object, resource: BuiltinResource, fields: readonly Field[], mode: 'create' | 'update', body: Record<string, unknown>): T {
   const { writable, readOnly } = BUILTIN[resource];
   return checkedBody<T>(schema, body, checkCustomInput({ fields: [...fields], stages: [] }, body, writable, readOnly, mode).errors);
+}
+
+/** A lead, account or deal as its edit form shows it (edit-version.ts): the standard inputs, then the custom ones. */
+export function editedWithCustom<T extends Item>(key: string, labels: Readonly<Record<string, string>>, standard: (item: T) => Readonly<Record<string, string>>, custom: Omit<CustomValues, 'values'>): EditedItem<T> {
+  return {
+    key,
+    noun: key,
+    labels: withCustomLabels(labels, custom.fields),
+    formOf: (item) => ({ ...standard(item), ...customFormValues(custom.fields, item, custom.timeZone) }),
+  };
 }
 
 /** The form's labels with the custom fields', so the error summary names them. */

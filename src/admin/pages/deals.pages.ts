@@ -21,9 +21,9 @@ import { consoleTimeline, listPeople } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedWithCustom, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
-import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
+import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 
 const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', moved: 'Deal moved.' };
 const PICKER_SIZE = 50;
@@ -252,11 +252,10 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
         await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
       } catch (err) {
-        const current = conflictingItem<Deal>(err, 'deal');
-        if (current) {
-          const currentCustom = customFormValues(fields, current, timeZone);
-          const problem = conflictProblem('deal', withCustomLabels(DEAL_LABELS, fields), { ...values, ...custom }, { ...dealFormValues(current), ...currentCustom });
-          return formPage(deps, request, reply, { deal: current, version: etagOf(current), values: dealFormValues(current), custom: currentCustom, problem, status: 409 });
+        const conflict = editConflict<Deal>(err, editedWithCustom('deal', DEAL_LABELS, dealFormValues, { fields, timeZone }), { ...values, ...custom });
+        if (conflict) {
+          const { item: current, version, problem } = conflict;
+          return formPage(deps, request, reply, { deal: current, version, values: dealFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });
         }
         return formPage(deps, request, reply, { deal, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }

@@ -1,13 +1,15 @@
 import { AppError } from '../../errors.js';
+import { etagOf } from '../../lib/etag.js';
 import { text, type FormBody, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 
 /*
  * Edit forms save against the version they were rendered from, as an API client does with If-Match (contract §8):
- * the form carries the item's ETag, the save passes it to the service as `ifMatch` and sends only the inputs whose
- * text differs from the item as it is at save time — which, when the tags agree, is the item the form showed. A
- * change made meanwhile (through the API, in another tab) makes the service answer 412, and the form comes back
- * with the current values instead of silently overwriting them.
+ * the form carries the item's ETag and the save passes it to the service as `ifMatch`. The forms of leads,
+ * accounts, deals and records also send only the inputs whose text differs from the item as it is at save time —
+ * which, when the tags agree, is the item the form showed. A change made meanwhile (through the API, in another
+ * tab) makes the service answer 412, and the form comes back (409) with the current values instead of silently
+ * overwriting them: every edit form does this through `editConflict`, told what it edits by an `EditedItem`.
  */
 
 const VERSION = '_version';
@@ -37,20 +39,46 @@ const quoted = (value: string) => (value.trim() === '' ? '(empty)' : `“${value
 /**
  * The form-level message of a 412: nothing was saved, the form now shows the current values, and what the
  * submitted form held where it differs from them — the user's edits, and the stale values of fields changed
- * meanwhile — so nothing typed is lost without a trace.
+ * meanwhile — so nothing typed is lost without a trace. An input either side lacks counts as empty (a row the
+ * user added or emptied in a list of rows).
  */
-export function conflictProblem(
+function conflictProblem(
   noun: string,
   labels: Readonly<Record<string, string>>,
   submitted: Readonly<Record<string, string>>,
   current: Readonly<Record<string, string>>,
 ): FormProblem {
-  const differences = Object.keys(current)
-    .filter((key) => submitted[key] !== undefined && submitted[key] !== current[key])
-    .map((key) => `${labels[key] ?? key}: ${quoted(submitted[key]!)}`);
+  const differences = [...new Set([...Object.keys(current), ...Object.keys(submitted)])]
+    .filter((key) => (submitted[key] ?? '') !== (current[key] ?? ''))
+    .map((key) => `${labels[key] ?? key}: ${quoted(submitted[key] ?? '')}`);
   const yours = differences.length ? ` Where your form differed from them, it had ${differences.join('; ')}.` : '';
   return {
     fields: {},
     message: `This ${noun} was changed by someone else since you opened it, so your changes were not saved. The form now shows the current values.${yours} Review them and save again.`,
   };
+}
+
+/** What an edit form edits: the item's name in a 412 (`key`) and in messages (`noun`), its inputs' labels and its form text. */
+export interface EditedItem<T> {
+  key: string;
+  noun: string;
+  labels: Readonly<Record<string, string>>;
+  formOf(item: T): Record<string, string>;
+}
+
+/** A save refused because the item changed meanwhile: the item as it is now, its version, and the form-level message. */
+export interface EditConflict<T> {
+  item: T;
+  version: string;
+  problem: FormProblem;
+}
+
+/**
+ * A save's error as a conflict over the edited item, or undefined for any other error. The form then comes back
+ * (409) showing `item` under `version`, with `problem` quoting what the `submitted` form text held.
+ */
+export function editConflict<T>(err: unknown, edited: EditedItem<T>, submitted: Readonly<Record<string, string>>): EditConflict<T> | undefined {
+  const item = conflictingItem<T>(err, edited.key);
+  if (item === undefined) return undefined;
+  return { item, version: etagOf(item), problem: conflictProblem(edited.noun, edited.labels, submitted, edited.formOf(item)) };
 }

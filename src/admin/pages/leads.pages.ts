@@ -17,9 +17,9 @@ import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { RELATED_LIMIT } from './records.views.js';
-import { checkedItemBody, customBody, customFieldsFor, customFormValues, readCustom, withCustomLabels } from './custom-fields.views.js';
+import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedWithCustom, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
-import { changedOnly, conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
+import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
@@ -181,11 +181,10 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {
-        const current = conflictingItem<Lead>(err, 'lead');
-        if (current) {
-          const currentCustom = customFormValues(fields, current, timeZone);
-          const problem = conflictProblem('lead', withCustomLabels(LEAD_LABELS, fields), { ...values, ...custom }, { ...leadFormValues(current), ...currentCustom });
-          return formPage(deps, request, reply, { leadId: current.id, leadName: current.name, version: etagOf(current), values: leadFormValues(current), custom: currentCustom, problem, status: 409 });
+        const conflict = editConflict<Lead>(err, editedWithCustom('lead', LEAD_LABELS, leadFormValues, { fields, timeZone }), { ...values, ...custom });
+        if (conflict) {
+          const { item: current, version, problem } = conflict;
+          return formPage(deps, request, reply, { leadId: current.id, leadName: current.name, version, values: leadFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });
         }
         return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, version: submittedVersion(body), values, custom, problem: problemOf(err), status: 400 });
       }

@@ -1,14 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
-import { CreateObjectBody, MAX_FIELDS, MAX_STAGES, UpdateObjectBody, type FieldDefinition } from '../../modules/objects/objects.schemas.js';
+import { CreateObjectBody, MAX_FIELDS, MAX_STAGES, UpdateObjectBody, type CustomObject, type FieldDefinition } from '../../modules/objects/objects.schemas.js';
 import { createObject, getObject, listObjects, updateObject } from '../../modules/objects/objects.service.js';
 import { checkedBody, formBody, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { pager } from '../components.js';
 import { html } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { filledRows, readRows, rowAction, rowProblem, withBlankRows } from '../rows.js';
-import { definitionPath, definitionTables, draftOf, FIELD_KEYS, itemsApiPath, itemsPage, objectForm, OBJECTS_PATH, objectsTable, STAGE_KEYS, type ObjectDraft } from './objects.views.js';
+import { definitionPath, definitionTables, draftOf, draftText, FIELD_KEYS, itemsApiPath, itemsPage, objectForm, OBJECTS_PATH, objectsTable, STAGE_KEYS, type ObjectDraft } from './objects.views.js';
+import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
+import { etagOf } from '../../lib/etag.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const NOTICES: Record<string, string> = { created: 'Object defined. Its records are under Data.', saved: 'Definition saved.' };
@@ -59,7 +61,17 @@ function problemOf(err: unknown, positions: Record<string, number[]>, slug: stri
   return rowProblem(err, positions);
 }
 
-async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { slug?: string; draft: ObjectDraft; problem?: FormProblem; status?: number }) {
+/** An object's definition as its form shows it: its rows, then blank ones to add more. */
+const editableDraft = (o: CustomObject): ObjectDraft => {
+  const draft = draftOf(o);
+  return { ...draft, fields: withBlankRows(draft.fields, FIELD_KEYS, BLANK_FIELDS, FIELD_DEFAULTS), stages: withBlankRows(draft.stages, STAGE_KEYS, BLANK_STAGES) };
+};
+
+/** The rows are quoted whole (draftText names them), so no labels are needed. */
+const EDITED_DEFINITION: EditedItem<CustomObject> = { key: 'object', noun: 'definition', labels: {}, formOf: (o) => draftText(draftOf(o)) };
+
+/** The create form, or an object's definition form saved against `version`. */
+async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { slug?: string; version?: string | undefined; draft: ObjectDraft; problem?: FormProblem; status?: number }) {
   const creating = opts.slug === undefined;
   const current = creating ? undefined : await getObject(deps.ctx, viewerOf(request).organization.id, opts.slug!);
   return deps.render(request, reply, {
@@ -70,7 +82,7 @@ async function formPage(deps: AdminDeps, request: FastifyRequest, reply: Fastify
     body: html`${current ? html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(current)}">Records of ${current.name}</a></p>
 <p class="muted">Slug <code>${current.slug}</code> · records at <code>${itemsApiPath(current)}</code></p>
 ${definitionTables(current)}<section class="panel" aria-labelledby="edit-definition"><h2 id="edit-definition">Change the definition</h2>` : ''}
-${objectForm(request, { action: creating ? OBJECTS_PATH : definitionPath(opts.slug!), draft: opts.draft, problem: opts.problem, creating })}${current ? html`</section>` : ''}`,
+${objectForm(request, { action: creating ? OBJECTS_PATH : definitionPath(opts.slug!), draft: opts.draft, problem: opts.problem, creating, version: opts.version })}${current ? html`</section>` : ''}`,
   });
 }
 
@@ -122,8 +134,7 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
           body: html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(object)}">Records of ${object.name}</a></p>${definitionTables(object)}<p class="muted">Only administrators can change the definition.</p>`,
         });
       }
-      const draft = draftOf(object);
-      return formPage(deps, request, reply, { slug: object.slug, draft: { ...draft, fields: withBlankRows(draft.fields, FIELD_KEYS, BLANK_FIELDS, FIELD_DEFAULTS), stages: withBlankRows(draft.stages, STAGE_KEYS, BLANK_STAGES) } });
+      return formPage(deps, request, reply, { slug: object.slug, version: etagOf(object), draft: editableDraft(object) });
     });
 
     app.post<{ Params: { slug: string } }>('/config/objects/:slug/definition', { config: ADMIN }, async (request, reply) => {
@@ -131,17 +142,20 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
       const object = await getObject(ctx, org, request.params.slug);
       const body = formBody(request);
       const draft = { ...readDraft(body), slug: object.slug };
+      const version = submittedVersion(body);
       const action = rowAction(body);
-      if (action.kind !== 'save') return formPage(deps, request, reply, { slug: object.slug, draft: action.kind === 'more' ? withMoreRows(draft, action.list) : draft });
+      if (action.kind !== 'save') return formPage(deps, request, reply, { slug: object.slug, version, draft: action.kind === 'more' ? withMoreRows(draft, action.list) : draft });
       const { body: definition, positions } = toDefinition(draft);
       try {
         const patch = checkedBody<UpdateObjectBody>(UpdateObjectBody, { name: draft.name, ...definition });
-        await inTransaction(ctx, (trx) => updateObject(ctx, trx, org, object.slug, patch));
+        await inTransaction(ctx, (trx) => updateObject(ctx, trx, org, object.slug, patch, { ifMatch: version }));
         // As PATCH /objects/{slug}: every instance's definition cache has dropped the old one before the redirect.
         await ctx.database.changesSeen?.();
         return reply.redirect(`${definitionPath(object.slug)}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { slug: object.slug, draft, problem: problemOf(err, positions, draft.slug), status: 400 });
+        const conflict = editConflict(err, EDITED_DEFINITION, draftText(draft));
+        if (conflict) return formPage(deps, request, reply, { slug: object.slug, version: conflict.version, draft: editableDraft(conflict.item), problem: conflict.problem, status: 409 });
+        return formPage(deps, request, reply, { slug: object.slug, version, draft, problem: problemOf(err, positions, draft.slug), status: 400 });
       }
     });
   },

@@ -4,7 +4,8 @@ import { badge, button, checkbox, csrfField, dataTable, errorSummary, selectFiel
 import { dayTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
-import type { Row } from '../rows.js';
+import { filledRows, type Row } from '../rows.js';
+import { versionField } from './edit-version.js';
 
 export const OBJECTS_PATH = '/admin/config/objects';
 export const RECORDS_PATH = '/admin/data/objects';
@@ -58,6 +59,27 @@ export function draftOf(o: CustomObject): ObjectDraft {
   };
 }
 
+const fieldText = (r: FieldRow): string =>
+  [
+    r.key.trim(),
+    r.label.trim(),
+    r.type,
+    r.required === 'on' ? 'required' : '',
+    r.role === 'due' ? 'due date' : '',
+    r.options.trim() ? `options ${r.options.split(/\r?\n/).map((o) => o.trim()).filter((o) => o !== '').join(', ')}` : '',
+    r.target.trim() ? `points at ${r.target.trim()}` : '',
+  ].filter((part) => part !== '').join(', ');
+
+/**
+ * A draft's text as a save refused over a change made meanwhile quotes it (edit-version.ts): the name and each
+ * filled row, keyed by how the message names them ("Field 3"), rows at their places in the form.
+ */
+export function draftText(draft: ObjectDraft): Record<string, string> {
+  const fields = filledRows(draft.fields, ['key', 'label']).map(({ row, at }) => [`Field ${at + 1}`, fieldText(row)]);
+  const stages = filledRows(draft.stages, ['key', 'label']).map(({ row, at }) => [`Stage ${at + 1}`, `${row.key.trim()}, ${row.label.trim()}`]);
+  return { Name: draft.name, ...Object.fromEntries([...fields, ...stages]) };
+}
+
 /** "fields.2.key" → "Field 3 key": how the error summary names a row's input. */
 function rowLabel(field: string): string {
   const m = /^(fields|stages)\.(\d+)\.(\w+)$/.exec(field);
@@ -94,15 +116,16 @@ const listError = (id: string, message: string | undefined) => (message ? html`<
 
 /**
  * The definition form: slug (on create), name, a row per field and per stage plus blank rows; "Add more
- * rows" re-renders the draft with more. Works without script.
+ * rows" re-renders the draft with more. Works without script. A change is saved against `version`, the ETag of the
+ * definition the form was opened with.
  */
-export function objectForm(request: FastifyRequest, opts: { action: string; draft: ObjectDraft; problem?: FormProblem | undefined; creating: boolean }): SafeHtml {
+export function objectForm(request: FastifyRequest, opts: { action: string; draft: ObjectDraft; problem?: FormProblem | undefined; creating: boolean; version?: string | undefined }): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const d = opts.draft;
   const labels = Object.fromEntries(Object.keys(f).map((k) => [k, rowLabel(k)]));
   return html`${errorSummary(opts.problem, labels)}
 <form method="post" action="${opts.action}" class="form form--wide" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${opts.creating ? textField({ name: 'slug', label: 'Slug', value: d.slug, error: f.slug, required: true, autocomplete: 'off', maxLength: 50, hint: 'Its name in URLs and in the API (/objects/<slug>/records): lower-case letters, digits, _ and -. It can’t change later.' }) : ''}
   ${textField({ name: 'name', label: 'Name', value: d.name, error: f.name, required: true, maxLength: 100, autocomplete: 'off' })}
   <h2 id="fields-heading">Fields</h2>

@@ -20,7 +20,7 @@ import { objectNames } from './names.store.js';
 import { builtInPage, RECORDS_PATH } from './objects.views.js';
 import { consoleTimeline } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
-import { conflictingItem, conflictProblem, submittedVersion } from './edit-version.js';
+import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { formRelations, relatedItems } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
@@ -40,6 +40,17 @@ function readFilters(request: FastifyRequest): RecordFilters {
 function submitted(o: CustomObject, request: FastifyRequest): { values: Record<string, string>; stage: string } {
   const body = formBody(request);
   return { values: Object.fromEntries(o.fields.map((f) => [f.key, submittedText(body, f)])), stage: text(body, 'stage') };
+}
+
+/** A record as its edit form shows it: the fields' text, and the stage when the object has stages. */
+function editedRecord(o: CustomObject, timeZone: string): EditedItem<RecordView> {
+  const staged = o.stages.length > 0;
+  return {
+    key: 'record',
+    noun: 'record',
+    labels: { stage: 'Stage', ...Object.fromEntries(o.fields.map((f) => [f.key, f.label])) },
+    formOf: (record) => ({ ...formValues(o.fields, record, timeZone), ...(staged ? { stage: record.stage ?? '' } : {}) }),
+  };
 }
 
 async function formPage(
@@ -187,12 +198,10 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
         await inTransaction(ctx, (trx) => updateRecord(ctx, trx, callerOfViewer(viewer), o.slug, record.id, patch, { ifMatch: version }));
         return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=saved`, 303);
       } catch (err) {
-        const current = conflictingItem<RecordView>(err, 'record');
-        if (current) {
-          const values = formValues(o.fields, current, tz);
-          const labels = { stage: 'Stage', ...Object.fromEntries(o.fields.map((f) => [f.key, f.label])) };
-          const problem = conflictProblem('record', labels, { ...form.values, ...(o.stages.length ? { stage: form.stage } : {}) }, { ...values, ...(o.stages.length ? { stage: current.stage ?? '' } : {}) });
-          return formPage(deps, request, reply, o, { record: current, version: etagOf(current), values, stage: current.stage ?? '', problem, status: 409 });
+        const conflict = editConflict(err, editedRecord(o, tz), { ...form.values, ...(o.stages.length ? { stage: form.stage } : {}) });
+        if (conflict) {
+          const current = conflict.item;
+          return formPage(deps, request, reply, o, { record: current, version: conflict.version, values: formValues(o.fields, current, tz), stage: current.stage ?? '', problem: conflict.problem, status: 409 });
         }
         return formPage(deps, request, reply, o, { record, version, ...form, problem: problemOf(err), status: 400 });
       }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Field } from '../../modules/objects/definition.js';
 import { getObject } from '../../modules/objects/objects.service.js';
-import { findLiveRecord, listRecords } from '../../modules/objects/records.service.js';
+import { findLiveRecords, listRecords } from '../../modules/objects/records.service.js';
 import { own } from '../../lib/own.js';
 import type { PickerItem } from '../components.js';
 import { ACCOUNTS_PATH } from './accounts.views.js';
@@ -28,22 +28,32 @@ const PICKER_SIZE = 50;
 
 const relations = (fields: readonly Field[]) => fields.filter((f): f is Field & { target: string } => f.type === 'relation' && f.target !== undefined);
 
-/** The live items the relation fields of `rows` point at, by id (one query per built-in target, one read per record). */
+/** The ids the relation fields of `rows` hold, by target (fields pointing at one target share its ids). */
+function idsByTarget(fields: readonly Field[], rows: readonly Readonly<Record<string, unknown>>[]): Map<string, Set<string>> {
+  const targets = new Map<string, Set<string>>();
+  for (const field of relations(fields)) {
+    const ids = targets.get(field.target) ?? new Set<string>();
+    for (const row of rows) {
+      const id = own(row, field.key);
+      if (typeof id === 'string') ids.add(id);
+    }
+    if (ids.size) targets.set(field.target, ids);
+  }
+  return targets;
+}
+
+/** The live items the relation fields of `rows` point at, by id: one read per target, however many rows a page shows. */
 export async function relatedItems(ctx: Ctx, organization: Organization, fields: readonly Field[], rows: readonly Readonly<Record<string, unknown>>[]): Promise<Map<string, RelatedItem>> {
   const items = new Map<string, RelatedItem>();
-  for (const field of relations(fields)) {
-    const ids = [...new Set(rows.map((r) => own(r, field.key)).filter((v): v is string => typeof v === 'string'))];
-    if (ids.length === 0) continue;
-    const target = field.target;
+  for (const [target, ids] of idsByTarget(fields, rows)) {
     if (builtIn(target)) {
-      for (const [id, name] of await namesByIds(ctx.database.db, target, organization.id, ids)) items.set(id, { name, href: `${BUILT_IN[target]}/${id}` });
+      for (const [id, name] of await namesByIds(ctx.database.db, target, organization.id, [...ids])) items.set(id, { name, href: `${BUILT_IN[target]}/${id}` });
       continue;
     }
     const object = await getObject(ctx, organization.id, target).catch(() => undefined);
     if (!object) continue;
-    for (const id of ids) {
-      const record = await findLiveRecord(ctx, ctx.database.db, organization.id, target, id);
-      if (record) items.set(id, { name: recordTitle(object, record), href: `${recordsPath(target)}/${id}` });
+    for (const record of await findLiveRecords(ctx, ctx.database.db, organization.id, target, [...ids])) {
+      items.set(record.id, { name: recordTitle(object, record), href: `${recordsPath(target)}/${record.id}` });
     }
   }
   return items;

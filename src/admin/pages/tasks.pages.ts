@@ -13,6 +13,8 @@ import { html, type SafeHtml } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
+import { editConflict, submittedVersion, versionField, type EditedItem } from './edit-version.js';
+import { etagOf } from '../../lib/etag.js';
 
 /** Where a task's item is shown in the console (a link), or its kind and id when no page shows it. */
 function targetCell(deps: AdminDeps, task: Task): SafeHtml | string {
@@ -83,22 +85,31 @@ function backTo(deps: AdminDeps, task: Task, from: TaskReturn, notice?: string):
   return page ? `${page}#history` : notice ? `${TASKS_PATH}?notice=${notice}` : TASKS_PATH;
 }
 
-interface TaskForm {
-  title: string;
-  dueDate: string;
-}
+type TaskForm = Record<keyof typeof TASK_LABELS, string>;
 
-/** Edit a task's title and due date (an empty date clears it); `from` says where saving or cancelling returns to. */
-async function editPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, task: Task, from: TaskReturn, opts: { form?: TaskForm; problem?: FormProblem } = {}) {
-  const form = opts.form ?? { title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' };
+const EDITED_TASK: EditedItem<Task> = { key: 'task', noun: 'task', labels: TASK_LABELS, formOf: (task) => ({ title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' }) };
+
+/**
+ * Edit a task's title and due date (an empty date clears it), saved against `version` (else the task's own);
+ * `from` says where saving or cancelling returns to.
+ */
+async function editPage(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  task: Task,
+  from: TaskReturn,
+  opts: { form?: TaskForm; version?: string | undefined; problem?: FormProblem; status?: number } = {},
+) {
+  const form = opts.form ?? EDITED_TASK.formOf(task);
   const f = opts.problem?.fields ?? {};
   return deps.render(request, reply, {
     title: `Edit task: ${task.title}`,
     crumbs: ['Data', 'My tasks'],
-    status: opts.problem ? 400 : 200,
+    status: opts.status,
     body: html`${errorSummary(opts.problem, TASK_LABELS)}
 <form method="post" action="${TASKS_PATH}/${task.id}/edit" class="form" novalidate>
-  ${csrfField(request)}<input type="hidden" name="from" value="${from}">
+  ${csrfField(request)}${versionField(opts.version ?? etagOf(task))}<input type="hidden" name="from" value="${from}">
   ${textField({ name: 'title', label: TASK_LABELS.title, value: form.title, error: f.title, required: true, maxLength: 500 })}
   ${textField({ name: 'dueDate', label: TASK_LABELS.dueDate, type: 'date', value: form.dueDate, error: f.dueDate, hint: 'Leave empty for no due date.' })}
   <p class="button-row">${button('Save task')} <a class="button button--secondary" href="${backTo(deps, task, from)}">Cancel</a></p>
@@ -162,13 +173,16 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       const body = formBody(request);
       const from = returnOf(text(body, 'from'));
       const form: TaskForm = { title: text(body, 'title'), dueDate: text(body, 'dueDate') };
+      const version = submittedVersion(body);
       try {
         const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, { title: form.title, dueDate: form.dueDate === '' ? null : form.dueDate });
-        const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch));
+        const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch, { ifMatch: version }));
         return reply.redirect(backTo(deps, task, from, 'saved'), 303);
       } catch (err) {
+        const conflict = editConflict(err, EDITED_TASK, form);
+        if (conflict) return editPage(deps, request, reply, conflict.item, from, { version: conflict.version, problem: conflict.problem, status: 409 });
         const problem = problemOf(err);
-        return editPage(deps, request, reply, await getTask(ctx, viewer.organization.id, request.params.id), from, { form, problem });
+        return editPage(deps, request, reply, await getTask(ctx, viewer.organization.id, request.params.id), from, { form, version, problem, status: 400 });
       }
     });
   },

@@ -19,7 +19,9 @@ import { checkedBody, formBody, list, problemOf, queryPage, queryText, text, typ
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { lastDeliveries } from './webhooks.store.js';
-import { deliveryLog, endpointPanel, endpointSummary, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
+import { deliveryLog, endpointPanel, endpointSummary, WEBHOOK_LABELS, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
+import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
+import { etagOf } from '../../lib/etag.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const CRUMBS = ['Configuration', 'Marketplace', 'API and Webhooks'];
@@ -49,7 +51,13 @@ function toBody(form: WebhookForm, creating: boolean): Record<string, unknown> {
 
 const formOf = (w: Webhook): WebhookForm => ({ url: w.url, events: w.events, description: w.description ?? '' });
 
-async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { webhook?: Webhook; form: WebhookForm; problem?: FormProblem; status?: number }) {
+/** The form's text, events listed as the user checked them. */
+const formText = (form: WebhookForm): Record<string, string> => ({ url: form.url, events: form.events.join(', '), description: form.description });
+
+const EDITED_ENDPOINT: EditedItem<Webhook> = { key: 'webhook', noun: 'endpoint', labels: WEBHOOK_LABELS, formOf: (w) => formText(formOf(w)) };
+
+/** The add form, or an endpoint's edit form saved against `version`. */
+async function formPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { webhook?: Webhook; version?: string | undefined; form: WebhookForm; problem?: FormProblem; status?: number }) {
   const w = opts.webhook;
   return deps.render(request, reply, {
     title: w ? 'Edit endpoint' : 'Add endpoint',
@@ -61,6 +69,7 @@ async function formPage(deps: AdminDeps, request: FastifyRequest, reply: Fastify
       problem: opts.problem,
       submit: w ? 'Save endpoint' : 'Add endpoint',
       cancel: w ? `${WEBHOOKS_PATH}/${w.id}` : WEBHOOKS_PATH,
+      version: opts.version,
     }),
   });
 }
@@ -148,20 +157,23 @@ ${endpointSummary(created)}
 
     app.get<{ Params: Params }>('/config/webhooks/:id/edit', { config: ADMIN }, async (request, reply) => {
       const w = await getWebhook(ctx, viewerOf(request).organization.id, request.params.id);
-      return formPage(deps, request, reply, { webhook: w, form: formOf(w) });
+      return formPage(deps, request, reply, { webhook: w, version: etagOf(w), form: formOf(w) });
     });
 
     app.post<{ Params: Params }>('/config/webhooks/:id', { config: ADMIN }, async (request, reply) => {
       const org = viewerOf(request).organization.id;
       const w = await getWebhook(ctx, org, request.params.id);
       const form = readForm(request);
+      const version = submittedVersion(formBody(request));
       try {
         const patch = checkedBody<UpdateWebhookBody>(UpdateWebhookBody, toBody(form, false));
         await checkWebhookInput(ctx, patch);
-        await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, org, w.id, patch));
+        await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, org, w.id, patch, { ifMatch: version }));
         return reply.redirect(`${WEBHOOKS_PATH}/${w.id}?notice=saved`, 303);
       } catch (err) {
-        return formPage(deps, request, reply, { webhook: w, form, problem: problemOf(err), status: 400 });
+        const conflict = editConflict(err, EDITED_ENDPOINT, formText(form));
+        if (conflict) return formPage(deps, request, reply, { webhook: conflict.item, version: conflict.version, form: formOf(conflict.item), problem: conflict.problem, status: 409 });
+        return formPage(deps, request, reply, { webhook: w, version, form, problem: problemOf(err), status: 400 });
       }
     });
 

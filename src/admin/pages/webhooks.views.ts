@@ -7,6 +7,7 @@ import { humanize, timeTag } from '../format.js';
 import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { LastDelivery } from './webhooks.store.js';
+import { versionField } from './edit-version.js';
 
 export const WEBHOOKS_PATH = '/admin/config/webhooks';
 export const WEBHOOK_LABELS = { url: 'Endpoint URL', events: 'Events', description: 'Description' };
@@ -49,12 +50,13 @@ export function webhooksTable(webhooks: readonly Webhook[], last: ReadonlyMap<st
   return dataTable('Webhook endpoints', ['Endpoint', 'Events', 'Status', 'Last delivery'], rows, 'No endpoints yet: add one to receive events as they happen.');
 }
 
-export function webhookForm(request: FastifyRequest, opts: { action: string; form: WebhookForm; problem?: FormProblem | undefined; submit: string; cancel: string }): SafeHtml {
+/** The add or edit form; an edit form carries the `version` (ETag) of the endpoint it shows, which the save is conditional on. */
+export function webhookForm(request: FastifyRequest, opts: { action: string; form: WebhookForm; problem?: FormProblem | undefined; submit: string; cancel: string; version?: string | undefined }): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const options = [{ value: ALL_EVENTS, label: 'All events (also types added later)' }, ...EVENT_TYPES.filter((t) => t !== 'webhook.test').map((t) => ({ value: t, label: t }))];
   return html`${errorSummary(opts.problem, WEBHOOK_LABELS)}
 <form method="post" action="${opts.action}" class="form form--wide" novalidate>
-  ${csrfField(request)}
+  ${csrfField(request)}${versionField(opts.version)}
   ${textField({ name: 'url', label: WEBHOOK_LABELS.url, type: 'url', value: opts.form.url, error: f.url, required: true, autocomplete: 'off', hint: 'An https address on the public internet; we POST each event there as JSON, signed.' })}
   ${checkboxGroup({ name: 'events', label: WEBHOOK_LABELS.events, error: f.events, hint: 'Choose the event types to receive, or all of them.', options, checked: new Set(opts.form.events) })}
   ${textArea({ name: 'description', label: WEBHOOK_LABELS.description, value: opts.form.description, error: f.description, rows: 2, hint: 'Shown in the list, e.g. what receives these events.' })}

@@ -15,7 +15,7 @@ import { isContactField, isSearchableField, presentFieldValue, type StoredValue 
 import { parseRecordInput } from './record-input.js';
 import { buildSearchText, prepareQuery } from './record-search.js';
 import { findObject, type StoredObject } from './objects.store.js';
-import { findRecord, insertRecords, listRecords as listStored, updateRecord as updateStored, type NewRecord, type StoredRecord } from './records.store.js';
+import { findRecord, findRecords, insertRecords, listRecords as listStored, updateRecord as updateStored, type NewRecord, type StoredRecord } from './records.store.js';
 import type { ListRecordsQuery, RecordInput } from './records.schemas.js';
 import { planReminder } from './reminders.service.js';
 import { recordValueAad } from './records.encryption.js';
@@ -143,6 +143,12 @@ export async function findLiveRecord(ctx: Ctx, db: Executor, organizationId: str
   const object = await requireObject(ctx, db, organizationId, slug);
   const stored = await findRecord(db, object, id);
   return stored && toRecordView(ctx, object, stored);
+}
+
+/** The live records of the object among `ids` as the API shows them, read together (404 for an unknown object). */
+export async function findLiveRecords(ctx: Ctx, db: Executor, organizationId: string, slug: string, ids: readonly string[]): Promise<RecordView[]> {
+  const object = await requireObject(ctx, db, organizationId, slug);
+  return (await findRecords(db, object, ids)).map((stored) => toRecordView(ctx, object, stored));
 }
 
 /** Which records of the object hold the external ids, live or trashed, by external id (upsert by externalId). */

@@ -94,6 +94,23 @@ describe('HTTP_THREADS=2', () => {
     expect(new Set(delivered.map((d) => JSON.parse(d.body).data.id))).toEqual(new Set(stored.map((s) => s.id)));
   });
 
+  it('takes writers of one new key in turn across threads: one lead without duplicateOf, one upsert that creates', async () => {
+    const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const threads = new Set<string>();
+    const atOnce = (send: () => ReturnType<typeof request>) => Promise.all(Array.from({ length: 8 }, send));
+    for (let round = 0; round < 10; round++) {
+      const email = `threads-${round}@race.example`;
+      const created = await atOnce(() => request('/api/public/v1/leads', { method: 'POST', headers: org.auth, body: { name: 'Threaded', email } }));
+      const batch = { upsertBy: 'externalId', items: [{ name: 'Acme', externalId: `threads-${round}` }] };
+      const upserted = await atOnce(() => request('/api/public/v1/accounts/batch', { method: 'POST', headers: org.auth, body: batch }));
+      for (const r of [...created, ...upserted]) threads.add(threadOf(r.requestId));
+      expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
+      expect(created.filter((r) => r.body.data.lead.duplicateOf === null), `round ${round}`).toHaveLength(1);
+      expect(upserted.map((r) => r.body.data.results[0].status).sort(), `round ${round}`).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    }
+    expect(threads.size).toBe(2);
+  });
+
   it('GET /metrics counts the requests of every thread', async () => {
     const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
     const metric = async () => {

@@ -11,7 +11,10 @@ import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 /**
  * POST /leads runs without BEGIN/COMMIT on PostgreSQL when storing the lead is one statement
  * (storedInOneStatement): that is only atomic if the store then really issues one statement. Each case here
- * counts the statements the store issues and holds the prediction against them.
+ * counts the statements the store issues and holds the prediction against them. A lead with an e-mail, a phone
+ * or an external id first locks those keys (db/key-locks.ts), so that its duplicate probe or the unique index
+ * meets concurrent creates of the same values already committed: on PostgreSQL that is one statement of its
+ * own, in a transaction; on SQLite none.
  */
 let t: TestApp;
 let org: Seeded;
@@ -32,10 +35,14 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-async function statementsToStore(o: Seeded, input: CreateLeadBody): Promise<{ predicted: boolean; issued: number }> {
+async function statementsToStore(o: Seeded, input: CreateLeadBody): Promise<{ predicted: boolean; issued: number; locks: number }> {
   let issued = 0;
+  let locks = 0;
   const counting: KyselyPlugin = {
-    transformQuery: (args) => args.node,
+    transformQuery: (args) => {
+      if (args.node.kind === 'RawNode' && args.node.sqlFragments.join('?').includes('pg_advisory_xact_lock')) locks += 1;
+      return args.node;
+    },
     transformResult: async (args) => {
       issued += 1;
       return args.result;
@@ -44,7 +51,7 @@ async function statementsToStore(o: Seeded, input: CreateLeadBody): Promise<{ pr
   const prepared = await prepareLeadsOf(t.ctx, t.ctx.database.db, o.orgId, [input]);
   const caller = { organizationId: o.orgId, actor: { type: 'SYSTEM' as const, id: 'test', channel: 'API' as const } };
   await inTransaction(t.ctx, (trx) => storePreparedLeads(trx.withPlugin(counting), caller, prepared));
-  return { predicted: storedInOneStatement(prepared), issued };
+  return { predicted: storedInOneStatement(prepared), issued, locks };
 }
 
 let serial = 0;
@@ -54,22 +61,30 @@ const lead = (extra: Partial<CreateLeadBody> = {}): CreateLeadBody => {
 };
 
 describe('storedInOneStatement', () => {
-  it('is true exactly when the store issues one statement (and only on PostgreSQL, where the duplicate is probed before)', async () => {
-    const cases: [string, Seeded, CreateLeadBody, boolean][] = [
-      ['name, e-mail and phone', org, lead(), true],
-      ['an external id', org, lead({ externalId: `ext-${serial}` }), true],
-      ['an owner to check', org, lead({ ownerId: org.userId }), false],
-      ['an account to check', org, lead({ accountId }), false],
-      ['an assignment rule to run', withRules, lead(), false],
-      ['an indexed custom value', org, lead({ since: '2026-01-02' } as Partial<CreateLeadBody>), false],
-      ['a relation to check', org, lead({ partner: accountId } as Partial<CreateLeadBody>), false],
+  it('is true exactly when the store issues one statement (only on PostgreSQL, for a lead with no key to lock)', async () => {
+    const noKeys = { email: undefined, phoneNumber: undefined };
+    const cases: [string, Seeded, CreateLeadBody, boolean, number][] = [
+      ['a name only', org, lead(noKeys), true, 0],
+      ['name, e-mail and phone', org, lead(), false, 1],
+      ['an external id', org, lead({ ...noKeys, externalId: `ext-${serial}` }), false, 1],
+      ['an owner to check', org, lead({ ...noKeys, ownerId: org.userId }), false, 0],
+      ['an account to check', org, lead({ ...noKeys, accountId }), false, 0],
+      ['an assignment rule to run', withRules, lead(noKeys), false, 0],
+      ['an indexed custom value', org, lead({ ...noKeys, since: '2026-01-02' } as Partial<CreateLeadBody>), false, 0],
+      ['a relation to check', org, lead({ ...noKeys, partner: accountId } as Partial<CreateLeadBody>), false, 0],
     ];
-    for (const [what, o, input, onPostgres] of cases) {
-      const { predicted, issued } = await statementsToStore(o, input);
-      expect({ what, predicted }).toEqual({ what, predicted: dialect === 'postgres' && onPostgres });
+    for (const [what, o, input, onPostgres, locksOnPostgres] of cases) {
+      const { predicted, issued, locks } = await statementsToStore(o, input);
+      expect({ what, predicted, locks }).toEqual({ what, predicted: dialect === 'postgres' && onPostgres, locks: dialect === 'postgres' ? locksOnPostgres : 0 });
       if (predicted) expect({ what, issued }).toEqual({ what, issued: 1 });
       else expect(issued, what).toBeGreaterThan(dialect === 'postgres' ? 1 : 0);
     }
+  });
+
+  it('a lead with an e-mail and a phone: on PostgreSQL its keys locked, its duplicate probed, then the lead and its event (three statements)', async () => {
+    const { issued, locks } = await statementsToStore(org, lead());
+    if (dialect === 'postgres') expect({ issued, locks }).toEqual({ issued: 3, locks: 1 });
+    else expect(locks).toBe(0);
   });
 
   it('a create without a transaction stores the lead and its event, and refuses a taken external id cleanly', async () => {

@@ -3,6 +3,7 @@ import { customColumnsOf } from '../fields/custom-fields.service.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
 import { CreateAccountBody } from './accounts.schemas.js';
 import { createAccount } from './accounts.service.js';
+import { externalIdKeys } from '../shared/external-id.js';
 
 /** `crm import accounts`: CSV columns are the API's field names and custom field keys; each row is created by the API's service. */
 export async function accountImportAdapter(ctx: AppContext, organizationId: string): Promise<ImportAdapter> {
@@ -10,6 +11,9 @@ export async function accountImportAdapter(ctx: AppContext, organizationId: stri
     resource: 'accounts',
     schema: CreateAccountBody,
     rows: { kind: 'accounts', custom: await customColumnsOf(ctx, organizationId, 'accounts') },
-    createMany: oneByOne((trx, caller, input: CreateAccountBody) => createAccount(ctx, trx, caller, input)),
+    createMany: oneByOne<CreateAccountBody>(
+      (caller, inputs) => externalIdKeys('accounts', caller.organizationId, inputs),
+      (trx, caller, input, opts) => createAccount(ctx, trx, caller, input, opts),
+    ),
   };
 }

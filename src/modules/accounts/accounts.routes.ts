@@ -12,7 +12,7 @@ import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holdersByExternalId } from '../shared/batch.service.js';
+import { holdersByExternalId, keysByExternalId } from '../shared/batch.service.js';
 import { Account } from './accounts.schemas.js';
 import { findLiveAccount } from './accounts.service.js';
 
@@ -90,8 +90,9 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
       openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'accounts'),
       updateSchema: UpdateAccountBody,
       find: (db, caller, _params, id) => findLiveAccount(ctx, db, caller.organizationId, id),
-      create: (trx, caller, _params, input) => createAccount(ctx, trx, caller, input as CreateAccountBody),
-      update: (trx, caller, _params, id, patch) => updateAccount(ctx, trx, caller, id, patch as UpdateAccountBody),
+      create: (trx, caller, _params, input, opts) => createAccount(ctx, trx, caller, input as CreateAccountBody, opts),
+      update: (trx, caller, _params, id, patch, opts) => updateAccount(ctx, trx, caller, id, patch as UpdateAccountBody, opts),
+      lockKeys: keysByExternalId('accounts'),
       holdersOf: holdersByExternalId('accounts'),
     },
   });

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
+import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } from '../shared/precondition.js';
+import { externalIdKeys } from '../shared/external-id.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
@@ -58,7 +59,8 @@ async function checkOwner(db: Executor, organizationId: string, ownerId: string 
 const normalizeDomain = (domain: string | null | undefined) => (domain == null ? domain : domain.toLowerCase());
 
 /** Stores the account and records account.created in the caller's transaction. */
-export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, input: CreateAccountBody): Promise<Account> {
+export async function createAccount(ctx: Ctx, trx: Executor, caller: Caller, input: CreateAccountBody, opts: Pick<WriteOptions, 'keysLocked'> = {}): Promise<Account> {
+  await lockWriteKeys(trx, opts, () => externalIdKeys(TABLE, caller.organizationId, [input]));
   const c = await accountFields(ctx, trx, caller.organizationId);
   const values = parseCustomInput(c.definition, input, BUILTIN.accounts.writable, BUILTIN.accounts.readOnly, 'create');
   const contacts = normalizeContacts(input);
@@ -124,6 +126,7 @@ export async function listAccounts(ctx: Ctx, organizationId: string, query: List
 
 /** Applies the sent fields; records account.updated with only what changed (no event when nothing did). */
 export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateAccountBody, opts: WriteOptions = {}): Promise<Account> {
+  await lockWriteKeys(trx, opts, () => externalIdKeys(TABLE, caller.organizationId, [patch]));
   await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findAccount(trx, caller.organizationId, id);
   if (!current) throw notFound('Account');

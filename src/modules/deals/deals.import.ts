@@ -3,6 +3,7 @@ import { customColumnsOf } from '../fields/custom-fields.service.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
 import { CreateDealBody } from './deals.schemas.js';
 import { createDeal } from './deals.service.js';
+import { externalIdKeys } from '../shared/external-id.js';
 
 /**
  * `crm import deals`: CSV columns are the API's field names (`amount` stays a decimal string, exact) and custom
@@ -13,6 +14,9 @@ export async function dealImportAdapter(ctx: AppContext, organizationId: string)
     resource: 'deals',
     schema: CreateDealBody,
     rows: { kind: 'deals', custom: await customColumnsOf(ctx, organizationId, 'deals') },
-    createMany: oneByOne((trx, caller, input: CreateDealBody) => createDeal(ctx, trx, caller, input)),
+    createMany: oneByOne<CreateDealBody>(
+      (caller, inputs) => externalIdKeys('deals', caller.organizationId, inputs),
+      (trx, caller, input, opts) => createDeal(ctx, trx, caller, input, opts),
+    ),
   };
 }

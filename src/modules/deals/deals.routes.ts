@@ -14,7 +14,7 @@ import { DealStagesEnvelope, PutDealStagesBody } from './stages.schemas.js';
 import { putDealStages } from './stage-moves.service.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holdersByExternalId } from '../shared/batch.service.js';
+import { holdersByExternalId, keysByExternalId } from '../shared/batch.service.js';
 import { Deal } from './deals.schemas.js';
 import { findLiveDeal } from './deals.service.js';
 import { getDealStages } from './stages.service.js';
@@ -124,8 +124,9 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'deals'),
       updateSchema: UpdateDealBody,
       find: (db, caller, _params, id) => findLiveDeal(ctx, db, caller.organizationId, id),
-      create: (trx, caller, _params, input) => createDeal(ctx, trx, caller, input as CreateDealBody),
-      update: (trx, caller, _params, id, patch) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody),
+      create: (trx, caller, _params, input, opts) => createDeal(ctx, trx, caller, input as CreateDealBody, opts),
+      update: (trx, caller, _params, id, patch, opts) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody, opts),
+      lockKeys: keysByExternalId('deals'),
       holdersOf: holdersByExternalId('deals'),
     },
   });

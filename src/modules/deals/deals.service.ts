@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
-import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
+import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } from '../shared/precondition.js';
+import { externalIdKeys } from '../shared/external-id.js';
 import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeCurrency, parseAmount } from '../../lib/money.js';
@@ -106,8 +107,9 @@ async function event(trx: Executor, caller: Caller, type: EventType, deal: Deal,
 }
 
 /** Stores the deal (stage defaulting to the organization's first) and records deal.created, in the caller's transaction. */
-export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input: CreateDealBody): Promise<Deal> {
+export async function createDeal(ctx: Ctx, trx: Executor, caller: Caller, input: CreateDealBody, opts: Pick<WriteOptions, 'keysLocked'> = {}): Promise<Deal> {
   const organizationId = caller.organizationId;
+  await lockWriteKeys(trx, opts, () => externalIdKeys('deals', organizationId, [input]));
   const c = await dealFields(ctx, trx, organizationId);
   const customValues = parseCustomInput(c.definition, input, BUILTIN.deals.writable, BUILTIN.deals.readOnly, 'create');
   await lockStages(trx, ctx.database.dialect, organizationId, 'read');
@@ -174,6 +176,7 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
 export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions = {}, view: TrashView = 'live'): Promise<Deal> {
   const organizationId = caller.organizationId;
   const { dialect } = ctx.database;
+  await lockWriteKeys(trx, opts, () => externalIdKeys('deals', organizationId, [patch]));
   await lockStages(trx, dialect, organizationId, 'read');
   await lockForCondition(ctx, trx, 'deals', organizationId, id, opts);
   const current = await findDeal(trx, organizationId, id, { dialect }, view);

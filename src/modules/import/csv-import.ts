@@ -3,10 +3,12 @@ import type { TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
 import type { Executor } from '../../db/database.js';
+import { lockKeys, type LockKey } from '../../db/key-locks.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError, type FieldError } from '../../errors.js';
 import { startWorker } from '../../lib/worker-thread.js';
 import type { Actor } from '../orgs/principal.js';
+import type { WriteOptions } from '../shared/precondition.js';
 import type { WorkerInput } from './csv-worker.js';
 import { PreparedChunks } from './prepared-chunks.js';
 import type { PreparedRow, PreparerRef, RowError } from './row-preparers.js';
@@ -156,16 +158,22 @@ async function createBatch(
   return 0;
 }
 
+type ImportCaller = { organizationId: string; actor: Actor };
+
 /**
- * A batch create for resources whose service creates one at a time: rows run in order in the batch's
- * transaction; a refused row's field errors are prefixed with its index so the importer reports it and
- * retries the rest of the batch without it.
+ * A batch create for resources whose service creates one at a time: the keys of all rows locked first, in one
+ * statement (db/key-locks.ts), then rows run in order in the batch's transaction; a refused row's field errors
+ * are prefixed with its index so the importer reports it and retries the rest of the batch without it.
  */
-export function oneByOne<I>(create: (trx: Executor, caller: { organizationId: string; actor: Actor }, input: I) => Promise<unknown>): ImportAdapter['createMany'] {
+export function oneByOne<I>(
+  keys: (caller: ImportCaller, inputs: I[]) => LockKey[],
+  create: (trx: Executor, caller: ImportCaller, input: I, opts: Pick<WriteOptions, 'keysLocked'>) => Promise<unknown>,
+): ImportAdapter['createMany'] {
   return async (trx, caller, inputs) => {
+    await lockKeys(trx, () => keys(caller, inputs as I[]));
     for (const [i, input] of inputs.entries()) {
       try {
-        await create(trx, caller, input as I);
+        await create(trx, caller, input as I, { keysLocked: true });
       } catch (err) {
         if (err instanceof AppError && err.errors) {
           throw new AppError(err.code, err.message, { errors: err.errors.map((e) => ({ ...e, field: `${i}.${e.field}` })) });

@@ -12,7 +12,7 @@ import type { Caller } from '../shared/caller.js';
 import { externalIdTaken } from '../shared/external-id.js';
 import { CreateLeadBody, UpdateLeadBody, type Lead } from './leads.schemas.js';
 import {
-  createLead, externalIdClashes, findLiveLead, leadChanges, leadFields, leadUpdatedEvent, patchedLead, present, referenceErrors, storePreparedLeads, toLead, updateLead,
+  createLead, externalIdClashes, findLiveLead, inputKeys, leadChanges, leadFields, leadUpdatedEvent, patchedLead, present, referenceErrors, storePreparedLeads, toLead, updateLead,
 } from './leads.service.js';
 import { findContactMatches, findLeads, updateLeadFields, type StoredLead } from './leads.store.js';
 import { customFieldCheck } from '../fields/custom-fields.service.js';
@@ -50,8 +50,8 @@ function prepareEach(ctx: Ctx, c: CustomFields, inputs: readonly CreateLeadBody[
  * Many new leads in one go, for POST /leads/batch: each lead prepared on its own (before the transaction when
  * `early` has it for the lead fields still current), then references and external ids checked (three
  * queries for the whole batch), then every lead that passed stored with storeNewLeads (multi-row statements:
- * the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (another writer took
- * an external id meanwhile, on PostgreSQL), they are created one by one, each in its own savepoint.
+ * the bulk path of `crm import`), in a savepoint. Should that still fail for one of them (a relation value
+ * naming an item gone meanwhile), they are created one by one, each in its own savepoint.
  */
 async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: CreateLeadBody[], early: readonly unknown[]): Promise<(Lead | AppError)[]> {
   const organizationId = caller.organizationId;
@@ -77,11 +77,11 @@ async function createLeads(ctx: Ctx, trx: Executor, caller: Caller, inputs: Crea
   try {
     const all = { custom: c, rows: ready.map((p) => p.rows[0]!), contacts: ready.map((p) => p.contacts[0]!), now: ready[0]!.now };
     // References and external ids were checked above for exactly these leads, in this transaction.
-    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all, { referencesChecked: true }));
+    const leads = await inSavepoint(trx, () => storePreparedLeads(trx, caller, all, { referencesChecked: true, keysLocked: true }));
     pending.forEach((i, k) => (outcomes[i] = leads[k]!));
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    for (const i of pending) outcomes[i] = await inSavepoint(trx, () => createLead(ctx, trx, caller, inputs[i]!)).catch((e: unknown) => asItemError(e));
+    for (const i of pending) outcomes[i] = await inSavepoint(trx, () => createLead(ctx, trx, caller, inputs[i]!, { keysLocked: true })).catch((e: unknown) => asItemError(e));
   }
   return outcomes as (Lead | AppError)[];
 }
@@ -196,8 +196,9 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>, seals: ContactS
     updateSchema: UpdateLeadBody,
     openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'leads'),
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
-    create: (trx, caller, _params, input) => createLead(ctx, trx, caller, input as CreateLeadBody),
-    update: (trx, caller, _params, id, patch) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody),
+    create: (trx, caller, _params, input, opts) => createLead(ctx, trx, caller, input as CreateLeadBody, opts),
+    update: (trx, caller, _params, id, patch, opts) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody, opts),
+    lockKeys: (caller, _params, inputs) => inputKeys(ctx, caller.organizationId, inputs),
     async prepareMany(db, caller, _params, inputs): Promise<EarlyLead[]> {
       const fields = await leadFields(ctx, db, caller.organizationId);
       return (await prepareBatch(ctx, seals, fields, inputs as CreateLeadBody[])).map((outcome) => ({ fields, outcome }));

@@ -12,10 +12,13 @@ import type { Caller } from '../shared/caller.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { externalIdHolders } from '../../db/external-ids.js';
+import { lockKeys, type LockKey } from '../../db/key-locks.js';
+import { normalizeEmail, normalizePhone } from '../../lib/contact.js';
+import { externalIdKeys } from '../shared/external-id.js';
 import { findContactMatches, findLead, findOldestDuplicate, insertLeads, insertLeadWithEvent, listLeads as listStored, updateLead as updateStored, type StoredLead } from './leads.store.js';
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { prepareLeads, type NewLead, type PreparedLeads } from './new-lead.js';
-import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
+import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } from '../shared/precondition.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, type NewCustomValues, openCustom, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
@@ -110,6 +113,28 @@ async function checkExternalIds(db: Executor, organizationId: string, rows: read
   if (errors.length) throw validationFailed(errors);
 }
 
+/**
+ * The lock keys (db/key-locks.ts) of leads being written: their e-mail and phone indexes, which the duplicate
+ * probe and the upsert by e-mail look for, and their external ids.
+ */
+export function leadKeys(organizationId: string, rows: readonly { emailBidx: string | null; phoneBidx: string | null; externalId?: unknown }[]): LockKey[] {
+  const contact = (kind: string, bidx: string | null) => (bidx === null ? [] : [{ scope: organizationId, kind, value: bidx }]);
+  return [...rows.flatMap((r) => [...contact('leads.email', r.emailBidx), ...contact('leads.phone', r.phoneBidx)]), ...externalIdKeys(TABLE, organizationId, rows)];
+}
+
+/** leadKeys of what create or update inputs send, in clear. An invalid phone number has none: it is refused anyway. */
+export function inputKeys(ctx: Pick<Ctx, 'blindIndex'>, organizationId: string, inputs: readonly { email?: unknown; phoneNumber?: unknown; externalId?: unknown }[]): LockKey[] {
+  const rows = inputs.map(({ email, phoneNumber, externalId }) => {
+    const phone = typeof phoneNumber === 'string' ? normalizePhone(phoneNumber) : undefined;
+    return {
+      emailBidx: typeof email === 'string' ? ctx.blindIndex.compute('email', organizationId, normalizeEmail(email)) : null,
+      phoneBidx: phone?.ok ? ctx.blindIndex.compute('phone', organizationId, phone.e164) : null,
+      externalId,
+    };
+  });
+  return leadKeys(organizationId, rows);
+}
+
 function seal(ctx: Ctx, id: string, organizationId: string, contacts: { email?: string | null; phoneNumber?: string | null }) {
   return sealContacts(ctx, { table: TABLE, rowId: id, organizationId }, contacts);
 }
@@ -155,29 +180,24 @@ function createdEvent(caller: Caller, row: NewLead, now: Date) {
   });
 }
 
-/**
- * What a caller already checked for every row, in the same transaction, just before storing them:
- * `referencesChecked` (owners, accounts and external ids, as `POST /leads/batch` does per item) skips the two
- * probes that would find the same.
- */
 /** What a create knows before storing, so that it costs no statement inside the transaction. */
-export interface StoreOptions {
+export interface StoreOptions extends Pick<WriteOptions, 'keysLocked'> {
   /** References and external ids are checked already (a batch checks all its items at once). */
   referencesChecked?: boolean;
   /** The organization's assignment rules (from the cache). */
   rules?: AssignmentRule[];
-  /** Per row, the lead it duplicates (PostgreSQL: see prepareLeadsOf). */
+  /** Per row, the lead it duplicates (PostgreSQL, leads without e-mail or phone: see prepareLeadsOf). */
   duplicates?: (string | null)[];
 }
 
 /**
- * Stores new leads: checks their references, detects duplicates, runs the organization's assignment rules
- * (for leads without an explicit owner), inserts them and records one lead.created per lead — all in the
- * caller's transaction, so every event carries the assigned owner. The API stores a batch of one, with the
- * rules and (on PostgreSQL) the duplicates it learnt before the transaction (prepareLeadsOf);
- * `crm import` thousands per transaction.
+ * Stores new leads: locks their keys, checks their references, detects duplicates, runs the organization's
+ * assignment rules (for leads without an explicit owner), inserts them and records one lead.created per lead
+ * — all in the caller's transaction, so every event carries the assigned owner. The API stores a batch of
+ * one, with the rules it learnt before the transaction (prepareLeadsOf); `crm import` thousands per transaction.
  */
 export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead[], now: Date, opts: StoreOptions = {}): Promise<void> {
+  await lockWriteKeys(trx, opts, () => leadKeys(caller.organizationId, rows));
   if (!opts.referencesChecked) {
     await checkReferences(trx, caller.organizationId, rows, rows.length > 1);
     await checkExternalIds(trx, caller.organizationId, rows);
@@ -203,22 +223,24 @@ export async function storeNewLeads(trx: Executor, caller: Caller, rows: NewLead
 export async function prepareLeadsOf(ctx: Ctx, db: Executor, organizationId: string, inputs: readonly CreateLeadBody[], fields?: CustomFields): Promise<PreparedLeads & StoreOptions> {
   const rules = await cachedRules(ctx.database, db, organizationId);
   const prepared: PreparedLeads & StoreOptions = { ...prepareLeads(ctx, fields ?? (await leadFields(ctx, db, organizationId)), inputs), rules };
-  // On PostgreSQL (READ COMMITTED) a statement sees what was committed when it starts, inside a transaction or
-  // not: the duplicate probe finds the same leads before the transaction, a round trip less inside it. SQLite's
-  // one writer probes inside, where no other create can commit meanwhile.
-  if (ctx.database.dialect === 'postgres') prepared.duplicates = await duplicatesOf(db, organizationId, prepared.rows);
+  // A lead without e-mail or phone duplicates none, which spares PostgreSQL's one-statement create its probe
+  // (storedInOneStatement). The others are probed in the transaction, after their keys are locked (storeNewLeads):
+  // a probe before it would miss a concurrent create of the same address.
+  const contactless = prepared.rows.every((r) => r.emailBidx === null && r.phoneBidx === null);
+  if (ctx.database.dialect === 'postgres' && contactless) prepared.duplicates = prepared.rows.map(() => null);
   return prepared;
 }
 
 /**
- * Whether storePreparedLeads issues exactly one statement for these leads: one lead, with no owner or account
- * to check, no assignment rule to run, no indexed custom value or relation to check, and its duplicate probed
- * already (PostgreSQL). That statement is atomic on its own, so it needs no transaction around it.
+ * Whether storePreparedLeads issues exactly one statement for these leads (PostgreSQL): one lead, with no key
+ * to lock and probe (e-mail, phone, external id), no owner or account to check, no assignment rule to run, no
+ * indexed custom value or relation to check. That statement is atomic on its own, so it needs no transaction
+ * around it.
  */
 export function storedInOneStatement(prepared: PreparedLeads & StoreOptions): boolean {
   const row = prepared.rows[0];
   if (prepared.rows.length !== 1 || !row || prepared.duplicates === undefined || prepared.rules?.length !== 0) return false;
-  if (row.ownerId !== null || row.accountId !== null) return false;
+  if (row.externalId !== null || row.ownerId !== null || row.accountId !== null) return false;
   const values = row.customValues;
   return !values || (values.indexed.length === 0 && prepared.custom.definition.fields.every((f) => f.type !== 'relation' || typeof values.shown[f.key] !== 'string'));
 }
@@ -235,8 +257,8 @@ export async function storePreparedLeads(trx: Executor, caller: Caller, prepared
   });
 }
 
-export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody): Promise<Lead> {
-  const [lead] = await storePreparedLeads(trx, caller, await prepareLeadsOf(ctx, trx, caller.organizationId, [input]));
+export async function createLead(ctx: Ctx, trx: Executor, caller: Caller, input: CreateLeadBody, opts: Pick<WriteOptions, 'keysLocked'> = {}): Promise<Lead> {
+  const [lead] = await storePreparedLeads(trx, caller, await prepareLeadsOf(ctx, trx, caller.organizationId, [input]), opts);
   return lead!;
 }
 
@@ -311,6 +333,7 @@ export function leadUpdatedEvent(caller: Caller, id: string, changes: Changes, n
 
 /** Applies the sent fields; records lead.updated with only what changed (no event when nothing did). */
 export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateLeadBody, opts: WriteOptions = {}): Promise<Lead> {
+  await lockWriteKeys(trx, opts, () => inputKeys(ctx, caller.organizationId, [patch]));
   await lockForCondition(ctx, trx, TABLE, caller.organizationId, id, opts);
   const current = await findLead(trx, caller.organizationId, id);
   if (!current) throw notFound('Lead');
@@ -345,6 +368,7 @@ function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, c: CustomFields):
     find: (db, id, view) => findLead(db, organizationId, id, view),
     present: (s) => toLead(ctx, c, s),
     async restored(trx, lead) {
+      await lockKeys(trx, () => leadKeys(organizationId, [{ emailBidx: lead.emailBidx, phoneBidx: lead.phoneBidx }]));
       const duplicateOf = await findOldestDuplicate(trx, organizationId, lead);
       // Still in the trash here, so the probe (live leads only) never finds the lead itself.
       if (duplicateOf === lead.duplicateOf) return lead;

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { oneByOne, type ImportAdapter } from '../import/csv-import.js';
 import { RecordInput } from './records.schemas.js';
-import { createRecord, requireObject } from './records.service.js';
+import { createRecord, recordKeys, requireObject } from './records.service.js';
 
 /** `crm import records FILE --object slug`: columns are the object's field keys (and `stage`); each row is created by the API's service. */
 export async function recordImportAdapter(ctx: AppContext, organizationId: string, slug: string | undefined): Promise<ImportAdapter> {
@@ -12,6 +12,9 @@ export async function recordImportAdapter(ctx: AppContext, organizationId: strin
     resource: `records of ${slug}`,
     schema: RecordInput,
     rows: { kind: 'records', fields: object.definition.fields },
-    createMany: oneByOne((trx, caller, input: RecordInput) => createRecord(ctx, trx, caller, slug, input)),
+    createMany: oneByOne<RecordInput>(
+      (caller, inputs) => recordKeys(caller.organizationId, slug, inputs),
+      (trx, caller, input, opts) => createRecord(ctx, trx, caller, slug, input, opts),
+    ),
   };
 }

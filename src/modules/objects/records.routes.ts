@@ -12,7 +12,7 @@ import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, upda
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
 import { ObjectRecord } from './records.schemas.js';
-import { findLiveRecord, recordHolders, requireObject } from './records.service.js';
+import { findLiveRecord, recordHolders, recordKeys, requireObject } from './records.service.js';
 
 const tags = ['Records'];
 
@@ -89,8 +89,9 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
       updateSchema: RecordPatch,
       checkPath: async (db, caller, p) => void (await requireObject(ctx, db, caller.organizationId, p.object)),
       find: (db, caller, p, id) => findLiveRecord(ctx, db, caller.organizationId, p.object, id),
-      create: (trx, caller, p, input) => createRecord(ctx, trx, caller, p.object, input),
-      update: (trx, caller, p, id, patch) => updateRecord(ctx, trx, caller, p.object, id, patch),
+      create: (trx, caller, p, input, opts) => createRecord(ctx, trx, caller, p.object, input, opts),
+      update: (trx, caller, p, id, patch, opts) => updateRecord(ctx, trx, caller, p.object, id, patch, opts),
+      lockKeys: (caller, p, inputs) => recordKeys(caller.organizationId, p.object, inputs),
       holdersOf: (db, caller, p, _by, values) => recordHolders(ctx, db, caller.organizationId, p.object, values),
     },
   });

@@ -1,7 +1,9 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
-import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
+import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } from '../shared/precondition.js';
+import { externalIdKeys } from '../shared/external-id.js';
+import type { LockKey } from '../../db/key-locks.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
 import { listRequest } from '../../lib/list-request.js';
@@ -121,8 +123,17 @@ async function emit(trx: Executor, caller: Caller, object: StoredObject, type: E
   );
 }
 
+/**
+ * The lock keys of the external ids that inputs set on records of object `slug` (unique per object): scoped by
+ * the slug, known before the object is read, so that they are locked before it (slugs never change).
+ */
+export function recordKeys(organizationId: string, slug: string, inputs: readonly RecordInput[]): LockKey[] {
+  return externalIdKeys('records', `${organizationId}/${slug}`, inputs);
+}
+
 /** Stores the record (its relations checked against live targets), plans its due reminder, records record.created — in the caller's transaction. */
-export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, input: RecordInput): Promise<RecordView> {
+export async function createRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, input: RecordInput, opts: Pick<WriteOptions, 'keysLocked'> = {}): Promise<RecordView> {
+  await lockWriteKeys(trx, opts, () => recordKeys(caller.organizationId, slug, [input]));
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   const now = ctx.clock.now();
   const record = buildNewRecord(ctx, object, input, now);
@@ -202,6 +213,7 @@ export async function listRecords(ctx: Ctx & Pick<WriteCtx, 'blindIndex'>, organ
  * record.updated; nothing changed records nothing and keeps updatedAt. A new due date re-plans the reminder.
  */
 export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput, opts: WriteOptions = {}): Promise<RecordView> {
+  await lockWriteKeys(trx, opts, () => recordKeys(caller.organizationId, slug, [patch]));
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   await lockForCondition(ctx, trx, 'records', caller.organizationId, id, opts);
   const current = await findRecord(trx, object, id);

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Dialect } from '../../config.js';
 import type { Executor } from '../../db/database.js';
 import { externalIdHolders, type ExternalIdHolder } from '../../db/external-ids.js';
+import { lockKeys, type LockKey } from '../../db/key-locks.js';
 import { lockRows, type LockableTable } from '../../db/row-lock.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
@@ -9,13 +10,18 @@ import { validateValue } from '../../http/validation.js';
 import { etagMatches, etagOf } from '../../lib/etag.js';
 import { ID_PATTERN } from '../../lib/ids.js';
 import type { Caller } from './caller.js';
-import { externalIdTaken } from './external-id.js';
+import { externalIdKeys, externalIdTaken } from './external-id.js';
 import type { UpsertKey } from './batch.schemas.js';
+import type { WriteOptions } from './precondition.js';
+
+/** What the runner tells an item's service: the batch holds the keys of all its items (BatchResource.lockKeys). */
+const KEYS_LOCKED: Pick<WriteOptions, 'keysLocked'> = { keysLocked: true };
 
 /**
  * What a resource hands the batch runner: its single-item services (each item runs them in its own
  * savepoint, atomic with its events) and, optionally, a bulk create and a bulk update for many items at
- * once. `P` is the route's path parameters (records: the object slug).
+ * once. `P` is the route's path parameters (records: the object slug). Every one of them runs with the keys of
+ * all the batch's items locked (lockKeys), and `create` and `update` are told so (`keysLocked`).
  */
 export interface BatchResource<R, P> {
   /** The resource's key in a result (`lead`) and its name in messages (`Lead`). */
@@ -33,8 +39,15 @@ export interface BatchResource<R, P> {
   /** Checks what the path names (records: the object) before any item runs: a 404 there is the whole request's. */
   checkPath?(db: Executor, caller: Caller, params: P): Promise<void>;
   find(db: Executor, caller: Caller, params: P, id: string): Promise<R | undefined>;
-  create(trx: Executor, caller: Caller, params: P, input: Record<string, unknown>): Promise<R>;
-  update(trx: Executor, caller: Caller, params: P, id: string, patch: Record<string, unknown>): Promise<R>;
+  create(trx: Executor, caller: Caller, params: P, input: Record<string, unknown>, opts: Pick<WriteOptions, 'keysLocked'>): Promise<R>;
+  update(trx: Executor, caller: Caller, params: P, id: string, patch: Record<string, unknown>, opts: Pick<WriteOptions, 'keysLocked'>): Promise<R>;
+  /**
+   * The keys that writing these inputs probes or sets (their external ids; for leads their e-mails and phones
+   * too), locked for the whole batch before it reads anything (PostgreSQL, db/key-locks.ts), in one statement:
+   * concurrent batches and single writes of the same keys then take turns, and each sees what the previous
+   * one committed.
+   */
+  lockKeys(caller: Caller, params: P, inputs: Record<string, unknown>[]): LockKey[];
   /**
    * The items upsert keys designate, by key, in one probe: for `email` the oldest live lead with it, for
    * `externalId` its holder, trashed or not. A key nothing holds is absent.
@@ -188,8 +201,8 @@ async function upsertOne<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, item
   const holder = by && key !== undefined ? (await spec.holdersOf(trx, caller, params, by, [key])).get(key) : undefined;
   if (holder?.trashed) throw externalIdTaken(spec.noun);
   if (item.ifMatch !== undefined) await requireVersion(spec, run, holder?.id, item.ifMatch);
-  if (holder) return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, holder.id, item.input) };
-  return { index: item.index, status: 201, resource: await spec.create(trx, caller, params, item.input) };
+  if (holder) return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, holder.id, item.input, KEYS_LOCKED) };
+  return { index: item.index, status: 201, resource: await spec.create(trx, caller, params, item.input, KEYS_LOCKED) };
 }
 
 /** The items to apply one by one, in the order of the batch, each in its own savepoint. */
@@ -244,12 +257,14 @@ export async function prepareCreates<R, P>(spec: BatchResource<R, P>, db: Execut
 }
 
 /**
- * POST /{resource}/batch in the caller's transaction, with as few statements as the resource allows: one
- * probe for every item's upsert key; the rows of the hits locked in one statement (PostgreSQL); the items
- * that only create through the resource's bulk create, the hits through its bulk update. An item whose key
- * an earlier item of the batch already names runs alone, after the items before it, in its own savepoint (as
- * does every item of a resource without the bulk operations), so that it finds what the earlier ones wrote, as
- * if the items had been sent one by one: two items upserting one new key create it, then update it.
+ * POST /{resource}/batch in the caller's transaction, with as few statements as the resource allows: the keys
+ * of every item locked (PostgreSQL), so that a concurrent write of the same new key has committed before this
+ * batch probes for it, or waits for this one; one probe for every item's upsert key; the rows of the hits
+ * locked in one statement (PostgreSQL); the items that only create through the resource's bulk create, the
+ * hits through its bulk update. An item whose key an earlier item of the batch already names runs alone, after
+ * the items before it, in its own savepoint (as does every item of a resource without the bulk operations), so
+ * that it finds what the earlier ones wrote, as if the items had been sent one by one: two items upserting one
+ * new key create it, then update it.
  */
 export async function runCreateBatch<R, P>(
   spec: BatchResource<R, P>,
@@ -258,6 +273,7 @@ export async function runCreateBatch<R, P>(
   by: UpsertKey | undefined,
   prepared: ReadonlyMap<Item, unknown> = new Map(),
 ): Promise<BatchItemResult<R>[]> {
+  await lockKeys(run.trx, () => spec.lockKeys(run.caller, run.params, items.map((i) => i.input)));
   const keys = items.map((item) => (by ? keyOf(item.input, by) : undefined));
   const holders = by ? await spec.holdersOf(run.trx, run.caller, run.params, by, keys.filter((k): k is string => k !== undefined)) : new Map<string, ExternalIdHolder>();
   await lockRows(run.trx, run.dialect, spec.table, run.caller.organizationId, [...holders.values()].flatMap((h) => (h.trashed ? [] : [h.id])));
@@ -308,12 +324,14 @@ async function createInBulk<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, c
 }
 
 /**
- * PATCH /{resource}/batch: the items' rows locked first, in one statement (PostgreSQL), so that each ifMatch
- * is compared with the version its write replaces, as a single PATCH does; then the resource's bulk update,
- * or each item in its own savepoint (an id named twice: the later items, after the first).
+ * PATCH /{resource}/batch: the keys the items set (e-mails, phones, external ids), then the items' rows locked
+ * first, in one statement each (PostgreSQL), so that each ifMatch is compared with the version its write
+ * replaces, as a single PATCH does; then the resource's bulk update, or each item in its own savepoint (an id
+ * named twice: the later items, after the first).
  */
 export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, items: UpdateItem[]): Promise<BatchItemResult<R>[]> {
   const { trx, caller, params } = run;
+  await lockKeys(trx, () => spec.lockKeys(caller, params, items.map((i) => i.input)));
   await lockRows(trx, run.dialect, spec.table, caller.organizationId, items.map((i) => i.id));
   const seen = new Set<string>();
   const updates: { item: UpdateItem; id: string }[] = [];
@@ -329,7 +347,7 @@ export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, run: Batch
       if (current === undefined) throw notFound(spec.label);
       versionCheck(item.ifMatch, current);
     }
-    return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, item.id, item.input) };
+    return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, item.id, item.input, KEYS_LOCKED) };
   };
   return [...updated.results, ...(await runAlone(run, [...alone, ...updated.alone], apply))];
 }
@@ -337,6 +355,11 @@ export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, run: Batch
 /** Every item's result, in the order of the items. */
 export function inOrder<R>(...parts: BatchItemResult<R>[][]): BatchItemResult<R>[] {
   return parts.flat().sort((a, b) => a.index - b.index);
+}
+
+/** A resource's `lockKeys` when external ids are its only keys (accounts, deals: unique per organization). */
+export function keysByExternalId(table: 'accounts' | 'deals') {
+  return (caller: Caller, _params: unknown, inputs: readonly Record<string, unknown>[]) => externalIdKeys(table, caller.organizationId, inputs);
 }
 
 /** A resource's `holdersOf` when only external ids designate items (accounts, deals: unique per organization). */

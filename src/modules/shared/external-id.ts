@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../db/database.js';
+import type { LockKey } from '../../db/key-locks.js';
+import type { TrashTable } from '../../db/trash.js';
 import { AppError } from '../../errors.js';
 import { Nullable } from '../../http/schemas.js';
 
@@ -34,4 +36,12 @@ export async function guardExternalId<T>(noun: string, write: () => Promise<T>):
     if (isUniqueViolation(err) && /external_id/.test(String((err as Error).message))) throw externalIdTaken(noun);
     throw err;
   }
+}
+
+/**
+ * The lock keys (db/key-locks.ts) of the external ids that writes set: `scope` is where they are unique, the
+ * organization (records: organization/object slug). A null or absent one sets nothing.
+ */
+export function externalIdKeys(table: TrashTable, scope: string, inputs: readonly { externalId?: unknown }[]): LockKey[] {
+  return inputs.flatMap(({ externalId }) => (typeof externalId === 'string' ? [{ scope, kind: `${table}.external_id`, value: externalId }] : []));
 }

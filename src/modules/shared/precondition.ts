@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
+import { lockKeys, type LockKey } from '../../db/key-locks.js';
 import { lockRow, type LockableTable } from '../../db/row-lock.js';
 import { AppError } from '../../errors.js';
 import { etagMatches, etagOf } from '../../lib/etag.js';
@@ -7,6 +8,16 @@ import { etagMatches, etagOf } from '../../lib/etag.js';
 /** How a write is asked for: `ifMatch` makes it conditional on the resource's current tag (contract §8). */
 export interface WriteOptions {
   ifMatch?: string | undefined;
+  /** The transaction holds the write's key locks already: a batch takes all its items' at once (lockWriteKeys). */
+  keysLocked?: boolean;
+}
+
+/**
+ * Before a write reads anything: locks the keys it will probe or set (db/key-locks.ts), unless its caller holds
+ * them (`keysLocked`).
+ */
+export async function lockWriteKeys(trx: Executor, opts: Pick<WriteOptions, 'keysLocked'>, keys: () => readonly LockKey[]): Promise<void> {
+  if (!opts.keysLocked) await lockKeys(trx, keys);
 }
 
 /**

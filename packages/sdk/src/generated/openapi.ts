@@ -1738,7 +1738,7 @@ export interface components {
         ErrorEnvelope: {
             /** @enum {string} */
             code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
+            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …), or its minimal view (MinimalView) for a key that may write but not read it. */
             data?: {
                 [key: string]: unknown;
             };
@@ -1784,6 +1784,19 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description What a write answers about an item that existed before it (update, delete, restore, upsert hit, the current item of a 412) when the API key may write that kind of item but not read it (`leads:write` without `leads:read`…): its id and change times, none of its stored fields. Its ETag is the full item's, usable in If-Match. */
+        MinimalView: {
+            deletedAt: string | null;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description A record's object slug (records only). */
+            objectSlug?: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change: this write, for an item it changed.
+             */
+            updatedAt: string;
         };
         Note: {
             /** @description Markdown text. */
@@ -2230,7 +2243,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `PRECONDITION_FAILED`: If-Match (or a batch item's ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result) and the ETag header its tag; merge and retry with that tag. */
+        /** @description `PRECONDITION_FAILED`: If-Match (or a batch item's ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result; the resource's minimal view for a key that may write but not read it) and the ETag header its tag; merge and retry with that tag. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2739,7 +2752,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -2826,7 +2839,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -2898,7 +2911,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -3154,7 +3167,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                account?: components["schemas"]["Account"];
+                                account?: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
@@ -3280,7 +3293,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                account?: components["schemas"]["Account"];
+                                account?: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
@@ -3831,7 +3844,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -3921,7 +3934,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -3994,7 +4007,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4254,7 +4267,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                deal?: components["schemas"]["Deal"];
+                                deal?: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
@@ -4383,7 +4396,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                deal?: components["schemas"]["Deal"];
+                                deal?: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
@@ -4860,7 +4873,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4960,7 +4973,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -5037,7 +5050,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -5310,7 +5323,7 @@ export interface operations {
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                lead?: components["schemas"]["Lead"];
+                                lead?: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -5450,7 +5463,7 @@ export interface operations {
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                lead?: components["schemas"]["Lead"];
+                                lead?: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -5889,7 +5902,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -5965,7 +5978,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6035,7 +6048,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6635,7 +6648,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6713,7 +6726,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6782,7 +6795,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -7035,7 +7048,7 @@ export interface operations {
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                record?: components["schemas"]["Record"];
+                                record?: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -7154,7 +7167,7 @@ export interface operations {
                                 error?: components["schemas"]["BatchItemError"];
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                record?: components["schemas"]["Record"];
+                                record?: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -8108,7 +8121,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -8206,7 +8219,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -8280,7 +8293,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;

@@ -1,8 +1,9 @@
 import { createClient, etagOf, isWhole } from '@crm/sdk';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/modules/orgs/principal.js';
 import { call, expectError } from '../helpers/http.js';
-import { listen } from '../helpers/mcp.js';
+import { callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -216,6 +217,38 @@ describe('notes and tasks with their :write scope only', () => {
     expect(done.body.data.task).toEqual({ id: task.id, updatedAt: expect.any(String), deletedAt: null });
     const reader = await keyWith(['tasks:write', 'tasks:read']);
     expect((await call(t.app, 'PATCH', `/tasks/${task.id}`, { auth: reader, body: { status: 'open' } })).body.data.task).toMatchObject({ title: 'Call the lawyer about the lawsuit' });
+  });
+});
+
+describe('MCP tools of a key that may write but not read', () => {
+  let writer: Client;
+  let reader: Client;
+  beforeAll(async () => {
+    const origin = await listen(t);
+    writer = await connect(httpTransport(origin, (await addKey(t.ctx, a.orgId, ['leads:write', 'deals:write', 'records:write', 'tasks:write'])).key));
+    reader = await connect(httpTransport(origin, (await addKey(t.ctx, a.orgId, ['leads:write', 'leads:read'])).key));
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await reader?.close();
+  });
+
+  it('update, delete, stage and completion tools answer minimal views; create tools the whole item', async () => {
+    const victim = await victimLead();
+    expect((await callOk(writer, 'update_lead', { id: victim.id, changes: { status: 'CONTACTED' } })).lead).toEqual({ id: victim.id, updatedAt: expect.any(String), deletedAt: null });
+    expect(fieldsOf((await callOk(writer, 'delete_lead', { id: victim.id })).lead)).toEqual(MINIMAL);
+    expect((await callOk(writer, 'create_lead', { name: 'Made by MCP', company: 'Mine' })).lead).toMatchObject({ name: 'Made by MCP', company: 'Mine' });
+    const record = (await call(t.app, 'POST', '/objects/parcels/records', { auth: a.auth, body: { title: 'Confidential parcel' } })).body.data.record;
+    expect(fieldsOf((await callOk(writer, 'update_record', { object: 'parcels', id: record.id, changes: { title: 'x' } })).record)).toEqual(RECORD_MINIMAL);
+    const task = (await call(t.app, 'POST', '/tasks', { auth: a.auth, body: { title: 'Private errand' } })).body.data.task;
+    expect(fieldsOf((await callOk(writer, 'complete_task', { id: task.id })).task)).toEqual(MINIMAL);
+    const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Secret merger', amount: '990000.00', currency: 'EUR' } })).body.data.deal;
+    expect(fieldsOf((await callOk(writer, 'move_deal_stage', { id: deal.id, stage: 'proposal' })).deal)).toEqual(MINIMAL);
+  });
+
+  it('a key that may also read gets the whole lead', async () => {
+    const victim = await victimLead();
+    expect((await callOk(reader, 'update_lead', { id: victim.id, changes: { status: 'CONTACTED' } })).lead).toMatchObject({ email: victim.email, company: 'Victim Corp' });
   });
 });
 

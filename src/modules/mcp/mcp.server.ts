@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import type { Principal, Scope } from '../orgs/principal.js';
+import { seenAfterWrite } from '../shared/minimal-view.js';
 import { BUILTIN_RESOURCES, type BuiltinResource } from '../fields/builtin-resources.js';
 import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
@@ -124,7 +125,8 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     const errors = validateValue(tool.input, input, 'arguments');
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
-    const result = await tool.run(run, input);
+    const answer = await tool.run(run, input);
+    const result = tool.creates ? answer : seenAfterWrite(principal.key.scopes, answer);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);

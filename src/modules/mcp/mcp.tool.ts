@@ -29,6 +29,11 @@ export interface McpTool<S extends TSchema = TSchema> {
   readOnly: boolean;
   /** Removes data (MCP `destructiveHint`, so clients confirm with the user first). */
   destructive?: boolean;
+  /**
+   * Answers the item it creates, whole to any caller. Every other tool's answer shows an item to a key without
+   * that kind's read scope in its minimal view only (shared/minimal-view.ts): `*:write` does not imply `*:read`.
+   */
+  creates?: boolean;
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
   /**
    * Problems in the parts of the input its schema leaves open (custom field values of leads, accounts and

@@ -31,6 +31,7 @@ export const accountTools = [
     customFields: { resource: 'accounts', at: 'body' },
     scopes: ['accounts:write'],
     readOnly: false,
+    creates: true,
     input: CreateAccountBody,
     openFieldErrors: customFieldErrors('accounts'),
     run: async ({ ctx, caller }, input) => ({ account: await inTransaction(ctx, (trx) => createAccount(ctx, trx, caller, input)) }),

@@ -43,6 +43,7 @@ export const dealTools = [
     customFields: { resource: 'deals', at: 'body' },
     scopes: ['deals:write'],
     readOnly: false,
+    creates: true,
     input: CreateDealBody,
     openFieldErrors: customFieldErrors('deals'),
     run: async ({ ctx, caller }, input) => ({ deal: await inTransaction(ctx, (trx) => createDeal(ctx, trx, caller, input)) }),

@@ -32,6 +32,7 @@ export const leadTools = [
     customFields: { resource: 'leads', at: 'body' },
     scopes: ['leads:write'],
     readOnly: false,
+    creates: true,
     input: CreateLeadBody,
     openFieldErrors: customFieldErrors('leads'),
     run: async ({ ctx, caller }, input) => ({ lead: await inTransaction(ctx, (trx) => createLead(ctx, trx, caller, input)) }),

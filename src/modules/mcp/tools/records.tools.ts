@@ -56,6 +56,7 @@ export const recordTools = [
     description: `Create a record of a custom object from \`values\`. ${VALUE_RULES} Required fields must be given; unknown keys are refused. The stage defaults to the first one.`,
     scopes: ['records:write'],
     readOnly: false,
+    creates: true,
     input: Type.Object({ object: objectArg, values: RecordInput }, { additionalProperties: false }),
     run: async ({ ctx, caller }, { object, values }) => ({ record: await inTransaction(ctx, (trx) => createRecord(ctx, trx, caller, object, values)) }),
   }),

@@ -29,6 +29,7 @@ import { registerNoteRoutes } from './modules/notes/notes.routes.js';
 import { Task } from './modules/tasks/tasks.schemas.js';
 import { registerTaskRoutes } from './modules/tasks/tasks.routes.js';
 import { registerTimelineRoutes } from './modules/timeline/timeline.routes.js';
+import { MinimalView, registerMinimalViews } from './modules/shared/minimal-view.js';
 import { registerMeRoutes } from './modules/orgs/me.routes.js';
 import { registerUserRoutes } from './modules/orgs/users.routes.js';
 import { User } from './modules/orgs/users.schemas.js';
@@ -111,6 +112,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   }
   registerErrorHandling(app);
   registerEntityTags(app);
+  registerMinimalViews(app);
   await registerOpenApi(app, { version: VERSION, webhookEvents: { schema: WEBHOOK_EVENT_SCHEMA, section: webhooksSection } });
   app.addSchema(Lead);
   app.addSchema(Pagination);
@@ -127,6 +129,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(Note);
   app.addSchema(Task);
   app.addSchema(BatchItemError);
+  app.addSchema(MinimalView);
   registerAuth(app, {
     authenticate: createAuthenticator(ctx),
     rateLimiter: ctx.rateLimiter,

@@ -43,7 +43,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   LIMIT_EXCEEDED: 'The organization is at a documented limit (custom objects: MAX_OBJECTS_PER_ORG; webhook endpoints: MAX_WEBHOOKS_PER_ORG); the message names it.',
   EXTERNAL_ID_TAKEN: 'Another item of the same kind in your organization (records: of the same object), live or in the trash, already has this `externalId`. Update that item (upsertBy: externalId), or purge it first if it is in the trash.',
   CURSOR_EXPIRED: 'The change feed cursor is older than the retained events (EVENT_RETENTION_DAYS): events after it were deleted. Read the current records again and restart the feed without `after`.',
-  PRECONDITION_FAILED: 'If-Match (or a batch item\'s ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result) and the ETag header its tag; merge and retry with that tag.',
+  PRECONDITION_FAILED: 'If-Match (or a batch item\'s ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result; the resource\'s minimal view for a key that may write but not read it) and the ETag header its tag; merge and retry with that tag.',
   IDEMPOTENCY_KEY_REUSED: 'The Idempotency-Key was already used with a different request.',
   IDEMPOTENCY_KEY_IN_USE: 'A request with the same Idempotency-Key is still being processed; retry later.',
   RATE_LIMITED: 'Too many requests for this key; wait for the number of seconds in Retry-After.',

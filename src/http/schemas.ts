@@ -33,7 +33,7 @@ export const ErrorEnvelope = Type.Object(
     message: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
     data: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: '412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …).' }),
+      Type.Object({}, { additionalProperties: true, description: '412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …), or its minimal view (MinimalView) for a key that may write but not read it.' }),
     ),
     requestId: Type.String(),
   },

@@ -19,9 +19,9 @@ describe('SDK notes, tasks and timeline', () => {
   it('notes and tasks on a deal, then its whole timeline by cursor iteration', async () => {
     const deal = await crm.deals.create({ name: 'Renewal' });
     const note = await crm.notes.create({ target: { object: 'deal', id: deal.id }, body: 'Budget approved' });
-    expect((await crm.notes.update(note.id, 'Budget approved by finance')).body).toBe('Budget approved by finance');
+    expect(await crm.notes.update(note.id, 'Budget approved by finance')).toMatchObject({ body: 'Budget approved by finance' });
     const task = await crm.tasks.create({ title: 'Send the contract', target: { object: 'deal', id: deal.id }, dueDate: '2026-12-01' });
-    expect((await crm.tasks.complete(task.id)).status).toBe('done');
+    expect(await crm.tasks.complete(task.id)).toMatchObject({ status: 'done' });
     for (let i = 0; i < 3; i++) await crm.notes.create({ target: { object: 'deal', id: deal.id }, body: `follow-up ${i}` });
     const ids: string[] = [];
     for await (const n of crm.notes.iterate({ targetId: deal.id, limit: 2 })) ids.push(n.id);

@@ -1,6 +1,7 @@
 export { createClient, type ClientOptions, type CrmClient } from './client.js';
 export { CrmApiError, CrmConnectionError } from './errors.js';
 export { etagOf } from './etag.js';
+export { isWhole } from './minimal-view.js';
 export { verifyWebhook, WebhookVerificationError, SIGNATURE_HEADER, type HeadersLike, type VerifyWebhookOptions, type WebhookVerificationReason } from './webhooks.js';
 export type { WebhookActor, WebhookEvent, WebhookEventType } from './webhook-event.js';
 export type { Lead, LeadBatchItem, LeadBatchResult, LeadBatchUpdate, LeadCreate, LeadPage, LeadQuery, LeadUpdate } from './resources/leads.js';
@@ -17,5 +18,5 @@ export type { EventFeedOptions, EventFeedPage, EventFeedQuery } from './resource
 export type { Note, NoteCreate, NotePage, NoteQuery } from './resources/notes.js';
 export type { Task, TaskCreate, TaskPage, TaskQuery, TaskUpdate } from './resources/tasks.js';
 export type { TimelineEntry, TimelineItem, TimelineOptions, TimelinePage } from './resources/timeline.js';
-export type { CallOptions, CreateOptions, ErrorCode, FieldError, FieldFilters, Pagination } from './types.js';
+export type { CallOptions, CreateOptions, ErrorCode, FieldError, FieldFilters, MinimalView, Pagination, Written } from './types.js';
 export type { components, paths } from './generated/openapi.js';

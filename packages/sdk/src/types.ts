@@ -62,3 +62,13 @@ export interface CreateOptions extends CallOptions {
   /** Sent as Idempotency-Key; a random UUID when omitted. Reuse the same value to retry a create safely. */
   idempotencyKey?: string;
 }
+
+/**
+ * What a write answers about an item that existed before it (`update`, `delete`, `restore`, and a batch's 200 and
+ * 412 results) when the key may write that kind of item but not read it (`leads:write` without `leads:read`…):
+ * `{id, updatedAt, deletedAt}`, plus `objectSlug` for a record — none of the item's stored fields.
+ */
+export type MinimalView = Schema<'MinimalView'>;
+
+/** A write's answer about an existing item: the whole item, or its minimal view (`isMinimalView` tells them apart). */
+export type Written<T> = T | MinimalView;

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
-import { AccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
+import { AccountEnvelope, WrittenAccountEnvelope, AccountListEnvelope, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from './accounts.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
@@ -65,7 +65,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
       description: 'Only the fields sent change; null clears an optional field. Records account.updated with the changed fields.',
       params: IdParams,
       body: UpdateAccountBody,
-      response: { 200: AccountEnvelope },
+      response: { 200: WrittenAccountEnvelope },
     },
     handler: async (request) => {
       const caller = callerOf(request);
@@ -103,7 +103,7 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     scope: 'accounts:write',
     tags,
     noun: 'account',
-    envelope: AccountEnvelope,
+    envelope: WrittenAccountEnvelope,
     remove: (trx, caller, { id }, permanent, opts) => deleteAccount(ctx, trx, caller, id, permanent, opts),
     restore: (trx, caller, { id }, opts) => restoreAccount(ctx, trx, caller, id, opts),
   });

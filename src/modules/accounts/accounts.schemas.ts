@@ -5,6 +5,7 @@ import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 const text = (max: number, description: string) => Type.String({ maxLength: max, description });
 
@@ -76,4 +77,6 @@ export const ListAccountsQuery = Type.Object(
 export type ListAccountsQuery = Static<typeof ListAccountsQuery>;
 
 export const AccountEnvelope = Envelope(Type.Object({ account: Type.Ref(Account) }));
+/** The answer of a write of an existing account (update, delete, restore): the account, or its minimal view. */
+export const WrittenAccountEnvelope = WrittenEnvelope('account', Type.Ref(Account));
 export const AccountListEnvelope = Envelope(Type.Object({ accounts: Type.Array(Type.Ref(Account)), pagination: Type.Ref(Pagination) }));

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
-import { CreateDealBody, DealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
+import { CreateDealBody, DealEnvelope, WrittenDealEnvelope, DealListEnvelope, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from './deals.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
@@ -99,7 +99,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
       description: 'Only the fields sent change; null clears an optional field. Any move between defined stages is allowed and records deal.stage_changed; other changed fields record deal.updated.',
       params: IdParams,
       body: UpdateDealBody,
-      response: { 200: DealEnvelope },
+      response: { 200: WrittenDealEnvelope },
     },
     handler: async (request) => {
       const caller = callerOf(request);
@@ -137,7 +137,7 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'deals:write',
     tags,
     noun: 'deal',
-    envelope: DealEnvelope,
+    envelope: WrittenDealEnvelope,
     remove: (trx, caller, { id }, permanent, opts) => deleteDeal(ctx, trx, caller, id, permanent, opts),
     restore: (trx, caller, { id }, opts) => restoreDeal(ctx, trx, caller, id, opts),
   });

@@ -5,6 +5,7 @@ import { ListParams, NAMED_SORTS, SortQuery } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 const AMOUNT_RULES =
   'Exact decimal, ≥ 0, at most 15 integer digits and 4 decimals; returned as a decimal string, never a float. ' +
@@ -83,4 +84,6 @@ export const ListDealsQuery = Type.Object(
 export type ListDealsQuery = Static<typeof ListDealsQuery>;
 
 export const DealEnvelope = Envelope(Type.Object({ deal: Type.Ref(Deal) }));
+/** The answer of a write of an existing deal (update, delete, restore): the deal, or its minimal view. */
+export const WrittenDealEnvelope = WrittenEnvelope('deal', Type.Ref(Deal));
 export const DealListEnvelope = Envelope(Type.Object({ deals: Type.Array(Type.Ref(Deal)), pagination: Type.Ref(Pagination) }));

@@ -6,7 +6,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReplyInOneStatement, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { IdParams, ok } from '../../http/schemas.js';
-import { CreateLeadBody, Lead, LeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
+import { CreateLeadBody, Lead, LeadEnvelope, WrittenLeadEnvelope, LeadListEnvelope, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { deleteLead, getLead, listLeads, prepareLeadsOf, restoreLead, storedInOneStatement, storePreparedLeads, updateLead } from './leads.service.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
@@ -59,7 +59,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
   app.patch('/leads/:id', {
     config: { auth: { anyOf: ['leads:write'] }, etag: 'lead', ifMatch: true },
     preValidation: customBodyCheck(ctx, 'leads', 'update'),
-    schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: LeadEnvelope } },
+    schema: { tags, summary: 'Update a lead', params: IdParams, body: UpdateLeadBody, response: { 200: WrittenLeadEnvelope } },
     handler: async (request) => {
       const caller = callerOf(request);
       const opts = { ifMatch: ifMatchOf(request) };
@@ -89,7 +89,7 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'leads:write',
     tags,
     noun: 'lead',
-    envelope: LeadEnvelope,
+    envelope: WrittenLeadEnvelope,
     remove: (trx, caller, { id }, permanent, opts) => deleteLead(ctx, trx, caller, id, permanent, opts),
     restore: (trx, caller, { id }, opts) => restoreLead(ctx, trx, caller, id, opts),
   });

@@ -6,6 +6,7 @@ import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { LEAD_SOURCES } from '../orgs/rules.schemas.js';
 import { FieldFilterParams } from '../objects/records.schemas.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 export const LEAD_STATUSES = ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] as const;
 
@@ -86,4 +87,6 @@ export const ListLeadsQuery = Type.Object(
 export type ListLeadsQuery = Static<typeof ListLeadsQuery>;
 
 export const LeadEnvelope = Envelope(Type.Object({ lead: Type.Ref(Lead) }));
+/** The answer of a write of an existing lead (update, delete, restore): the lead, or its minimal view. */
+export const WrittenLeadEnvelope = WrittenEnvelope('lead', Type.Ref(Lead));
 export const LeadListEnvelope = Envelope(Type.Object({ leads: Type.Array(Type.Ref(Lead)), pagination: Type.Ref(Pagination) }));

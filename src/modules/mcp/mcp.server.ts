@@ -11,6 +11,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import type { Principal, Scope } from '../orgs/principal.js';
+import { seenAfterWrite } from '../shared/minimal-view.js';
 import { BUILTIN_RESOURCES, type BuiltinResource } from '../fields/builtin-resources.js';
 import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
@@ -156,7 +157,8 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     // A read may be run again, shorter, to fit the bound; a write runs once.
-    const result = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input);
+    const answer = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input);
+    const result = tool.creates ? answer : seenAfterWrite(principal.key.scopes, answer);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);

@@ -38,6 +38,11 @@ export interface McpTool<S extends TSchema = TSchema> {
   destructive?: boolean;
   /** Creates something: takes the optional `idempotencyKey` argument (set by defineCreateTool, which honours it). */
   idempotent?: boolean;
+  /**
+   * Answers the item it creates, whole to any caller. Every other tool's answer shows an item to a key without
+   * that kind's read scope in its minimal view only (shared/minimal-view.ts): `*:write` does not imply `*:read`.
+   */
+  creates?: boolean;
   run(run: ToolRun, input: Static<S>): Promise<Record<string, unknown>>;
   /**
    * Problems in the parts of the input its schema leaves open (custom field values of leads, accounts and
@@ -84,7 +89,7 @@ export interface RestCreate {
  * REST's IDEMPOTENCY_KEY_REUSED. Without a key the creation runs in a transaction of its own, as any write.
  */
 export function defineCreateTool<S extends TSchema>(
-  tool: Omit<McpTool<S>, 'run' | 'readOnly' | 'idempotent'> & {
+  tool: Omit<McpTool<S>, 'run' | 'readOnly' | 'idempotent' | 'creates'> & {
     rest(input: Static<S>): RestCreate;
     /** Creates in `trx` and answers what the REST route's `data` holds ({lead}, {record}…). */
     create(run: ToolRun, trx: Transaction<DB>, input: Static<S>): Promise<Record<string, unknown>>;
@@ -95,6 +100,7 @@ export function defineCreateTool<S extends TSchema>(
     ...described,
     readOnly: false,
     idempotent: true,
+    creates: true,
     run: async (run, input) => {
       const { path, body } = rest(input);
       const request = { organizationId: run.organizationId, header: run.idempotencyKey, method: 'POST', path: `${API_PREFIX}${path}`, body };

@@ -7,7 +7,7 @@ import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-rout
 import { IdParams, ok } from '../../http/schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
-import { CreateNoteBody, ListNotesQuery, NoteEnvelope, NoteListEnvelope, UpdateNoteBody } from './notes.schemas.js';
+import { CreateNoteBody, ListNotesQuery, NoteEnvelope, WrittenNoteEnvelope, NoteListEnvelope, UpdateNoteBody } from './notes.schemas.js';
 import { createNote, deleteNote, getNote, listNotes, restoreNote, updateNote } from './notes.service.js';
 
 const tags = ['Notes'];
@@ -45,7 +45,7 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
 
   app.patch('/notes/:id', {
     config: { auth: { anyOf: ['notes:write'] }, etag: 'note', ifMatch: true },
-    schema: { tags, summary: 'Edit a note', description: 'Replaces the body; records note.updated.', params: IdParams, body: UpdateNoteBody, response: { 200: NoteEnvelope } },
+    schema: { tags, summary: 'Edit a note', description: 'Replaces the body; records note.updated.', params: IdParams, body: UpdateNoteBody, response: { 200: WrittenNoteEnvelope } },
     handler: async (request) => {
       const caller = callerOf(request);
       return ok({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, request.params.id, request.body, { ifMatch: ifMatchOf(request) })) });
@@ -58,7 +58,7 @@ export function registerNoteRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'notes:write',
     tags,
     noun: 'note',
-    envelope: NoteEnvelope,
+    envelope: WrittenNoteEnvelope,
     remove: (trx, caller, { id }, permanent, opts) => deleteNote(ctx, trx, caller, id, permanent, opts),
     restore: (trx, caller, { id }, opts) => restoreNote(ctx, trx, caller, id, opts),
   });

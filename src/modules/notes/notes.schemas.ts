@@ -5,6 +5,7 @@ import { ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ItemTarget, TARGET_OBJECTS } from '../shared/item-target.js';
 import { StringEnum } from '../../http/schemas.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 /** A note's body: markdown, at most this many bytes of UTF-8 (100 kB). */
 export const MAX_NOTE_BYTES = 102_400;
@@ -46,4 +47,6 @@ export const ListNotesQuery = Type.Object(
 export type ListNotesQuery = Static<typeof ListNotesQuery>;
 
 export const NoteEnvelope = Envelope(Type.Object({ note: Type.Ref(Note) }));
+/** The answer of a write of an existing note (update, delete, restore): the note, or its minimal view. */
+export const WrittenNoteEnvelope = WrittenEnvelope('note', Type.Ref(Note));
 export const NoteListEnvelope = Envelope(Type.Object({ notes: Type.Array(Type.Ref(Note)), pagination: Type.Ref(Pagination) }));

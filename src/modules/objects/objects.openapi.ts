@@ -16,6 +16,8 @@ interface Document {
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** A write's answer about an existing record: the record, or its minimal view (shared/minimal-view.ts). */
+const written = (record: Schema) => ({ anyOf: [record, ref('MinimalView')] });
 
 function stageSchema(o: StoredObject): Schema {
   const keys = o.definition.stages.map((s) => s.key);
@@ -134,7 +136,7 @@ function typedBatch(generic: Schema | undefined, o: StoredObject, body: 'RecordC
   request.properties!.items!.items = { ...typed, properties: { ...batchKeys, ...typed.properties }, ...(body === 'RecordUpdate' ? { required: ['id'] } : {}) } as unknown as Json;
   delete request.examples;
   const success = structuredClone(operation.responses!['200']!.content!['application/json']!.schema) as Json;
-  success.properties!.data!.properties!.results!.items!.properties!.record = ref(`Record_${o.slug}`) as unknown as Json;
+  success.properties!.data!.properties!.results!.items!.properties!.record = written(ref(`Record_${o.slug}`)) as unknown as Json;
   return { body: request, success: json(success, 'One result per item, in order', schemas) };
 }
 
@@ -155,14 +157,15 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
     Object.assign(doc.components.schemas, objectSchemas(o));
     const record = ref(`Record_${o.slug}`);
     const single = envelope({ record });
+    const writtenSingle = envelope({ record: written(record) });
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records`] = {
       get: typedOperation(list.get, o, taken, { summary: `List ${o.name} records`, stage: true, success: ['200', json(envelope({ records: { type: 'array', items: record }, pagination: ref('Pagination') }), 'A page of records', doc.components.schemas)] }),
       post: typedOperation(list.post, o, taken, { summary: `Create a ${o.name} record`, body: `RecordCreate_${o.slug}`, success: ['201', json(single, 'The created record', doc.components.schemas)] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}`] = {
       get: typedOperation(one.get, o, taken, { summary: `Get a ${o.name} record`, success: ['200', json(single, 'The record', doc.components.schemas)] }),
-      patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(single, 'The updated record', doc.components.schemas)] }),
-      delete: typedOperation(one.delete, o, taken, { summary: `Delete a ${o.name} record`, success: ['200', json(single, 'The record, in the trash (deletedAt set) or removed for good', doc.components.schemas)] }),
+      patch: typedOperation(one.patch, o, taken, { summary: `Update a ${o.name} record`, body: `RecordUpdate_${o.slug}`, success: ['200', json(writtenSingle, 'The updated record', doc.components.schemas)] }),
+      delete: typedOperation(one.delete, o, taken, { summary: `Delete a ${o.name} record`, success: ['200', json(writtenSingle, 'The record, in the trash (deletedAt set) or removed for good', doc.components.schemas)] }),
     };
     const creates = typedBatch(batch.post, o, 'RecordCreate', doc.components.schemas);
     const updates = typedBatch(batch.patch, o, 'RecordUpdate', doc.components.schemas);
@@ -171,7 +174,7 @@ export function withOrganizationObjects(document: unknown, objects: readonly Sto
       patch: typedOperation(batch.patch, o, taken, { summary: `Update up to 100 ${o.name} records`, body: updates.body, success: ['200', updates.success] }),
     };
     doc.paths[`${API_PREFIX}/objects/${o.slug}/records/{id}/restore`] = {
-      post: typedOperation(restore.post, o, taken, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(single, 'The restored record', doc.components.schemas)] }),
+      post: typedOperation(restore.post, o, taken, { summary: `Restore a deleted ${o.name} record`, success: ['200', json(writtenSingle, 'The restored record', doc.components.schemas)] }),
     };
   }
   return doc;

@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
-import { ListRecordsQuery, ObjectParams, RecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
+import { ListRecordsQuery, ObjectParams, RecordEnvelope, WrittenRecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from './records.service.js';
@@ -63,7 +63,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
       description: 'Only the keys sent change; null clears a field that is not required. A stage change records record.stage_changed, other changes record.updated.',
       params: RecordParams,
       body: RecordPatch,
-      response: { 200: RecordEnvelope },
+      response: { 200: WrittenRecordEnvelope },
     },
     handler: async (request) => {
       const caller = callerOf(request);
@@ -102,7 +102,7 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
     scope: 'records:write',
     tags,
     noun: 'record',
-    envelope: RecordEnvelope,
+    envelope: WrittenRecordEnvelope,
     remove: (trx, caller, p, permanent, opts) => deleteRecord(ctx, trx, caller, p.object, p.id, permanent, opts),
     restore: (trx, caller, p, opts) => restoreRecord(ctx, trx, caller, p.object, p.id, opts),
   });

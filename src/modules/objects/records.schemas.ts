@@ -4,6 +4,7 @@ import { Pagination } from '../../lib/pagination.js';
 import { ListParams } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ExternalIdInput, ExternalIdOutput, ExternalIdQuery } from '../shared/external-id.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 /*
  * Record bodies are checked against the object's definition by the service, not here, so that one 400 lists
@@ -76,4 +77,6 @@ export const ListRecordsQuery = Type.Object(
 export type ListRecordsQuery = Static<typeof ListRecordsQuery>;
 
 export const RecordEnvelope = Envelope(Type.Object({ record: Type.Ref(ObjectRecord) }));
+/** The answer of a write of an existing record (update, delete, restore): the record, or its minimal view. */
+export const WrittenRecordEnvelope = WrittenEnvelope('record', Type.Ref(ObjectRecord));
 export const RecordListEnvelope = Envelope(Type.Object({ records: Type.Array(Type.Ref(ObjectRecord)), pagination: Type.Ref(Pagination) }));

@@ -9,6 +9,7 @@ import { ok } from '../../http/schemas.js';
 import { createValidatorCompiler } from '../../http/validation.js';
 import { etagOf } from '../../lib/etag.js';
 import type { Scope } from '../orgs/principal.js';
+import { Written } from './minimal-view.js';
 import { BatchCreateBody, BatchEnvelope, BatchUpdateBody, looseItems, type UpsertKey } from './batch.schemas.js';
 import { checkCreateItems, checkUpdateItems, inOrder, prepareCreates, runCreateBatch, runUpdateBatch, type BatchItemResult, type BatchResource } from './batch.service.js';
 
@@ -59,7 +60,7 @@ const present = <R>(noun: string, results: BatchItemResult<R>[]) =>
 export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppContext, spec: BatchRouteSpec<R, P>): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { noun } = spec.resource;
-  const response = { 200: BatchEnvelope(noun, spec.resourceSchema) };
+  const response = { 200: BatchEnvelope(noun, Written(spec.resourceSchema)) };
   const bodyLimit = ctx.config.bodyLimitBytes * BATCH_BODY_LIMIT_FACTOR;
   const createBody = BatchCreateBody(spec.resource.createSchema, spec.upsertBy, spec.examples.create);
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);

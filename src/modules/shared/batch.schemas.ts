@@ -47,7 +47,9 @@ export function BatchResult(noun: string, resource: TSchema) {
       ),
       error: Type.Optional(Type.Ref(BatchItemError)),
     },
-    { description: `The outcome of one item: \`${noun}\` with its \`etag\` on 201 and 200 (and the current ${noun}, with its etag, on 412), \`error\` otherwise.` },
+    {
+      description: `The outcome of one item: \`${noun}\` with its \`etag\` on 201 and 200 (and the current ${noun}, with its etag, on 412), \`error\` otherwise. A key that may write ${noun}s but not read them gets the minimal view of a ${noun} that existed before the batch (200, 412), with the whole ${noun}'s etag; a created one (201) whole.`,
+    },
   );
 }
 

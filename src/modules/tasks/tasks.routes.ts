@@ -7,7 +7,7 @@ import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-rout
 import { IdParams, ok } from '../../http/schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
-import { CreateTaskBody, ListTasksQuery, TaskEnvelope, TaskListEnvelope, UpdateTaskBody } from './tasks.schemas.js';
+import { CreateTaskBody, ListTasksQuery, TaskEnvelope, WrittenTaskEnvelope, TaskListEnvelope, UpdateTaskBody } from './tasks.schemas.js';
 import { createTask, deleteTask, getTask, listTasks, restoreTask, updateTask } from './tasks.service.js';
 
 const tags = ['Tasks'];
@@ -58,7 +58,7 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
       description: 'Only the fields sent change. Sending `status: done` to an open task records task.completed; other changes task.updated.',
       params: IdParams,
       body: UpdateTaskBody,
-      response: { 200: TaskEnvelope },
+      response: { 200: WrittenTaskEnvelope },
     },
     handler: async (request) => {
       const caller = callerOf(request);
@@ -72,7 +72,7 @@ export function registerTaskRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'tasks:write',
     tags,
     noun: 'task',
-    envelope: TaskEnvelope,
+    envelope: WrittenTaskEnvelope,
     remove: (trx, caller, { id }, permanent, opts) => deleteTask(ctx, trx, caller, id, permanent, opts),
     restore: (trx, caller, { id }, opts) => restoreTask(ctx, trx, caller, id, opts),
   });

@@ -4,6 +4,7 @@ import { Pagination } from '../../lib/pagination.js';
 import { ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { DeletedAt, TrashQuery } from '../shared/trash.routes.js';
 import { ItemTarget, TARGET_OBJECTS } from '../shared/item-target.js';
+import { WrittenEnvelope } from '../shared/minimal-view.js';
 
 export const TASK_STATUSES = ['open', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -71,4 +72,6 @@ export const ListTasksQuery = Type.Object(
 export type ListTasksQuery = Static<typeof ListTasksQuery>;
 
 export const TaskEnvelope = Envelope(Type.Object({ task: Type.Ref(Task) }));
+/** The answer of a write of an existing task (update, delete, restore): the task, or its minimal view. */
+export const WrittenTaskEnvelope = WrittenEnvelope('task', Type.Ref(Task));
 export const TaskListEnvelope = Envelope(Type.Object({ tasks: Type.Array(Type.Ref(Task)), pagination: Type.Ref(Pagination) }));

@@ -1738,7 +1738,7 @@ export interface components {
         ErrorEnvelope: {
             /** @enum {string} */
             code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
-            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …). */
+            /** @description 412 PRECONDITION_FAILED only: the current resource under its usual key (`data.lead`, …), or its minimal view (MinimalView) for a key that may write but not read it. */
             data?: {
                 [key: string]: unknown;
             };
@@ -1784,6 +1784,19 @@ export interface components {
             updatedAt: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description What a write answers about an item that existed before it (update, delete, restore, upsert hit, the current item of a 412) when the API key may write that kind of item but not read it (`leads:write` without `leads:read`…): its id and change times, none of its stored fields. Its ETag is the full item's, usable in If-Match. */
+        MinimalView: {
+            deletedAt: string | null;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description A record's object slug (records only). */
+            objectSlug?: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change: this write, for an item it changed.
+             */
+            updatedAt: string;
         };
         Note: {
             /** @description Markdown text. */
@@ -2230,7 +2243,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `PRECONDITION_FAILED`: If-Match (or a batch item's ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result) and the ETag header its tag; merge and retry with that tag. */
+        /** @description `PRECONDITION_FAILED`: If-Match (or a batch item's ifMatch) names a version the resource no longer has (someone changed it since you read it): `data` holds the current resource (a batch item: its result; the resource's minimal view for a key that may write but not read it) and the ETag header its tag; merge and retry with that tag. */
         PreconditionFailed: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -2739,7 +2752,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -2826,7 +2839,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -2898,7 +2911,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            account: components["schemas"]["Account"];
+                            account: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -3155,7 +3168,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                account?: components["schemas"]["Account"];
+                                account?: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /**
                                  * @description The ETag a `GET` of this account answers, present whenever `account` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
@@ -3287,7 +3300,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                account?: components["schemas"]["Account"];
+                                account?: components["schemas"]["Account"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /**
                                  * @description The ETag a `GET` of this account answers, present whenever `account` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
@@ -3843,7 +3856,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -3933,7 +3946,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4006,7 +4019,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            deal: components["schemas"]["Deal"];
+                            deal: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4267,7 +4280,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                deal?: components["schemas"]["Deal"];
+                                deal?: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /**
                                  * @description The ETag a `GET` of this deal answers, present whenever `deal` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
@@ -4402,7 +4415,7 @@ export interface operations {
                         data: {
                             /** @description One entry per item, in the order of `items`. */
                             results: {
-                                deal?: components["schemas"]["Deal"];
+                                deal?: components["schemas"]["Deal"] | components["schemas"]["MinimalView"];
                                 error?: components["schemas"]["BatchItemError"];
                                 /**
                                  * @description The ETag a `GET` of this deal answers, present whenever `deal` is (201, 200, and the current one on 412): send it as an item's `ifMatch` (or as If-Match) to change only this version, without reading it again.
@@ -4884,7 +4897,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -4984,7 +4997,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -5061,7 +5074,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            lead: components["schemas"]["Lead"];
+                            lead: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -5340,7 +5353,7 @@ export interface operations {
                                 etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                lead?: components["schemas"]["Lead"];
+                                lead?: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -5486,7 +5499,7 @@ export interface operations {
                                 etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                lead?: components["schemas"]["Lead"];
+                                lead?: components["schemas"]["Lead"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -5925,7 +5938,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6001,7 +6014,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6071,7 +6084,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            note: components["schemas"]["Note"];
+                            note: components["schemas"]["Note"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6671,7 +6684,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6749,7 +6762,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -6818,7 +6831,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            record: components["schemas"]["Record"];
+                            record: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -7077,7 +7090,7 @@ export interface operations {
                                 etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                record?: components["schemas"]["Record"];
+                                record?: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -7202,7 +7215,7 @@ export interface operations {
                                 etag?: string;
                                 /** @description Position of the item in `items`. */
                                 index: number;
-                                record?: components["schemas"]["Record"];
+                                record?: components["schemas"]["Record"] | components["schemas"]["MinimalView"];
                                 /**
                                  * @description 201 created, 200 updated (an upsert hit, or a PATCH item), 400 invalid item, 404 unknown id (PATCH), 409 externalId taken, 412 ifMatch not the current ETag.
                                  * @enum {integer}
@@ -8161,7 +8174,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -8259,7 +8272,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -8333,7 +8346,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            task: components["schemas"]["Task"];
+                            task: components["schemas"]["Task"] | components["schemas"]["MinimalView"];
                         };
                         /** @enum {boolean} */
                         status: true;

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -26,13 +26,13 @@ export function accountsResource(core: Core) {
     /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
     getIfChanged: async (known: Account, opts?: CallOptions): Promise<Account | undefined> =>
       (await core.call(ACCOUNT, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.account,
-    update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Account> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
+    update: async (id: string, patch: AccountUpdate, opts?: CallOptions): Promise<Written<Account>> => (await core.call(ACCOUNT, 'patch', { params: { id }, body: patch }, opts)).account,
     ...listing((query: AccountQuery, opts?: CallOptions) => core.call(ACCOUNTS, 'get', { query }, opts), (page) => page.accounts),
     ...batching<AccountBatchItem, AccountBatchUpdate, AccountBatchResult, 'externalId'>(
       async (body, opts) => (await core.create(BATCH, body, opts)).results,
       async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
     ),
-    ...trashing<Account>(
+    ...trashing<Written<Account>>(
       async (id, query, opts) => (await core.call(ACCOUNT, 'delete', { params: { id }, query }, opts)).account,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).account,
     ),

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -22,7 +22,7 @@ export type DealBatchResult = ResponseData<typeof BATCH, 'post'>['results'][numb
 export type DealStage = ResponseData<typeof STAGES, 'get'>['stages'][number];
 
 export function dealsResource(core: Core) {
-  const update = async (id: string, patch: DealUpdate, opts?: CallOptions): Promise<Deal> => (await core.call(DEAL, 'patch', { params: { id }, body: patch }, opts)).deal;
+  const update = async (id: string, patch: DealUpdate, opts?: CallOptions): Promise<Written<Deal>> => (await core.call(DEAL, 'patch', { params: { id }, body: patch }, opts)).deal;
   return {
     create: async (body: DealCreate, opts?: CreateOptions): Promise<Deal> => (await core.create(DEALS, body, opts)).deal,
     get: async (id: string, opts?: CallOptions): Promise<Deal> => (await core.call(DEAL, 'get', { params: { id } }, opts)).deal,
@@ -31,7 +31,7 @@ export function dealsResource(core: Core) {
       (await core.call(DEAL, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.deal,
     update,
     /** Moves the deal to another of the organization's stages (records deal.stage_changed). */
-    moveStage: (id: string, stage: string, opts?: CallOptions): Promise<Deal> => update(id, { stage }, opts),
+    moveStage: (id: string, stage: string, opts?: CallOptions): Promise<Written<Deal>> => update(id, { stage }, opts),
     /** The organization's stages in pipeline order. */
     stages: async (opts?: CallOptions): Promise<DealStage[]> => (await core.call(STAGES, 'get', {}, opts)).stages,
     ...listing((query: DealQuery, opts?: CallOptions) => core.call(DEALS, 'get', { query }, opts), (page) => page.deals),
@@ -39,7 +39,7 @@ export function dealsResource(core: Core) {
       async (body, opts) => (await core.create(BATCH, body, opts)).results,
       async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
     ),
-    ...trashing<Deal>(
+    ...trashing<Written<Deal>>(
       async (id, query, opts) => (await core.call(DEAL, 'delete', { params: { id }, query }, opts)).deal,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).deal,
     ),

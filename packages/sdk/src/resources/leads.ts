@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, FieldFilters, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -26,13 +26,13 @@ export function leadsResource(core: Core) {
     /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
     getIfChanged: async (known: Lead, opts?: CallOptions): Promise<Lead | undefined> =>
       (await core.call(LEAD, 'get', { params: { id: known.id }, ifNoneMatch: etagOf(known) }, opts))?.lead,
-    update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Lead> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
+    update: async (id: string, patch: LeadUpdate, opts?: CallOptions): Promise<Written<Lead>> => (await core.call(LEAD, 'patch', { params: { id }, body: patch }, opts)).lead,
     ...listing((query: LeadQuery, opts?: CallOptions) => core.call(LEADS, 'get', { query }, opts), (page) => page.leads),
     ...batching<LeadBatchItem, LeadBatchUpdate, LeadBatchResult, 'externalId' | 'email'>(
       async (body, opts) => (await core.create(BATCH, body, opts)).results,
       async (body, opts) => (await core.call(BATCH, 'patch', { body }, opts)).results,
     ),
-    ...trashing<Lead>(
+    ...trashing<Written<Lead>>(
       async (id, query, opts) => (await core.call(LEAD, 'delete', { params: { id }, query }, opts)).lead,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).lead,
     ),

@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 
@@ -18,9 +18,9 @@ export function notesResource(core: Core) {
     create: async (body: NoteCreate, opts?: CreateOptions): Promise<Note> => (await core.create(NOTES, body, opts)).note,
     get: async (id: string, opts?: CallOptions): Promise<Note> => (await core.call(NOTE, 'get', { params: { id } }, opts)).note,
     /** Replaces the body (a note keeps its target). */
-    update: async (id: string, body: string, opts?: CallOptions): Promise<Note> => (await core.call(NOTE, 'patch', { params: { id }, body: { body } }, opts)).note,
+    update: async (id: string, body: string, opts?: CallOptions): Promise<Written<Note>> => (await core.call(NOTE, 'patch', { params: { id }, body: { body } }, opts)).note,
     ...listing((query: NoteQuery, opts?: CallOptions) => core.call(NOTES, 'get', { query }, opts), (page) => page.notes),
-    ...trashing<Note>(
+    ...trashing<Written<Note>>(
       async (id, query, opts) => (await core.call(NOTE, 'delete', { params: { id }, query }, opts)).note,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).note,
     ),

@@ -1,6 +1,6 @@
 import type { Core } from '../core.js';
 import { etagOf } from '../etag.js';
-import type { CallOptions, CreateOptions, Query, ResponseData, Schema, FieldFilters } from '../types.js';
+import type { CallOptions, CreateOptions, Query, ResponseData, Schema, FieldFilters, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 import { batching } from './batch.js';
@@ -31,15 +31,15 @@ export function recordsResource(core: Core) {
       /** The current version, or undefined when `known` (as returned earlier) is still current (304, no body sent). */
       getIfChanged: async (known: ObjectRecord, opts?: CallOptions): Promise<ObjectRecord | undefined> =>
         (await core.call(RECORD, 'get', { params: params(known.id), ifNoneMatch: etagOf(known) }, opts))?.record,
-      update: async (id: string, patch: RecordValues, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: patch }, opts)).record,
+      update: async (id: string, patch: RecordValues, opts?: CallOptions): Promise<Written<ObjectRecord>> => (await core.call(RECORD, 'patch', { params: params(id), body: patch }, opts)).record,
       /** Moves the record to another of its object's stages (records record.stage_changed). */
-      moveStage: async (id: string, stage: string, opts?: CallOptions): Promise<ObjectRecord> => (await core.call(RECORD, 'patch', { params: params(id), body: { stage } }, opts)).record,
+      moveStage: async (id: string, stage: string, opts?: CallOptions): Promise<Written<ObjectRecord>> => (await core.call(RECORD, 'patch', { params: params(id), body: { stage } }, opts)).record,
       ...listing((query: RecordQuery, opts?: CallOptions) => core.call(RECORDS, 'get', { params: params(), query }, opts), (page) => page.records),
       ...batching<RecordBatchItem, RecordBatchUpdate, RecordBatchResult, 'externalId'>(
         async (body, opts) => (await core.create(BATCH, body, { ...opts, params: params() })).results,
         async (body, opts) => (await core.call(BATCH, 'patch', { params: params(), body }, opts)).results,
       ),
-      ...trashing<ObjectRecord>(
+      ...trashing<Written<ObjectRecord>>(
         async (id, query, opts) => (await core.call(RECORD, 'delete', { params: params(id), query }, opts)).record,
         async (id, opts) => (await core.call(RESTORE, 'post', { params: params(id) }, opts)).record,
       ),

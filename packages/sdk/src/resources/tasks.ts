@@ -1,5 +1,5 @@
 import type { Core } from '../core.js';
-import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema } from '../types.js';
+import type { CallOptions, CreateOptions, Query, RequestBody, ResponseData, Schema, Written } from '../types.js';
 import { listing } from './listing.js';
 import { trashing } from './trash.js';
 
@@ -18,11 +18,11 @@ export function tasksResource(core: Core) {
   return {
     create: async (body: TaskCreate, opts?: CreateOptions): Promise<Task> => (await core.create(TASKS, body, opts)).task,
     get: async (id: string, opts?: CallOptions): Promise<Task> => (await core.call(TASK, 'get', { params: { id } }, opts)).task,
-    update: async (id: string, patch: TaskUpdate, opts?: CallOptions): Promise<Task> => (await core.call(TASK, 'patch', { params: { id }, body: patch }, opts)).task,
+    update: async (id: string, patch: TaskUpdate, opts?: CallOptions): Promise<Written<Task>> => (await core.call(TASK, 'patch', { params: { id }, body: patch }, opts)).task,
     /** Marks the task done (records task.completed). */
-    complete: async (id: string, opts?: CallOptions): Promise<Task> => (await core.call(TASK, 'patch', { params: { id }, body: { status: 'done' } }, opts)).task,
+    complete: async (id: string, opts?: CallOptions): Promise<Written<Task>> => (await core.call(TASK, 'patch', { params: { id }, body: { status: 'done' } }, opts)).task,
     ...listing((query: TaskQuery, opts?: CallOptions) => core.call(TASKS, 'get', { query }, opts), (page) => page.tasks),
-    ...trashing<Task>(
+    ...trashing<Written<Task>>(
       async (id, query, opts) => (await core.call(TASK, 'delete', { params: { id }, query }, opts)).task,
       async (id, opts) => (await core.call(RESTORE, 'post', { params: { id } }, opts)).task,
     ),

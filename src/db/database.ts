@@ -179,6 +179,10 @@ export function openDatabase(opts: OpenOptions): Database {
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
   const connection = { connectionString: opts.url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
   const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10 });
+  // An idle client whose connection drops (a PostgreSQL restart, a failover, a pooler going away) reports it here;
+  // the pool has already discarded it and connects anew on demand. Without a listener node-pg's 'error' event
+  // ends the process. A query in flight fails on its own (503, isDatabaseUnreachable).
+  pool.on('error', () => undefined);
   if (!opts.transactionPooler) pool.on('connect', useNamedStatements);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const feed = opts.transactionPooler
@@ -196,6 +200,18 @@ export function openDatabase(opts: OpenOptions): Database {
       await db.destroy();
     },
   };
+}
+
+/** SQLSTATE class 08 (connection exception) and 57P01–57P03 (the server shutting down or starting). */
+const UNREACHABLE_STATES = /^(08|57P0[123])/;
+const UNREACHABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/** True when the database could not be reached or dropped the connection: the request may be retried later. */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && (UNREACHABLE_ERRNOS.has(e.code) || UNREACHABLE_STATES.test(e.code))) return true;
+  // node-pg's own messages for a connection that ended or could not be made in time.
+  return typeof e?.message === 'string' && /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(e.message);
 }
 
 /** True when a unique constraint rejected the write (both dialects). */

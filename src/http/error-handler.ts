@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
+import { isDatabaseUnreachable } from '../db/database.js';
 import { toFieldErrors } from './validation.js';
 import { extraFieldErrors } from './extra-field-errors.js';
 import type { ErrorEnvelope } from './schemas.js';
@@ -49,6 +50,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (fe.statusCode === 413) return sendError(reply, request, 'PAYLOAD_TOO_LARGE', 'The body is larger than the limit');
     if (fe.statusCode === 415) return sendError(reply, request, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+    if (isDatabaseUnreachable(error)) {
+      request.log.warn({ err: error }, 'database unreachable');
+      reply.header('retry-after', '1');
+      return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database is not reachable; retry shortly');
+    }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, request, 'INTERNAL_ERROR', 'An unexpected error occurred');
   });

@@ -1,0 +1,61 @@
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDatabaseUnreachable } from '../../src/db/database.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
+import { eventually } from '../helpers/receiver.js';
+
+/**
+ * A PostgreSQL restart, a failover or a pooler going away drops the pool's connections. The process must live
+ * through it (node-pg reports an idle client's lost connection as an 'error' event, which ends a process that
+ * does not listen), answer 503 meanwhile rather than 500, and serve again once connections can be made.
+ */
+describe.runIf(dialect === 'postgres')('PostgreSQL connections dropped under the API', () => {
+  let t: TestApp;
+  let s: Seeded;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+  });
+  afterAll(() => t.close());
+
+  it('keeps the process up, answers 503 or 200 (never 500) while the pool reconnects, then serves', async () => {
+    expect((await call(t.app, 'GET', '/leads', { auth: s.auth })).status).toBe(200);
+    // Every client of the pool (poolSize 5) busy at once: each names its server process.
+    const held = await Promise.all(
+      Array.from({ length: 5 }, () => sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.3)`.execute(t.ctx.database.db)),
+    );
+    const pids = [...new Set(held.map((r) => r.rows[0]!.pid))];
+    expect(pids.length).toBeGreaterThan(1);
+    const admin = new pg.Client({ connectionString: t.config.database.url });
+    await admin.connect();
+    try {
+      await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]);
+    } finally {
+      await admin.end();
+    }
+    const statuses: number[] = [];
+    await eventually(async () => {
+      const res = await call(t.app, 'GET', '/leads', { auth: s.auth });
+      statuses.push(res.status);
+      if (res.status === 503) expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(res.status).toBe(200);
+    });
+    expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    expect((await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'After The Outage' } })).status).toBe(201);
+  });
+});
+
+describe('isDatabaseUnreachable', () => {
+  it('tells a lost or refused connection from other database errors', () => {
+    expect(isDatabaseUnreachable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }))).toBe(true);
+    expect(isDatabaseUnreachable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(isDatabaseUnreachable(Object.assign(new Error('connection failure'), { code: '08006' }))).toBe(true);
+    expect(isDatabaseUnreachable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isDatabaseUnreachable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isDatabaseUnreachable(new Error('something else'))).toBe(false);
+    expect(isDatabaseUnreachable(null)).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
 import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
+import { createCursorSeal, type CursorSeal } from './crypto/cursor-seal.js';
 import { forgetOnBroadcast, stopForgetting } from './crypto/plaintext-eviction.js';
 import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -18,6 +19,8 @@ export interface AppContext {
   readonly database: Database;
   readonly cipher: FieldCipher;
   readonly blindIndex: BlindIndex;
+  /** Seals the cursors handed to clients (lists, the change feed, timelines). */
+  readonly cursorSeal: CursorSeal;
   readonly clock: Clock;
   readonly rateLimiter: RateLimiter;
   /** Woken after commits that wrote events (see db/transaction.ts). */
@@ -36,20 +39,22 @@ export interface ContextOverrides {
   httpThread?: boolean;
 }
 
-/** Opens the database (migrating it), the key ring, the blind index and the rate limiter. */
+/** Opens the database (migrating it), the key ring, the blind index, the cursor seal and the rate limiter. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const database = overrides.database ?? openDatabase(config.database);
   if (overrides.migrate !== false && !overrides.httpThread) await migrateToLatest(database);
   const clock = overrides.clock ?? systemClock;
   const cipher = createFieldCipher(config.encryptionKeys, { cacheSize: config.decryptionCacheSize });
   forgetOnBroadcast(cipher);
-  const blindIndex = createBlindIndex(await loadBlindIndexKey(database.db, cipher, clock.now()));
+  const indexKey = await loadBlindIndexKey(database.db, cipher, clock.now());
+  const blindIndex = createBlindIndex(indexKey);
+  const cursorSeal = createCursorSeal(indexKey);
   const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryRateLimiter(clock));
   const metrics = createMetrics(overrides.httpThread ? { clock } : { outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
-  return { config, database, cipher, blindIndex, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
+  return { config, database, cipher, blindIndex, cursorSeal, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

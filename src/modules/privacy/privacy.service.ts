@@ -7,6 +7,7 @@ import { truncateWal } from '../../db/wal.js';
 import { validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';
@@ -108,7 +109,7 @@ export async function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody):
   return toErasure(row);
 }
 
-export async function listErasures(ctx: Pick<Ctx, 'database'>, organizationId: string, query: ListErasuresQuery) {
-  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
+export async function listErasures(ctx: Pick<AppContext, 'database' | 'cursorSeal'>, organizationId: string, query: ListErasuresQuery) {
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query, listCursors(ctx, organizationId)));
   return { erasures: rows.map(toErasure), pagination };
 }

@@ -61,9 +61,9 @@ export async function readEventFeed(
   const organizationId = principal.organization.id;
   const asked = query.after === undefined ? undefined : openFeedCursor(ctx, organizationId, query.after);
   const after = asked ?? (await prunedThrough(db));
-  const { rows, tail, lastSeq } = await readFeed(db, dialect, { organizationId, after, types, limit: query.limit });
+  const { rows, tail, lastSeq, txidLimit } = await readFeed(db, dialect, { organizationId, after, types, limit: query.limit });
   // Beyond every position drawn: not a cursor of this database (kept across a restore of an older backup).
-  if (asked && asked.seq > lastSeq) throw notHandedOut();
+  if (asked && (asked.seq > lastSeq || BigInt(asked.txid) >= BigInt(txidLimit))) throw notHandedOut();
   // Read after the events: a prune that removed some of them had committed its position by then.
   if (asked && comparePositions(asked, await prunedThrough(db)) < 0) {
     throw new AppError('CURSOR_EXPIRED', 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`');

@@ -3,7 +3,7 @@ import type { Dialect } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { newId } from '../src/lib/ids.js';
-import { encodeListCursor } from '../src/lib/list-cursor.js';
+import { listCursors } from '../src/lib/list-cursor.js';
 import { createOrganization } from '../src/modules/orgs/orgs.service.js';
 import { insertLeads, type StoredLead } from '../src/modules/leads/leads.store.js';
 import { listLeads } from '../src/modules/leads/leads.service.js';
@@ -73,7 +73,7 @@ async function leadsCase(ctx: AppContext, opts: { leads: number; runs: number })
       const order = sort === 'name' ? sql`name asc, seq asc` : sql`created_at desc, seq desc`;
       const column = sort === 'name' ? 'name' : 'created_at';
       const { rows } = await sql<{ v: string; seq: number }>`select ${sql.ref(column)} as v, seq from leads where organization_id = ${org.id} and deleted_at is null order by ${order} limit 1 offset ${depth}`.execute(ctx.database.db);
-      cursors[sort]!.push(encodeListCursor({ sort, value: rows[0]!.v, seq: Number(rows[0]!.seq) }));
+      cursors[sort]!.push(listCursors(ctx, org.id).seal({ sort, value: rows[0]!.v, seq: Number(rows[0]!.seq) }));
     }
   }
   const page = (query: Record<string, unknown>) => listLeads(ctx as never, org.id, { page: 1, limit: 25, ...query } as never);
@@ -157,7 +157,7 @@ async function tasksCase(ctx: AppContext, opts: { tasks: number; runs: number })
     const cursors: string[] = [];
     for (const depth of depths) {
       const { rows } = await sql<{ v: string; seq: number }>`select ${sql.raw(key)} as v, seq from tasks where organization_id = ${org.id} and deleted_at is null ${where} order by ${sql.raw(order)} limit 1 offset ${Math.floor(depth / scale)}`.execute(ctx.database.db);
-      cursors.push(encodeListCursor({ sort, value: rows[0]!.v, seq: Number(rows[0]!.seq) }));
+      cursors.push(listCursors(ctx, org.id).seal({ sort, value: rows[0]!.v, seq: Number(rows[0]!.seq) }));
     }
     return cursors;
   };

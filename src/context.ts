@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
 import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
 import { createRequestHasher, type RequestHasher } from './crypto/request-hash.js';
+import { createCursorSeal, type CursorSeal } from './crypto/cursor-seal.js';
 import { forgetOnBroadcast, stopForgetting } from './crypto/plaintext-eviction.js';
 import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -21,6 +22,8 @@ export interface AppContext {
   readonly blindIndex: BlindIndex;
   /** Keys the stored hash of an idempotent request (derived from the blind-index key). */
   readonly requestHasher: RequestHasher;
+  /** Seals the cursors handed to clients (lists, the change feed, timelines). */
+  readonly cursorSeal: CursorSeal;
   readonly clock: Clock;
   readonly rateLimiter: RateLimiter;
   /** Woken after commits that wrote events (see db/transaction.ts). */
@@ -39,7 +42,7 @@ export interface ContextOverrides {
   httpThread?: boolean;
 }
 
-/** Opens the database (migrating it), the key ring, the blind index (and the request hasher) and the rate limiter. */
+/** Opens the database (migrating it), the key ring, the blind index (and the request hasher and cursor seal) and the rate limiter. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const database = overrides.database ?? openDatabase(config.database);
   if (overrides.migrate !== false && !overrides.httpThread) await migrateToLatest(database);
@@ -49,12 +52,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const blindIndexKey = await loadBlindIndexKey(database.db, cipher, clock.now());
   const blindIndex = createBlindIndex(blindIndexKey);
   const requestHasher = createRequestHasher(blindIndexKey);
+  const cursorSeal = createCursorSeal(blindIndexKey);
   const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryRateLimiter(clock));
   const metrics = createMetrics(overrides.httpThread ? { clock } : { outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
-  return { config, database, cipher, blindIndex, requestHasher, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
+  return { config, database, cipher, blindIndex, requestHasher, cursorSeal, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

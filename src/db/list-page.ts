@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { encodeListCursor, type ListPosition } from '../lib/list-cursor.js';
+import type { ListPosition } from '../lib/list-cursor.js';
 import { cursorPagination, offsetOf, paginate, type Pagination } from '../lib/pagination.js';
 import type { ListRequest, TimeRange } from '../lib/list-request.js';
 import { validationFailed } from '../errors.js';
@@ -114,7 +114,7 @@ export async function readPage<R>(
   positionOf: PositionOf<R>,
   select: (q: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any> = (q) => q.selectAll(),
 ): Promise<ListPage<R>> {
-  const cursorOf = (row: R | undefined) => (row === undefined ? null : encodeListCursor({ sort: request.sort, ...positionOf(row) }));
+  const cursorOf = (row: R | undefined) => (row === undefined ? null : request.cursorAt(positionOf(row)));
   if (request.cursor) {
     const value = request.after?.value;
     if (value !== undefined && (value === null ? !key.nullable : typeof value !== key.valueType)) {

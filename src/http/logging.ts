@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { FastifyChildLoggerFactory } from 'fastify/types/logger.js';
+import { randomBytesPooled } from '../lib/random.js';
 import { BatchedOutput } from './batched-output.js';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LogFn, type Logger, type LoggerOptions } from 'pino';
 
@@ -133,16 +134,17 @@ export function createLoggers(level: string, stream?: NodeJS.WritableStream): { 
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-/** Unique per process start; a counter after it makes ids unique without random bytes per request. */
+/**
+ * Drawn once per process (or HTTP thread), so a log search can tell which one answered. The rest is random, not
+ * a counter: a client comparing the ids of two of its requests learns nothing of how many others were served.
+ */
 const PROCESS_PREFIX = randomBytes(6).toString('hex');
-let sequence = 0;
 
 /** Keeps a caller's X-Request-Id when it is safe to echo, so traces join up across services. */
 export function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = req.headers['x-request-id'];
   if (typeof incoming === 'string' && REQUEST_ID.test(incoming)) return incoming;
-  sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-  return `req_${PROCESS_PREFIX}${sequence.toString(36).padStart(6, '0')}`;
+  return `req_${PROCESS_PREFIX}${randomBytesPooled(8).toString('hex')}`;
 }
 
 type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { validationFailed, type FieldError } from '../errors.js';
-import { decodeListCursor, type ListPosition } from './list-cursor.js';
+import type { ListCursors, ListPosition } from './list-cursor.js';
 import { PageQuery, type PageRequest } from './pagination.js';
 
 /**
  * The list parameters every list shares (contract §8): `after` (cursor mode), `sort`, and the creation and
  * change time ranges. A resource spreads `ListParams(sorts)` into its query schema next to its own filters,
- * and its service turns the validated query into a `ListRequest` with `listRequest`.
+ * and its service turns the validated query into a `ListRequest` with `listRequest` and the organization's cursors.
  */
 
 /** The sorts of leads, accounts and deals. Records take createdAt/updatedAt and their date and number fields. */
@@ -29,7 +29,8 @@ export const AfterQuery = {
     Type.String({
       minLength: 1,
       maxLength: 1000,
-      description: 'Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth.',
+      description:
+        'Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization\'s cursor is 400). The page then carries no `total`; its cost does not grow with depth.',
     }),
   ),
 };
@@ -60,6 +61,8 @@ export interface ListRequest extends PageRequest {
   after: ListPosition | null;
   cursor: boolean;
   range: TimeRange;
+  /** The sealed cursor of a row's position in this sort: a page's `nextCursor`. */
+  cursorAt(position: { value: string | number | null; seq: number }): string;
 }
 
 interface ListQueryIn {
@@ -76,17 +79,18 @@ interface ListQueryIn {
 const RANGE_KEYS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
 /**
- * The validated list query as a request. A cursor that is malformed or was made for another sort is a 400
- * naming `after`, as is `after` together with a `page` other than 1. Instants come back in the stored form
- * (UTC, milliseconds, Z), so they compare as text with the stored timestamps.
+ * The validated list query as a request, with `cursors` the organization's. A cursor that does not open
+ * (forged, altered, another organization's, or handed out before cursors were sealed) or was made for another
+ * sort is a 400 naming `after`, as is `after` together with a `page` other than 1. Instants come back in the
+ * stored form (UTC, milliseconds, Z), so they compare as text with the stored timestamps.
  */
-export function listRequest(query: ListQueryIn, defaultSort = DEFAULT_SORT): ListRequest {
+export function listRequest(query: ListQueryIn, cursors: ListCursors, defaultSort = DEFAULT_SORT): ListRequest {
   const sort = query.sort ?? defaultSort;
   const errors: FieldError[] = [];
   let after: ListPosition | null = null;
   if (query.after !== undefined) {
-    after = decodeListCursor(query.after, sort);
-    if (after === null) errors.push({ field: 'after', code: 'invalid_cursor', message: `is not a cursor of this list in sort ${sort} (pass back nextCursor unchanged, with the same sort)` });
+    after = cursors.open(query.after, sort);
+    if (after === null) errors.push({ field: 'after', code: 'invalid_cursor', message: `is not a cursor of this list in sort ${sort} (pass back nextCursor unchanged, with the same sort; one handed out before a server upgrade may no longer open: start the listing again without after)` });
     if (query.page !== 1) errors.push({ field: 'page', code: 'not_allowed', message: 'cannot be combined with after: a cursor names its own position' });
   }
   const range: TimeRange = {};
@@ -98,5 +102,6 @@ export function listRequest(query: ListQueryIn, defaultSort = DEFAULT_SORT): Lis
     else range[key] = new Date(time).toISOString();
   }
   if (errors.length) throw validationFailed(errors);
-  return { page: query.page, limit: query.limit, sort, after, cursor: query.after !== undefined, range };
+  const cursorAt = (position: { value: string | number | null; seq: number }) => cursors.seal({ sort, ...position });
+  return { page: query.page, limit: query.limit, sort, after, cursor: query.after !== undefined, range, cursorAt };
 }

@@ -50,7 +50,7 @@ async function request(path: string, init: { method?: string; headers?: Record<s
   return { status: res.status, requestId: res.headers.get('x-request-id') ?? '', body: text ? JSON.parse(text) : undefined };
 }
 
-/** The thread that answered: request ids are `req_` + a prefix drawn once per thread + a counter. */
+/** The thread that answered: request ids are `req_` + a prefix drawn once per thread + random bytes. */
 const threadOf = (requestId: string) => requestId.slice(4, 16);
 
 /** Bursts of parallel requests until two threads have answered (a burst of fresh connections spreads). */

@@ -23,6 +23,9 @@ describe('encryption key rotation, end to end', () => {
   let s: Seeded;
   let before: Scenario;
   let k1Id: string;
+  /** Handed out under K1 alone: a list walk and a feed reader hold them across the rotation. */
+  let listCursor: string;
+  let feedCursor: string;
 
   /** A restarted instance on the same database with other keys. */
   const restart = (env: Record<string, string>) => buildTestApp({ sameDatabaseAs: k1, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...env } });
@@ -59,6 +62,8 @@ describe('encryption key rotation, end to end', () => {
     k1Id = keyIdOf(Buffer.from(k1.config.encryptionKeys[0]!, 'base64'));
     s = await seedOrg(k1.ctx, { rateLimitPerMinute: 1_000_000 });
     before = await runScenario(k1.app, s, 'k1');
+    listCursor = (await call(k1.app, 'GET', '/leads?limit=1', { auth: s.auth })).body.data.pagination.nextCursor;
+    feedCursor = (await call(k1.app, 'GET', '/events?limit=1', { auth: s.auth })).body.data.nextCursor;
   });
   afterAll(() => k1.close());
 
@@ -115,6 +120,9 @@ describe('encryption key rotation, end to end', () => {
     try {
       await expectReadable(k2Only, before);
       await expectReadable(k2Only, during!);
+      // Cursors are sealed under a key derived from the blind-index key, which no rotation changes.
+      expect((await call(k2Only.app, 'GET', `/leads?limit=1&after=${listCursor}`, { auth: s.auth })).status).toBe(200);
+      expect((await call(k2Only.app, 'GET', `/events?limit=1&after=${feedCursor}`, { auth: s.auth })).status).toBe(200);
       for (const c of ENCRYPTED_COLUMNS) {
         const rows = await sql<Record<string, unknown>>`select * from ${sql.table(c.table)} where ${sql.ref(c.column)} is not null`.execute(k2Only.ctx.database.db);
         const sealed = c.sealedProperties ? await c.sealedProperties(k2Only.ctx.database.db, rows.rows) : null;

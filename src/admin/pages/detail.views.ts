@@ -26,7 +26,7 @@ export interface ConsoleTimeline {
 }
 
 /** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
-export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher'>, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
+export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher' | 'cursorSeal'>, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
   return { entries: (await itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 })).timeline, target, request };
 }
 

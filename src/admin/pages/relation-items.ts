@@ -18,7 +18,7 @@ import { recordsPath, recordTitle, type RelatedItem, type RelationContext } from
  * both load them here.
  */
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex' | 'config'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex' | 'cursorSeal' | 'config'>;
 type Organization = { id: string; timezone: string };
 const BUILT_IN = { leads: LEADS_PATH, accounts: ACCOUNTS_PATH, deals: DEALS_PATH } as const;
 const builtIn = (target: string): target is keyof typeof BUILT_IN => Object.hasOwn(BUILT_IN, target);

@@ -5,6 +5,7 @@ import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } fr
 import { externalIdKeys } from '../shared/external-id.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
@@ -116,11 +117,11 @@ export async function getAccount(ctx: Ctx, organizationId: string, id: string): 
   return toAccount(ctx, c, stored);
 }
 
-export async function listAccounts(ctx: Ctx, organizationId: string, query: ListAccountsQuery) {
+export async function listAccounts(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListAccountsQuery) {
   const view = listView(query);
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
   const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);
-  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, defaultSort(view)), view, fields);
+  const { rows, pagination } = await listStored(ctx.database.db, ctx.database.dialect, organizationId, filter, { ownerId: query.ownerId, externalId: query.externalId }, listRequest(query, listCursors(ctx, organizationId), defaultSort(view)), view, fields);
   return { accounts: rows.map((a) => toAccount(ctx, c, a)), pagination };
 }
 

@@ -7,6 +7,7 @@ import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeCurrency, parseAmount } from '../../lib/money.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
@@ -154,7 +155,7 @@ export async function getDeal(ctx: Ctx, organizationId: string, id: string): Pro
   return toDeal(ctx, c, stored);
 }
 
-export async function listDeals(ctx: Ctx, organizationId: string, query: ListDealsQuery) {
+export async function listDeals(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListDealsQuery) {
   const { db, dialect } = ctx.database;
   if (query.stage !== undefined) {
     const stages = await getDealStages(db, organizationId);
@@ -164,7 +165,7 @@ export async function listDeals(ctx: Ctx, organizationId: string, query: ListDea
   const q = query.q?.trim();
   const filter = { stage: query.stage, accountId: query.accountId, leadId: query.leadId, ownerId: query.ownerId, externalId: query.externalId, nameContains: q === '' ? undefined : q };
   const { custom: c, filters: fields } = await customListOf(ctx, organizationId, 'deals', query);
-  const { rows, pagination } = await listStored(db, dialect, organizationId, { ...filter, fields }, listRequest(query, defaultSort(view)), view);
+  const { rows, pagination } = await listStored(db, dialect, organizationId, { ...filter, fields }, listRequest(query, listCursors(ctx, organizationId), defaultSort(view)), view);
   return { deals: rows.map((d) => toDeal(ctx, c, d)), pagination };
 }
 

@@ -12,7 +12,7 @@ const MAX_FEED_LIMIT = 1000;
 
 const FeedQuery = Type.Object(
   {
-    after: Type.Optional(Type.String({ maxLength: 64, description: 'The `nextCursor` of the previous page. Without it: from the oldest retained event.' })),
+    after: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page, unchanged (it is sealed for the organization: another one, altered or made up, is `400`). Without it: from the oldest retained event.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FEED_LIMIT, default: 100, description: `Events per page (max ${MAX_FEED_LIMIT}).` })),
     types: Type.Optional(Type.String({ maxLength: 1000, description: `Comma-separated event types (default: every type the key can read): ${FEED_EVENT_TYPES.join(', ')}.` })),
   },

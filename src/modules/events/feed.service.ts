@@ -14,17 +14,21 @@ export const FEED_SCOPES = Object.values(SCOPE_OF_OBJECT);
 
 const scopeOf = (type: EventType): Scope => SCOPE_OF_OBJECT[type.split('.')[0]!]!;
 
-/** The cursor is opaque to clients: base64url of "<txid>.<seq>" (txid 0 on SQLite). */
-export function encodeCursor(p: OutboxPosition): string {
-  return Buffer.from(`${p.txid}.${p.seq}`).toString('base64url');
+const notHandedOut = () =>
+  validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'after must be a nextCursor GET /events returned to this organization (one handed out before a server upgrade may no longer open: start again without after)' }]);
+
+/** The cursor, sealed for the organization (crypto/cursor-seal.ts): txid and seq in 8 bytes each, so it reads as nothing. */
+export function sealFeedCursor(ctx: Pick<AppContext, 'cursorSeal'>, organizationId: string, p: OutboxPosition): string {
+  const bytes = Buffer.alloc(16);
+  bytes.writeBigUInt64BE(BigInt(p.txid), 0);
+  bytes.writeBigUInt64BE(BigInt(p.seq), 8);
+  return ctx.cursorSeal.seal('feed', organizationId, bytes);
 }
 
-const notHandedOut = () => validationFailed([{ field: 'after', code: 'invalid_format', message: 'after must be a nextCursor returned by GET /events' }]);
-
-function decodeCursor(cursor: string): OutboxPosition {
-  const match = /^(\d{1,20})\.(\d{1,16})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match || Buffer.from(`${match[1]}.${match[2]}`).toString('base64url') !== cursor) throw notHandedOut();
-  return { txid: match[1]!, seq: Number(match[2]) };
+export function openFeedCursor(ctx: Pick<AppContext, 'cursorSeal'>, organizationId: string, cursor: string): OutboxPosition {
+  const bytes = ctx.cursorSeal.open('feed', organizationId, cursor);
+  if (bytes?.length !== 16) throw notHandedOut();
+  return { txid: bytes.readBigUInt64BE(0).toString(), seq: Number(bytes.readBigUInt64BE(8)) };
 }
 
 /** The types asked for (all by default), each known and readable with the key's scopes. */
@@ -48,17 +52,18 @@ export interface FeedPage {
 }
 
 export async function readEventFeed(
-  ctx: Pick<AppContext, 'database'>,
+  ctx: Pick<AppContext, 'database' | 'cursorSeal'>,
   principal: Principal,
   query: { after?: string; limit: number; types?: string },
 ): Promise<FeedPage> {
   const { db, dialect } = ctx.database;
   const types = typesFor(principal, query.types);
-  const asked = query.after === undefined ? undefined : decodeCursor(query.after);
+  const organizationId = principal.organization.id;
+  const asked = query.after === undefined ? undefined : openFeedCursor(ctx, organizationId, query.after);
   const after = asked ?? (await prunedThrough(db));
-  const { rows, tail, lastSeq } = await readFeed(db, dialect, { organizationId: principal.organization.id, after, types, limit: query.limit });
-  // Beyond every position drawn: not a cursor of this database (forged, or kept across a restore of an older backup).
-  if (asked && asked.seq > lastSeq) throw notHandedOut();
+  const { rows, tail, lastSeq, txidLimit } = await readFeed(db, dialect, { organizationId, after, types, limit: query.limit });
+  // Beyond every position drawn: not a cursor of this database (kept across a restore of an older backup).
+  if (asked && (asked.seq > lastSeq || BigInt(asked.txid) >= BigInt(txidLimit))) throw notHandedOut();
   // Read after the events: a prune that removed some of them had committed its position by then.
   if (asked && comparePositions(asked, await prunedThrough(db)) < 0) {
     throw new AppError('CURSOR_EXPIRED', 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`');
@@ -66,7 +71,9 @@ export async function readEventFeed(
   // A short page has read every event of the reader's up to the outbox's end: the cursor moves there, past other
   // organizations' and types' events, so that a reader with nothing to see does not fall behind retention.
   const last = rows.length === query.limit ? rows.at(-1)!.position : maxPosition(rows.at(-1)?.position ?? after, tail ?? after);
-  return { events: rows.map((r) => r.payload), nextCursor: encodeCursor(last) };
+  // A poll that did not move gets its own cursor back (sealing draws a fresh one each time).
+  const nextCursor = asked && comparePositions(last, asked) === 0 ? query.after! : sealFeedCursor(ctx, organizationId, last);
+  return { events: rows.map((r) => r.payload), nextCursor };
 }
 
 const maxPosition = (a: OutboxPosition, b: OutboxPosition): OutboxPosition => (comparePositions(a, b) >= 0 ? a : b);

@@ -12,16 +12,24 @@ export interface FeedRow {
   payload: string;
 }
 
-type Row = { seq: number | string | null; txid: string | null; payload: string | null; tail_seq: number | string | null; tail_txid: string | null; last_seq: number | string | null };
+type Row = {
+  seq: number | string | null;
+  txid: string | null;
+  payload: string | null;
+  tail_seq: number | string | null;
+  tail_txid: string | null;
+  last_seq: number | string | null;
+  txid_limit: string;
+};
 
 /**
  * One row: the newest event of the whole outbox (every organization and type) that no later commit can precede
- * (a reader that has read every one of its events up to there may move its cursor there), and the last `seq`
- * ever drawn (no cursor handed out goes beyond it).
+ * (a reader that has read every one of its events up to there may move its cursor there), the last `seq` ever
+ * drawn and the first transaction id not yet assigned (no cursor handed out goes beyond either).
  */
 const TAIL: Record<Dialect, RawBuilder<unknown>> = {
-  sqlite: sql`select max(t.seq) as seq, '0' as txid, (select s.seq from sqlite_sequence s where s.name = 'events') as last_seq from events t`,
-  postgres: sql`select x.seq, x.txid, s.last_value as last_seq from events_seq_seq s left join lateral (
+  sqlite: sql`select max(t.seq) as seq, '0' as txid, (select s.seq from sqlite_sequence s where s.name = 'events') as last_seq, '1' as txid_limit from events t`,
+  postgres: sql`select x.seq, x.txid, s.last_value as last_seq, pg_snapshot_xmax(pg_current_snapshot())::text as txid_limit from events_seq_seq s left join lateral (
       select t.seq, t.txid::text as txid from events t where ${VISIBLE_HORIZON.postgres('t')} order by t.txid desc, t.seq desc limit 1
     ) x on true`,
 };
@@ -34,6 +42,8 @@ export interface FeedRead {
   /** See TAIL; read in the same statement as the rows, so from the same snapshot. */
   tail: OutboxPosition | undefined;
   lastSeq: number;
+  /** Every transaction id drawn so far is below it ('1' on SQLite, whose positions all have txid '0'). */
+  txidLimit: string;
 }
 
 /** One organization's events after `after` in outbox order; `types` null = every type. */
@@ -43,7 +53,7 @@ export async function readFeed(
   q: { organizationId: string; after: OutboxPosition; types: readonly string[] | null; limit: number },
 ): Promise<FeedRead> {
   const typeFilter = q.types === null ? sql`` : sql`and e.type in (${sql.join(q.types)})`;
-  const { rows } = await sql<Row>`select p.seq, p.txid, p.payload, tail.seq as tail_seq, tail.txid as tail_txid, tail.last_seq
+  const { rows } = await sql<Row>`select p.seq, p.txid, p.payload, tail.seq as tail_seq, tail.txid as tail_txid, tail.last_seq, tail.txid_limit
     from (${TAIL[dialect]}) as tail left join (
       select e.seq, ${TXID_TEXT[dialect]('e')} as txid, e.payload from events e
       where e.organization_id = ${q.organizationId} and ${AFTER_POSITION[dialect]('e', q.after)} and ${VISIBLE_HORIZON[dialect]('e')} ${typeFilter}
@@ -55,6 +65,7 @@ export async function readFeed(
     rows: rows.filter((r) => r.payload !== null).map((r) => ({ position: { seq: Number(r.seq), txid: r.txid! }, payload: r.payload! })),
     tail: first?.tail_seq == null ? undefined : { seq: Number(first.tail_seq), txid: first.tail_txid! },
     lastSeq: Number(first?.last_seq ?? 0),
+    txidLimit: first!.txid_limit,
   };
 }
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges, ENCRYPTED, type Changes } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';
@@ -274,9 +275,9 @@ export async function getLead(ctx: Ctx, organizationId: string, id: string): Pro
   return toLead(ctx, await leadFields(ctx, ctx.database.db, organizationId), stored);
 }
 
-export async function listLeads(ctx: Ctx, organizationId: string, query: ListLeadsQuery) {
+export async function listLeads(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListLeadsQuery) {
   const view = listView(query);
-  const request = listRequest(query, defaultSort(view));
+  const request = listRequest(query, listCursors(ctx, organizationId), defaultSort(view));
   const { status, source, sourceCampaign, ownerId, accountId, externalId } = query;
   const filter = contactFilter(ctx.blindIndex, organizationId, query.q);
   const { custom: c, filters: fields } = await customListOf(ctx, organizationId, TABLE, query);

@@ -8,7 +8,6 @@ import { sql } from 'kysely';
 import { sqliteFtsSearch, usesFtsIndex } from '../../db/search.js';
 import type { ListRequest } from '../../lib/list-request.js';
 import { columnPosition, equalityConditions, listScope, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
-import { encodeListCursor } from '../../lib/list-cursor.js';
 import { paginate } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
@@ -220,7 +219,7 @@ export async function listLeads(db: Executor, dialect: Dialect, organizationId: 
       offset: (request.page - 1) * request.limit,
     });
     const last = rows.at(-1);
-    const cursor = last ? encodeListCursor({ sort: request.sort, ...columnPosition<Row>(request.sort)(last) }) : null;
+    const cursor = last ? request.cursorAt(columnPosition<Row>(request.sort)(last)) : null;
     return { rows: rows.map(toStored), pagination: paginate(request, total, cursor) };
   }
   const condition = contactFilterCondition(dialect, 'leads', filter);

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { buildEvent, diffChanges, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Caller } from '../shared/caller.js';
@@ -58,10 +59,10 @@ export async function getNote(ctx: Ctx, organizationId: string, id: string): Pro
   return toNote(ctx, stored);
 }
 
-export async function listNotes(ctx: Ctx, organizationId: string, query: ListNotesQuery) {
+export async function listNotes(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListNotesQuery) {
   const view = listView(query);
   const filter = { targetId: query.targetId, targetObject: query.targetObject };
-  const { rows, pagination } = await listStored(ctx.database.db, organizationId, filter, listRequest(query, defaultSort(view)), view);
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, filter, listRequest(query, listCursors(ctx, organizationId), defaultSort(view)), view);
   return { notes: rows.map((n) => toNote(ctx, n)), pagination };
 }
 

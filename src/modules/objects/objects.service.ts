@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/database.js';
 import { AppError, notFound, validationFailed, type FieldError } from '../../errors.js';
 import { checkCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
-import { encodeListCursor, type ListPosition } from '../../lib/list-cursor.js';
+import { listCursors, type ListPosition } from '../../lib/list-cursor.js';
 import { listRequest, type ListRequest, type TimeRange } from '../../lib/list-request.js';
 import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
 import { definitionErrors, diffDefinitions, normalizeField, type Definition } from './definition.js';
@@ -75,8 +75,8 @@ function builtinAfter(after: ListPosition | null): BuiltinResource | undefined {
  * and deals (contract §9) that the created/updated ranges admit: one list, counted in `total`, paged by `limit`,
  * `page` or cursor alike.
  */
-export async function listObjects(ctx: Ctx, organizationId: string, query: ListObjectsQuery) {
-  const request = listRequest(query);
+export async function listObjects(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListObjectsQuery) {
+  const request = listRequest(query, listCursors(ctx, organizationId));
   const builtIns = (await builtinObjects(ctx, organizationId)).filter((o) => inRange(request.range, o));
   const afterBuiltIn = builtinAfter(request.after);
   // A cursor among the built-ins is past every custom object: the store is not asked.
@@ -85,7 +85,7 @@ export async function listObjects(ctx: Ctx, organizationId: string, query: ListO
   const shown = builtIns.slice(start, start + request.limit - stored.rows.length);
   const position = objectPosition(request.sort);
   const last = shown.length ? builtinPosition(shown.at(-1)!.slug) : stored.rows.length ? position(stored.rows.at(-1)!) : undefined;
-  const cursor = last ? encodeListCursor({ sort: request.sort, ...last }) : null;
+  const cursor = last ? request.cursorAt(last) : null;
   const objects = [...stored.rows.map(toCustomObject), ...shown];
   if (!request.cursor) return { objects, pagination: paginate(request, (stored.pagination.total ?? 0) + builtIns.length, cursor) };
   const hasMore = stored.pagination.hasMore || start + shown.length < builtIns.length;

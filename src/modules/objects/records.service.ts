@@ -7,6 +7,7 @@ import type { LockKey } from '../../db/key-locks.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { recordFilters, recordSort } from './record-filters.js';
 import { indexedValues, type IndexedValue } from './record-values.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
@@ -180,7 +181,7 @@ export async function getRecord(ctx: Ctx, organizationId: string, slug: string, 
  * `q`, `stage`, `overdue` (due date before the organization's local today), `filter[…]` on the fields, the
  * time ranges; newest first unless `sort` names createdAt, updatedAt or a date or number field.
  */
-export async function listRecords(ctx: Ctx & Pick<WriteCtx, 'blindIndex'>, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
+export async function listRecords(ctx: Ctx & Pick<AppContext, 'blindIndex' | 'cursorSeal'>, organization: { id: string; timezone: string }, slug: string, query: ListRecordsQuery) {
   const db = ctx.database.db;
   const object = await requireObject(ctx, db, organization.id, slug);
   const errors: FieldError[] = [];
@@ -193,7 +194,7 @@ export async function listRecords(ctx: Ctx & Pick<WriteCtx, 'blindIndex'>, organ
   }
   if (errors.length) throw validationFailed(errors);
   const view = listView(query);
-  const request = listRequest(query, defaultSort(view));
+  const request = listRequest(query, listCursors(ctx, organization.id), defaultSort(view));
   const sort = request.sort === '-deletedAt' ? { kind: 'column' as const, sort: request.sort } : recordSort(object.definition, request.sort);
   const fields = recordFilters(object.definition, query as Record<string, unknown>, { blindIndex: ctx.blindIndex, organizationId: organization.id });
   const prepared = query.q === undefined ? undefined : prepareQuery(query.q);

@@ -7,7 +7,6 @@ import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
 import type { ListRequest } from '../../lib/list-request.js';
 import { afterPosition, columnSort, listScope, readPage, timeRangeConditions, TIME_AND_NAME, type ListPage, type SortKey } from '../../db/list-page.js';
 import { jsonField } from '../../db/json-fields.js';
-import { encodeListCursor } from '../../lib/list-cursor.js';
 import { namesFewItems, type FieldFilter, type RecordSort } from './record-filters.js';
 import { inView, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
@@ -196,7 +195,7 @@ async function searchCondition(db: Executor, dialect: Dialect, object: ObjectRef
 async function searchSqlite(db: Executor, object: ObjectRef, filter: RecordFilter & { query: PreparedQuery }, request: ListRequest): Promise<ListPage<StoredRecord>> {
   const result = await searchSqliteRows(db, object, filter, request);
   const last = result.records.at(-1);
-  const cursor = last ? encodeListCursor({ sort: request.sort, value: last.createdAt, seq: last.seq }) : null;
+  const cursor = last ? request.cursorAt({ value: last.createdAt, seq: last.seq }) : null;
   return { rows: result.records, pagination: paginate(request, result.total, cursor) };
 }
 

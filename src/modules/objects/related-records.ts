@@ -20,7 +20,7 @@ export interface PointingRecords {
  * one reverse lookup (`filter[field]=id`) through the record_values index; fields no record uses are left out.
  */
 export async function recordsPointingAt(
-  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex'>,
+  ctx: Pick<AppContext, 'database' | 'cipher' | 'clock' | 'blindIndex' | 'cursorSeal'>,
   organization: { id: string; timezone: string },
   target: string,
   id: string,

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { findUser, listUsers, listUsersPage, setUserAdmin, type UserRow } from './users.store.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import type { ListUsersQuery, User } from './users.schemas.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';
@@ -50,8 +51,8 @@ function toUser(ctx: Pick<Ctx, 'cipher'>, u: UserRow): User {
   return { id, name, email, role: isAdmin ? 'admin' : 'member', active, createdAt };
 }
 
-export async function listApiUsers(ctx: Ctx, organizationId: string, query: ListUsersQuery) {
-  const request = listRequest(query);
+export async function listApiUsers(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListUsersQuery) {
+  const request = listRequest(query, listCursors(ctx, organizationId));
   const isAdmin = query.role === undefined ? undefined : query.role === 'admin';
   const { rows, pagination } = await listUsersPage(ctx.database.db, ctx.database.dialect, organizationId, { isAdmin, active: query.active }, request);
   return { users: rows.map((u) => toUser(ctx, u)), pagination };

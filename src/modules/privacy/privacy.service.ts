@@ -9,6 +9,7 @@ import { truncateWal } from '../../db/wal.js';
 import { validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';
@@ -119,7 +120,7 @@ export async function eraseSubjectWith<T>(ctx: Ctx, caller: Caller, body: Erasur
   return result;
 }
 
-export async function listErasures(ctx: Pick<Ctx, 'database'>, organizationId: string, query: ListErasuresQuery) {
-  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query));
+export async function listErasures(ctx: Pick<AppContext, 'database' | 'cursorSeal'>, organizationId: string, query: ListErasuresQuery) {
+  const { rows, pagination } = await listStored(ctx.database.db, organizationId, listRequest(query, listCursors(ctx, organizationId)));
   return { erasures: rows.map(toErasure), pagination };
 }

@@ -4,6 +4,7 @@ import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { formatDateOnly, localDate, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import { planReminder } from '../objects/reminders.service.js';
@@ -94,14 +95,14 @@ export async function getTask(ctx: Ctx, organizationId: string, id: string): Pro
 }
 
 /** Filters, and `overdue`: open tasks due before the organization's local today. */
-export async function listTasks(ctx: Ctx, organization: { id: string; timezone: string }, query: ListTasksQuery) {
+export async function listTasks(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organization: { id: string; timezone: string }, query: ListTasksQuery) {
   const today = localDate(ctx.clock.now(), organization.timezone);
   const overdue = query.overdue === true;
   const dueBefore = overdue && (query.dueBefore === undefined || today < query.dueBefore) ? today : query.dueBefore;
   const filter = { status: overdue ? 'open' : query.status, assigneeId: query.assigneeId, targetId: query.targetId, targetObject: query.targetObject, dueBefore, dueAfter: query.dueAfter };
   if (overdue && query.status === 'done') throw validationFailed([{ field: 'overdue', code: 'not_allowed', message: 'only open tasks are overdue; leave status out or send open' }]);
   const view = listView(query);
-  const { rows, pagination } = await listStored(ctx.database.db, organization.id, filter, listRequest(query, defaultSort(view)), view);
+  const { rows, pagination } = await listStored(ctx.database.db, organization.id, filter, listRequest(query, listCursors(ctx, organization.id), defaultSort(view)), view);
   return { tasks: rows.map(toTask), pagination };
 }
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { decodeListCursor, encodeListCursor } from '../../lib/list-cursor.js';
+import { listCursors, type ListCursors } from '../../lib/list-cursor.js';
 import { toStoredNote } from '../notes/notes.store.js';
 import { toNote } from '../notes/notes.service.js';
 import type { Principal } from '../orgs/principal.js';
@@ -11,15 +11,15 @@ import { toTask } from '../tasks/tasks.service.js';
 import type { EntryType, TimelineEntry, TimelineQuery } from './timeline.schemas.js';
 import { RANK_OF, sourcePage, type SourceRow, type TimelinePosition } from './timeline.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'cursorSeal'>;
 const SORT = 'timeline';
 const RANKS = 3;
 
 /* A position travels in the shared list cursor: `value` the instant, `seq` the source's seq and rank together. */
-const encode = (p: TimelinePosition) => encodeListCursor({ sort: SORT, value: p.at, seq: p.seq * RANKS + p.rank });
-function decode(cursor: string): TimelinePosition {
-  const p = decodeListCursor(cursor, SORT);
-  if (!p || typeof p.value !== 'string') throw validationFailed([{ field: 'after', code: 'invalid_format', message: 'must be a nextCursor returned by a timeline' }]);
+const encode = (cursors: ListCursors, p: TimelinePosition) => cursors.seal({ sort: SORT, value: p.at, seq: p.seq * RANKS + p.rank });
+function decode(cursors: ListCursors, cursor: string): TimelinePosition {
+  const p = cursors.open(cursor, SORT);
+  if (!p || typeof p.value !== 'string') throw validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'must be a nextCursor returned by a timeline (one handed out before a server upgrade may no longer open: start again without after)' }]);
   return { at: p.value, rank: p.seq % RANKS, seq: Math.floor(p.seq / RANKS) };
 }
 
@@ -46,7 +46,8 @@ function present(ctx: Ctx, r: SourceRow): TimelineEntry {
  * source reads at most one page past the cursor from its index, so a page costs the same at any depth.
  */
 export async function itemTimeline(ctx: Ctx, organizationId: string, target: ItemTarget, sources: readonly EntryType[], query: TimelineQuery) {
-  const after = query.after === undefined ? null : decode(query.after);
+  const cursors = listCursors(ctx, organizationId);
+  const after = query.after === undefined ? null : decode(cursors, query.after);
   const limit = query.limit ?? 25;
   const db = ctx.database.db;
   if (!(await isLiveItem(db, organizationId, target))) throw notFound(target.object[0]!.toUpperCase() + target.object.slice(1));
@@ -54,7 +55,7 @@ export async function itemTimeline(ctx: Ctx, organizationId: string, target: Ite
   const merged = pages.flat().sort(newerFirst);
   const shown = merged.slice(0, limit);
   const last = shown.at(-1);
-  const nextCursor = merged.length > limit && last ? encode({ at: last.at, rank: RANK_OF[last.type], seq: last.seq }) : null;
+  const nextCursor = merged.length > limit && last ? encode(cursors, { at: last.at, rank: RANK_OF[last.type], seq: last.seq }) : null;
   return { timeline: shown.map((r) => present(ctx, r)), pagination: { limit, nextCursor } };
 }
 

@@ -2,7 +2,6 @@ import type { Executor } from '../../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { encodeListCursor } from '../../lib/list-cursor.js';
 import type { DeliveryStatus } from './webhooks.schemas.js';
 
 export interface StoredDelivery {
@@ -133,7 +132,7 @@ async function deliveriesWithAttempts(
 
 /** A page of one endpoint's deliveries with their attempts, newest first, and the filter's total. */
 export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus; eventId?: string }, request: ListRequest) {
-  const cursorOf = (seq: number) => encodeListCursor({ sort: request.sort, value: seq, seq });
+  const cursorOf = (seq: number) => request.cursorAt({ value: seq, seq });
   if (request.cursor) {
     // Newest first by seq: a cursor page is one range of the (endpoint, seq) index, one row read past it.
     const rows = await deliveriesWithAttempts(db, endpointId, filter, { limit: request.limit + 1, offset: 0, ...(request.after ? { beforeSeq: request.after.seq } : {}) });

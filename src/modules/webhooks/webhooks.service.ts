@@ -4,6 +4,7 @@ import { AppError, notFound, validationFailed, type FieldError } from '../../err
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
+import { listCursors } from '../../lib/list-cursor.js';
 import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';
@@ -121,8 +122,8 @@ export async function getWebhook(ctx: Ctx, organizationId: string, id: string): 
   return toWebhook(await requireEndpoint(ctx.database.db, organizationId, id));
 }
 
-export async function listWebhooks(ctx: Ctx, organizationId: string, query: ListWebhooksQuery) {
-  const { rows, pagination } = await listEndpoints(ctx.database.db, organizationId, listRequest(query));
+export async function listWebhooks(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListWebhooksQuery) {
+  const { rows, pagination } = await listEndpoints(ctx.database.db, organizationId, listRequest(query, listCursors(ctx, organizationId)));
   return { webhooks: rows.map((e) => toWebhook(e)), pagination };
 }
 
@@ -239,10 +240,10 @@ export async function sendTestEvent(ctx: Ctx, trx: Executor, caller: Caller, id:
   return loadDelivery(trx, id, deliveryId);
 }
 
-export async function listWebhookDeliveries(ctx: Ctx, organizationId: string, id: string, query: ListDeliveriesQuery) {
+export async function listWebhookDeliveries(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, id: string, query: ListDeliveriesQuery) {
   const db = ctx.database.db;
   await requireEndpoint(db, organizationId, id);
-  const { deliveries, pagination } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, listRequest(query));
+  const { deliveries, pagination } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, listRequest(query, listCursors(ctx, organizationId)));
   return { deliveries: deliveries.map((d) => toDelivery(d.delivery, d.attempts)), pagination };
 }
 

@@ -2422,7 +2422,7 @@ export interface operations {
     listAccounts: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -3517,7 +3517,7 @@ export interface operations {
             query?: {
                 /** @description Only deals with this account. */
                 accountId?: string;
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -4450,7 +4450,7 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description The `nextCursor` of the previous page. Without it: from the oldest retained event. */
+                /** @description The `nextCursor` of the previous page, unchanged (it is sealed for the organization: another one, altered or made up, is `400`). Without it: from the oldest retained event. */
                 after?: string;
                 /** @description Events per page (max 1000). */
                 limit?: number;
@@ -4534,7 +4534,7 @@ export interface operations {
             query?: {
                 /** @description Only leads of this account. */
                 accountId?: string;
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -5617,7 +5617,7 @@ export interface operations {
     listNotes: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -6103,7 +6103,7 @@ export interface operations {
     listObjects: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -6368,7 +6368,7 @@ export interface operations {
     listRecords: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -7470,7 +7470,7 @@ export interface operations {
     listPrivacyErasures: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
@@ -7820,7 +7820,7 @@ export interface operations {
     listTasks: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only the tasks of this user. */
                 assigneeId?: string;
@@ -8367,7 +8367,7 @@ export interface operations {
             query?: {
                 /** @description Only active (true) or deactivated (false) users. */
                 active?: boolean;
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -8529,7 +8529,7 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
                 createdAfter?: string;
@@ -8951,7 +8951,7 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query?: {
-                /** @description Cursor mode: `nextCursor` of the previous page (made with the same `sort`). The page then carries no `total`; its cost does not grow with depth. */
+                /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
                 /** @description Only the delivery of this event. */
                 eventId?: string;

@@ -125,12 +125,16 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * should the background fall behind.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export function openSqlite(file: string): SqliteDatabase.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  // A WAL grown past this under a burst (up to the 40 MB bound above) is cut back to it when it rewinds, instead
+  // of keeping its high-water mark on disk for good.
+  raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');

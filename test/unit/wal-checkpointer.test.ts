@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, openSqlite, WAL_SIZE_LIMIT_BYTES, type Database } from '../../src/db/database.js';
 import { BACKGROUND_CHECKPOINT_FRAMES, WalCheckpointer } from '../../src/db/wal-checkpointer.js';
 
 /** Waits for `check` to hold, polling; fails with `what` after `ms`. */
@@ -105,5 +105,26 @@ describe('background WAL checkpoints', () => {
     checkpointer.committed();
     raw.close();
     return checkpointer.close();
+  });
+});
+
+describe('the WAL file after a burst', () => {
+  it('is cut back to journal_size_limit when it rewinds, instead of keeping its largest size', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crm-wal-limit-'));
+    const file = join(dir, 'crm.db');
+    const raw = openSqlite(file);
+    try {
+      raw.pragma('wal_autocheckpoint = 0');
+      raw.exec('create table pages (n integer primary key, body blob not null)');
+      // ~28 MB of WAL in one burst, nothing copied meanwhile.
+      raw.exec('with recursive s(n) as (select 1 union all select n + 1 from s where n < 8000) insert into pages (body) select randomblob(3500) from s');
+      expect(statSync(`${file}-wal`).size).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+      raw.pragma('wal_checkpoint(PASSIVE)');
+      raw.exec('insert into pages (body) values (randomblob(10))'); // the next commit rewinds the WAL
+      expect(statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    } finally {
+      raw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -80,6 +80,11 @@ async function appliedMigrations(database: Database): Promise<string[]> {
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResultSet> {
   const applied = await appliedMigrations(database);
+  // Nothing to do: no lock either. Kysely's PostgreSQL lock is a session lock, which a pooler in transaction mode
+  // (PgBouncer) can leave held on a pooled connection, stalling every instance started after; a restart of
+  // instances on a migrated database (the usual case, after `crm migrate`) then never takes it.
+  const known = new Set(applied);
+  if (Object.keys(MIGRATIONS).every((name) => known.has(name))) return { results: [] };
   const newer = applied.filter((name) => !(name in MIGRATIONS));
   const migrator = new Migrator({
     db: database.db,

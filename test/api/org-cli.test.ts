@@ -47,3 +47,16 @@ describe('crm admin setup-link', () => {
     expect((await get(t.app, `${url.pathname}${url.search}`)).status).toBe(200);
   }, CLI_TIMEOUT);
 });
+
+describe('crm with a bad setting', () => {
+  it('says what is wrong in one line, without a stack trace, and exits 1 (migrate, serve and the rest alike)', async () => {
+    for (const [command, settings, message] of [
+      [['migrate'], { NODE_ENV: 'production', ENCRYPTION_KEY: '' }, 'error: ENCRYPTION_KEY is required in production'],
+      [['org', 'list'], { METRICS_TOKEN: 'short' }, 'error: Invalid configuration: METRICS_TOKEN'],
+    ] as const) {
+      const res = await runCli([...command], { ...env, ...settings });
+      expect(res.code, res.stderr).toBe(1);
+      expect(res.stderr.trim()).toMatch(new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\\n]*$`));
+    }
+  }, CLI_TIMEOUT);
+});

@@ -3,7 +3,7 @@ import type { Dialect } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { inTransaction } from '../src/db/transaction.js';
 import { newId } from '../src/lib/ids.js';
-import { listCursors } from '../src/lib/list-cursor.js';
+import { listCursors } from '../src/crypto/list-cursors.js';
 import { createOrganization } from '../src/modules/orgs/orgs.service.js';
 import { insertLeads, type StoredLead } from '../src/modules/leads/leads.store.js';
 import { listLeads } from '../src/modules/leads/leads.service.js';

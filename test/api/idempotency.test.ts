@@ -117,6 +117,25 @@ describe('the stored request hash', () => {
     (await t.ctx.database.db.selectFrom('idempotency_keys').select('request_hash').where('organization_id', '=', a.orgId).where('key', '=', key).executeTakeFirstOrThrow()).request_hash;
   /** What releases before keyed hashes stored: a plain SHA-256 of the request, which a guess of the body confirms. */
   const unkeyed = (body: unknown) => hash('sha256', `POST /api/public/v1/leads\n${canonicalJson(body)}`, 'hex');
+  /** A completed POST /leads entry as an older release stored it: the unkeyed request hash, `response` encrypted. */
+  const storeAsOlderRelease = async (key: string, request: unknown, response: { data: { lead: { id: string } } }) => {
+    const now = new Date();
+    await t.ctx.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        organization_id: a.orgId,
+        key,
+        request_hash: unkeyed(request),
+        state: 'done',
+        response_status: 201,
+        response_body: t.ctx.cipher.encrypt(JSON.stringify(response), responseAad(a.orgId, key)),
+        locked_until: now.toISOString(),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
+        resource_id: response.data.lead.id,
+      })
+      .execute();
+  };
 
   it('is keyed: not the plain SHA-256 of the request, nor equal for the same body under two keys', async () => {
     const body = { name: 'Keyed Hash', email: 'keyed.hash@example.com' };
@@ -135,22 +154,7 @@ describe('the stored request hash', () => {
   it('still honours an entry an older release stored with the unkeyed hash, for its 24 hours', async () => {
     const body = { name: 'Legacy Hash', email: 'legacy.hash@example.com' };
     const created = await post(undefined, body);
-    const now = new Date();
-    await t.ctx.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        organization_id: a.orgId,
-        key: 'legacy-1',
-        request_hash: unkeyed(body),
-        state: 'done',
-        response_status: 201,
-        response_body: t.ctx.cipher.encrypt(JSON.stringify(created.body), responseAad(a.orgId, 'legacy-1')),
-        locked_until: now.toISOString(),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
-        resource_id: created.body.data.lead.id,
-      })
-      .execute();
+    await storeAsOlderRelease('legacy-1', body, created.body);
     const replay = await post('legacy-1', { email: body.email, name: body.name });
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -164,22 +168,7 @@ describe('the stored request hash', () => {
     const created = await post(undefined, body);
     const { externalId: _externalId, deletedAt: _deletedAt, ...olderLead } = created.body.data.lead;
     const olderBody = { data: { lead: olderLead } };
-    const now = new Date();
-    await t.ctx.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        organization_id: a.orgId,
-        key: 'older-shape',
-        request_hash: unkeyed(body),
-        state: 'done',
-        response_status: 201,
-        response_body: t.ctx.cipher.encrypt(JSON.stringify(olderBody), responseAad(a.orgId, 'older-shape')),
-        locked_until: now.toISOString(),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + DAY_MS).toISOString(),
-        resource_id: created.body.data.lead.id,
-      })
-      .execute();
+    await storeAsOlderRelease('older-shape', body, olderBody);
     const replay = await post('older-shape', body);
     expect(replay.status, JSON.stringify(replay.body)).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');

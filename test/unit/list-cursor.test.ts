@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createCursorSeal } from '../../src/crypto/cursor-seal.js';
-import { listCursors } from '../../src/lib/list-cursor.js';
+import { listCursors } from '../../src/crypto/list-cursors.js';
 
 const ctx = { cursorSeal: createCursorSeal(randomBytes(32)) };
 const ORG_A = 'a'.repeat(24);

@@ -5,7 +5,7 @@ import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } fr
 import { externalIdKeys } from '../shared/external-id.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';

@@ -7,7 +7,7 @@ import { formatDateOnly, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeCurrency, parseAmount } from '../../lib/money.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { existingAccountIds } from '../accounts/accounts.store.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { normalizeContacts, openContact, sealContacts } from '../../crypto/contact-fields.js';
 import { buildEvent, diffChanges, ENCRYPTED, type Changes } from '../events/events.js';
 import { recordEvent, recordEvents } from '../events/outbox.store.js';

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { notFound, validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { buildEvent, diffChanges, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Caller } from '../shared/caller.js';

@@ -7,7 +7,7 @@ import type { LockKey } from '../../db/key-locks.js';
 import { newId } from '../../lib/ids.js';
 import { localDate } from '../../lib/dates.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { recordFilters, recordSort } from './record-filters.js';
 import { indexedValues, type IndexedValue } from './record-values.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';

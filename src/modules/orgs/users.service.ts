@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { findUser, listUsers, listUsersPage, setUserAdmin, type UserRow } from './users.store.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import type { ListUsersQuery, User } from './users.schemas.js';
 import { contactAad } from '../../crypto/contact-fields.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../crypto/password.js';

@@ -9,7 +9,7 @@ import { truncateWal } from '../../db/wal.js';
 import { validationFailed } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { buildEvent, type CrmEvent, type EventType } from '../events/events.js';
 import { recordEvents } from '../events/outbox.store.js';
 import { unindexRecords } from '../objects/record-search.store.js';

@@ -4,7 +4,7 @@ import { notFound, validationFailed, type FieldError } from '../../errors.js';
 import { formatDateOnly, localDate, parseDateOnly } from '../../lib/dates.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { buildEvent, diffChanges, type Changes, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import { planReminder } from '../objects/reminders.service.js';

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { notFound, validationFailed } from '../../errors.js';
-import { listCursors, type ListCursors } from '../../lib/list-cursor.js';
+import { type ListCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { toStoredNote } from '../notes/notes.store.js';
 import { toNote } from '../notes/notes.service.js';
 import type { Principal } from '../orgs/principal.js';

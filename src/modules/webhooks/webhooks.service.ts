@@ -4,7 +4,7 @@ import { AppError, notFound, validationFailed, type FieldError } from '../../err
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
-import { listCursors } from '../../lib/list-cursor.js';
+import { listCursors } from '../../crypto/list-cursors.js';
 import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Actor } from '../orgs/principal.js';

@@ -39,12 +39,12 @@ afterAll(async () => {
   await t.close();
 });
 
-async function request(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}) {
+async function request(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}, dispatcher = agent) {
   const res = await fetch(`${server.base}${path}`, {
     method: init.method ?? 'GET',
     headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...init.headers },
     ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-    dispatcher: agent,
+    dispatcher,
   });
   const text = await res.text();
   return { status: res.status, requestId: res.headers.get('x-request-id') ?? '', body: text ? JSON.parse(text) : undefined };
@@ -96,20 +96,25 @@ describe('HTTP_THREADS=2', () => {
 
   it('takes writers of one new key in turn across threads: one lead without duplicateOf, one upsert that creates', async () => {
     const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
-    const threads = new Set<string>();
-    const atOnce = (send: () => ReturnType<typeof request>) => Promise.all(Array.from({ length: 8 }, send));
-    for (let round = 0; round < 10; round++) {
+    // Each round opens fresh connections, so the kernel may hand them to either thread; rounds go on until three
+    // have had both threads race (the keep-alive agent could leave every request of a round on one thread).
+    let mixedRounds = 0;
+    for (let round = 0; round < 60 && mixedRounds < 3; round++) {
+      const fresh = new Agent({ connections: 16, pipelining: 1 });
+      const atOnce = (path: string, body: unknown) =>
+        Promise.all(Array.from({ length: 8 }, () => request(path, { method: 'POST', headers: org.auth, body }, fresh)));
       const email = `threads-${round}@race.example`;
-      const created = await atOnce(() => request('/api/public/v1/leads', { method: 'POST', headers: org.auth, body: { name: 'Threaded', email } }));
-      const batch = { upsertBy: 'externalId', items: [{ name: 'Acme', externalId: `threads-${round}` }] };
-      const upserted = await atOnce(() => request('/api/public/v1/accounts/batch', { method: 'POST', headers: org.auth, body: batch }));
-      for (const r of [...created, ...upserted]) threads.add(threadOf(r.requestId));
+      const created = await atOnce('/api/public/v1/leads', { name: 'Threaded', email });
+      const upserted = await atOnce('/api/public/v1/accounts/batch', { upsertBy: 'externalId', items: [{ name: 'Acme', externalId: `threads-${round}` }] });
+      await fresh.close();
       expect(created.map((r) => r.status)).toEqual(Array(8).fill(201));
       expect(created.filter((r) => r.body.data.lead.duplicateOf === null), `round ${round}`).toHaveLength(1);
       expect(upserted.map((r) => r.body.data.results[0].status).sort(), `round ${round}`).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+      const raced = (rs: typeof created) => new Set(rs.map((r) => threadOf(r.requestId))).size === 2;
+      if (raced(created) && raced(upserted)) mixedRounds++;
     }
-    expect(threads.size).toBe(2);
-  });
+    expect(mixedRounds).toBe(3);
+  }, STARTS_TIMEOUT);
 
   it('GET /metrics counts the requests of every thread', async () => {
     const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });

@@ -42,7 +42,7 @@ import { registerRecordRoutes } from './modules/objects/records.routes.js';
 import { Erasure } from './modules/privacy/privacy.schemas.js';
 import { registerPrivacyRoutes } from './modules/privacy/privacy.routes.js';
 import { createAuthenticator } from './modules/orgs/orgs.service.js';
-import { Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
+import { MinimalDelivery, MinimalWebhook, Webhook, WebhookDelivery } from './modules/webhooks/webhooks.schemas.js';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 export const VERSION = '1.0.0';
@@ -123,6 +123,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   app.addSchema(ObjectRecord);
   app.addSchema(Webhook);
   app.addSchema(WebhookDelivery);
+  app.addSchema(MinimalWebhook);
+  app.addSchema(MinimalDelivery);
   app.addSchema(WebhookEventSchema);
   app.addSchema(Erasure);
   app.addSchema(User);

@@ -1,4 +1,4 @@
-import { createClient, verifyWebhook, WebhookVerificationError, type CrmClient } from '@crm/sdk';
+import { createClient, isWhole, verifyWebhook, WebhookVerificationError, type CrmClient } from '@crm/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
@@ -49,6 +49,7 @@ describe('SDK webhooks with the real dispatcher', () => {
     const rotated = await crm.webhooks.rotateSecret(endpoint.id);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(endpoint.secret);
+    if (!isWhole(rotated)) throw new Error('a key with webhooks:read gets the whole endpoint');
     expect(rotated.previousSecretExpiresAt).not.toBeNull();
     await crm.deals.create({ name: 'After the rotation' });
     const [received] = await h.receiver.waitFor(endpoint.path, 1);
@@ -74,7 +75,9 @@ describe('SDK webhooks with the real dispatcher', () => {
   it('manages endpoints: list, update, test event, delivery log, re-send, delete', async () => {
     const endpoint = await subscribe(['lead.updated']);
     expect((await crm.webhooks.get(endpoint.id)).secret).toBeUndefined();
-    expect((await crm.webhooks.update(endpoint.id, { description: 'CRM → warehouse' })).description).toBe('CRM → warehouse');
+    const updated = await crm.webhooks.update(endpoint.id, { description: 'CRM → warehouse' });
+    if (!isWhole(updated)) throw new Error('a key with webhooks:read gets the whole endpoint');
+    expect(updated.description).toBe('CRM → warehouse');
     const ids = [];
     for await (const w of crm.webhooks.iterate({ limit: 2 })) ids.push(w.id);
     expect(ids).toContain(endpoint.id);

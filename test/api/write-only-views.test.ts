@@ -6,6 +6,8 @@ import { call, expectError } from '../helpers/http.js';
 import { callOk, connect, httpTransport, listen } from '../helpers/mcp.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { inTransaction } from '../../src/db/transaction.js';
+import { createWebhook } from '../../src/modules/webhooks/webhooks.service.js';
 
 // Contract §2, `*:write` does not imply `*:read`: a key that may write an item but not read it learns nothing
 // stored about an item that existed before its write — only its minimal view — while a create answers the new
@@ -217,6 +219,55 @@ describe('notes and tasks with their :write scope only', () => {
     expect(done.body.data.task).toEqual({ id: task.id, updatedAt: expect.any(String), deletedAt: null });
     const reader = await keyWith(['tasks:write', 'tasks:read']);
     expect((await call(t.app, 'PATCH', `/tasks/${task.id}`, { auth: reader, body: { status: 'open' } })).body.data.task).toMatchObject({ title: 'Call the lawyer about the lawsuit' });
+  });
+});
+
+describe('webhook endpoints with webhooks:write only', () => {
+  // The endpoint's URL may carry a token (https://hooks.example/T0/B1/xyz): a key that may change endpoints but not
+  // read them learns neither it nor the events, nor what the receiver answered a delivery.
+  const secretUrl = 'https://hooks.example.com/services/T0SECRET/B0SECRET/tokentokentoken';
+  let writer: Record<string, string>;
+  let endpoint: { id: string };
+  beforeAll(async () => {
+    writer = await keyWith(['webhooks:write']);
+    endpoint = await inTransaction(t.ctx, (trx) => createWebhook(t.ctx, trx, a.orgId, { url: secretUrl, events: ['lead.created'], description: 'Ops channel' }));
+  });
+
+  it('an update answers id and updatedAt, with the whole endpoint\'s ETag; a 412 the same view', async () => {
+    const res = await call(t.app, 'PATCH', `/webhooks/${endpoint.id}`, { auth: writer, body: { enabled: true } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.webhook).toEqual({ id: endpoint.id, updatedAt: expect.any(String) });
+    expect(res.headers.etag).toBe((await call(t.app, 'GET', `/webhooks/${endpoint.id}`, { auth: a.auth })).headers.etag);
+    const stale = await call(t.app, 'PATCH', `/webhooks/${endpoint.id}`, { auth: writer, body: { enabled: true }, headers: { 'if-match': '"stale"' } });
+    expectError(stale, 412, 'PRECONDITION_FAILED');
+    expect(stale.body.data.webhook).toEqual({ id: endpoint.id, updatedAt: expect.any(String) });
+    expect(JSON.stringify([res.body, stale.body])).not.toMatch(/SECRET|tokentoken|lead\.created|Ops channel/);
+    const reader = await keyWith(['webhooks:write', 'webhooks:read']);
+    expect((await call(t.app, 'PATCH', `/webhooks/${endpoint.id}`, { auth: reader, body: { enabled: true } })).body.data.webhook).toMatchObject({ url: secretUrl, description: 'Ops channel' });
+  });
+
+  it('a rotation answers the new secret it set, not the endpoint', async () => {
+    const res = await call(t.app, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, { auth: writer });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.webhook).toEqual({ id: endpoint.id, updatedAt: expect.any(String), secret: expect.stringMatching(/^whsec_/) });
+  });
+
+  it("re-sending a delivery answers what the retry set, not the receiver's answers", async () => {
+    const sent = await call(t.app, 'POST', `/webhooks/${endpoint.id}/test`, { auth: a.auth });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    const res = await call(t.app, 'POST', `/webhooks/${endpoint.id}/deliveries/${sent.body.data.delivery.id}/retry`, { auth: writer });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(fieldsOf(res.body.data.delivery)).toEqual(['attempt', 'eventId', 'id', 'nextAttemptAt', 'status', 'webhookId']);
+    expect(res.body.data.delivery).toMatchObject({ id: sent.body.data.delivery.id, webhookId: endpoint.id, status: 'PENDING' });
+  });
+
+  it('the OpenAPI document names the minimal views', async () => {
+    const doc = (await call(t.app, 'GET', '/openapi.json')).body;
+    const data = (path: string, method: string) => doc.paths[`/api/public/v1${path}`][method].responses['200'].content['application/json'].schema.properties.data.properties;
+    const webhook = { anyOf: [{ $ref: '#/components/schemas/Webhook' }, { $ref: '#/components/schemas/MinimalWebhook' }] };
+    expect(data('/webhooks/{id}', 'patch').webhook).toEqual(webhook);
+    expect(data('/webhooks/{id}/rotate-secret', 'post').webhook).toEqual(webhook);
+    expect(data('/webhooks/{id}/deliveries/{deliveryId}/retry', 'post').delivery).toEqual({ anyOf: [{ $ref: '#/components/schemas/WebhookDelivery' }, { $ref: '#/components/schemas/MinimalDelivery' }] });
   });
 });
 

@@ -13,7 +13,7 @@ export type { User, UserPage, UserQuery } from './resources/users.js';
 export type { CustomObject, CustomObjectCreate, CustomObjectPage, CustomObjectQuery, CustomObjectUpdate } from './resources/objects.js';
 export type { ObjectRecord, RecordBatchItem, RecordBatchResult, RecordBatchUpdate, RecordPage, RecordQuery, RecordValues } from './resources/records.js';
 export type { Erasure, ErasurePage, ErasureQuery, ErasureRequest, SubjectFile, SubjectQuery } from './resources/privacy.js';
-export type { DeliveryPage, DeliveryQuery, Webhook, WebhookCreate, WebhookDelivery, WebhookPage, WebhookQuery, WebhookUpdate } from './resources/webhooks.js';
+export type { DeliveryPage, DeliveryQuery, MinimalDelivery, MinimalWebhook, Webhook, WebhookCreate, WebhookDelivery, WebhookPage, WebhookQuery, WebhookUpdate } from './resources/webhooks.js';
 export type { EventFeedOptions, EventFeedPage, EventFeedQuery } from './resources/events.js';
 export type { Note, NoteCreate, NotePage, NoteQuery } from './resources/notes.js';
 export type { Task, TaskCreate, TaskPage, TaskQuery, TaskUpdate } from './resources/tasks.js';

@@ -70,5 +70,5 @@ export interface CreateOptions extends CallOptions {
  */
 export type MinimalView = Schema<'MinimalView'>;
 
-/** A write's answer about an existing item: the whole item, or its minimal view (`isMinimalView` tells them apart). */
-export type Written<T> = T | MinimalView;
+/** A write's answer about an existing item: the whole item, or its minimal view (`isWhole` tells them apart). */
+export type Written<T, M = MinimalView> = T | M;

@@ -9,19 +9,25 @@ import type { Scope } from '../orgs/principal.js';
 // A create answers the whole new item to anyone: it was made from the caller's own body. The ETag of such an
 // answer stays the full item's (If-Match needs it, and a digest reveals no field).
 
-/** The read scope of each kind of item, by its key in an answer (`data.lead`, a batch result's `record`, a tool's `task`). */
-const READ_SCOPES: Readonly<Record<string, Scope>> = {
-  lead: 'leads:read',
-  account: 'accounts:read',
-  deal: 'deals:read',
-  record: 'records:read',
-  note: 'notes:read',
-  task: 'tasks:read',
-};
-const KINDS = Object.keys(READ_SCOPES);
+/** The fields of an item's minimal view, those of an item that has them. */
+const ITEM_FIELDS = ['id', 'objectSlug', 'updatedAt', 'deletedAt'];
 
-/** The fields of the minimal view, those of an item that has them. */
-const MINIMAL_FIELDS = ['id', 'objectSlug', 'updatedAt', 'deletedAt'] as const;
+/**
+ * Each kind of item, by its key in an answer (`data.lead`, a batch result's `record`, a tool's `task`): the scope
+ * that reads it, and the fields its minimal view keeps. A webhook endpoint keeps the secret a rotation has just
+ * set (the write's own product, shown once), a re-sent delivery what the retry set: neither keeps the endpoint's
+ * URL and events nor the receiver's answers.
+ */
+const KINDS: Readonly<Record<string, { scope: Scope; fields: readonly string[] }>> = {
+  lead: { scope: 'leads:read', fields: ITEM_FIELDS },
+  account: { scope: 'accounts:read', fields: ITEM_FIELDS },
+  deal: { scope: 'deals:read', fields: ITEM_FIELDS },
+  record: { scope: 'records:read', fields: ITEM_FIELDS },
+  note: { scope: 'notes:read', fields: ITEM_FIELDS },
+  task: { scope: 'tasks:read', fields: ITEM_FIELDS },
+  webhook: { scope: 'webhooks:read', fields: ['id', 'updatedAt', 'secret'] },
+  delivery: { scope: 'webhooks:read', fields: ['id', 'webhookId', 'eventId', 'status', 'attempt', 'nextAttemptAt'] },
+};
 
 export const MinimalView = Type.Object(
   {
@@ -39,13 +45,13 @@ export const MinimalView = Type.Object(
 );
 
 /** A write's answer about an existing item: the whole item, or its minimal view for a key that may not read it. */
-export const Written = (resource: TSchema) => Type.Union([resource, Type.Ref(MinimalView)]);
+export const Written = (resource: TSchema, minimal: TSchema = Type.Ref(MinimalView)) => Type.Union([resource, minimal]);
 
 /** The envelope of a route that writes an existing item (`data.<noun>`: Written). */
 export const WrittenEnvelope = (noun: string, resource: TSchema) => Envelope(Type.Object({ [noun]: Written(resource) }));
 
-function minimalView(item: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(MINIMAL_FIELDS.filter((field) => field in item).map((field) => [field, item[field]]));
+function minimalView(fields: readonly string[], item: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((field) => field in item).map((field) => [field, item[field]]));
 }
 
 /**
@@ -54,10 +60,10 @@ function minimalView(item: Record<string, unknown>): Record<string, unknown> {
  */
 export function seenAfterWrite<T extends Record<string, unknown>>(scopes: readonly Scope[], items: T): T {
   let seen = items;
-  for (const kind of KINDS) {
+  for (const [kind, { scope, fields }] of Object.entries(KINDS)) {
     const item = items[kind];
-    if (typeof item !== 'object' || item === null || scopes.includes(READ_SCOPES[kind]!)) continue;
-    seen = { ...seen, [kind]: minimalView(item as Record<string, unknown>) } as T;
+    if (typeof item !== 'object' || item === null || scopes.includes(scope)) continue;
+    seen = { ...seen, [kind]: minimalView(fields, item as Record<string, unknown>) } as T;
   }
   return seen;
 }

@@ -18,6 +18,8 @@ import {
   UpdateWebhookBody,
   WebhookEnvelope,
   WebhookListEnvelope,
+  WrittenDeliveryEnvelope,
+  WrittenWebhookEnvelope,
 } from './webhooks.schemas.js';
 import {
   checkWebhookInput,
@@ -77,10 +79,10 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Update a webhook endpoint',
-      description: '`enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures.',
+      description: '`enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.',
       params: IdParams,
       body: UpdateWebhookBody,
-      response: { 200: WebhookEnvelope },
+      response: { 200: WrittenWebhookEnvelope },
     },
     handler: async (request) => {
       await checkWebhookInput(ctx, request.body, deps);
@@ -104,10 +106,10 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Rotate the signing secret',
-      description: 'Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice.',
+      description: 'Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice. A key without webhooks:read gets the endpoint as MinimalWebhook: its id, updatedAt and the new secret.',
       headers: IdempotencyHeaders,
       params: IdParams,
-      response: { 200: WebhookEnvelope },
+      response: { 200: WrittenWebhookEnvelope },
     },
     handler: async (request, reply) => {
       const header = request.headers['idempotency-key'];
@@ -155,9 +157,9 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Re-send a delivery',
-      description: 'Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second.',
+      description: 'Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second. A key without webhooks:read gets the delivery as MinimalDelivery, without the attempts and the receiver\'s answers.',
       params: DeliveryParams,
-      response: { 200: DeliveryEnvelope },
+      response: { 200: WrittenDeliveryEnvelope },
     },
     handler: async (request) => {
       const organizationId = orgOf(request);

@@ -3,6 +3,7 @@ import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schema
 import { PageQuery, Pagination } from '../../lib/pagination.js';
 import { AfterQuery, ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { EVENT_TYPES } from '../events/events.js';
+import { Written } from '../shared/minimal-view.js';
 
 export const ALL_EVENTS = '*';
 export const EVENT_FILTERS = [...EVENT_TYPES, ALL_EVENTS] as const;
@@ -109,10 +110,45 @@ export const DeliveryParams = Type.Object({
   deliveryId: Type.String({ description: 'Delivery id.' }),
 });
 
+/** What a change of an existing endpoint answers a key with webhooks:write but not webhooks:read (minimal-view.ts). */
+export const MinimalWebhook = Type.Object(
+  {
+    id: Id(),
+    updatedAt: Timestamp('UTC instant of the last change: this write.'),
+    secret: Type.Optional(Type.String({ description: 'The new signing secret (rotate-secret only): shown once, to whoever rotated it.' })),
+  },
+  {
+    $id: 'MinimalWebhook',
+    additionalProperties: false,
+    description: "What an update or a secret rotation answers about an endpoint when the API key has webhooks:write but not webhooks:read: its id, the change time and a rotation's new secret, not the endpoint's URL or events. Its ETag is the full endpoint's, usable in If-Match.",
+  },
+);
+
+/** What re-sending a delivery answers a key with webhooks:write but not webhooks:read: not the receiver's answers. */
+export const MinimalDelivery = Type.Object(
+  {
+    id: Id(),
+    webhookId: Id(),
+    eventId: Type.String(),
+    status: StringEnum(DELIVERY_STATUSES),
+    attempt: Type.Integer(),
+    nextAttemptAt: Nullable(Timestamp('When the re-sent attempt is due.')),
+  },
+  {
+    $id: 'MinimalDelivery',
+    additionalProperties: false,
+    description: 'What re-sending a delivery answers when the API key has webhooks:write but not webhooks:read: what the retry set, not the attempts or the receiver\'s answers.',
+  },
+);
+
 export const WebhookEnvelope = Envelope(Type.Object({ webhook: Type.Ref(Webhook) }));
+/** An existing endpoint changed: whole, or its minimal view. */
+export const WrittenWebhookEnvelope = Envelope(Type.Object({ webhook: Written(Type.Ref(Webhook), Type.Ref(MinimalWebhook)) }));
 export const WebhookListEnvelope = Envelope(Type.Object({ webhooks: Type.Array(Type.Ref(Webhook)), pagination: Type.Ref(Pagination) }));
 export const DeletedWebhookEnvelope = Envelope(Type.Object({ webhook: Type.Object({ id: Id(), deleted: Type.Literal(true) }) }));
 export const DeliveryEnvelope = Envelope(Type.Object({ delivery: Type.Ref(WebhookDelivery) }));
+/** A delivery re-sent: whole, or its minimal view. */
+export const WrittenDeliveryEnvelope = Envelope(Type.Object({ delivery: Written(Type.Ref(WebhookDelivery), Type.Ref(MinimalDelivery)) }));
 export const DeliveryListEnvelope = Envelope(
   Type.Object({ deliveries: Type.Array(Type.Ref(WebhookDelivery)), pagination: Type.Ref(Pagination) }),
 );

@@ -822,7 +822,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures.
+         * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -858,7 +858,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send a delivery
-         * @description Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second.
+         * @description Queues one more attempt of the same event (same event id and delivery id, fresh signature), sent within a second. A key without webhooks:read gets the delivery as MinimalDelivery, without the attempts and the receiver's answers.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -878,7 +878,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice.
+         * @description Returns the new secret once. For 24 hours deliveries carry a signature with each secret. Send Idempotency-Key so a retried call does not rotate twice. A key without webhooks:read gets the endpoint as MinimalWebhook: its id, updatedAt and the new secret.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1785,6 +1785,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description What re-sending a delivery answers when the API key has webhooks:write but not webhooks:read: what the retry set, not the attempts or the receiver's answers. */
+        MinimalDelivery: {
+            attempt: number;
+            eventId: string;
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
+            /** @description Identifier (24 lowercase hex characters). */
+            webhookId: string;
+        };
         /** @description What a write answers about an item that existed before it (update, delete, restore, upsert hit, the current item of a 412) when the API key may write that kind of item but not read it (`leads:write` without `leads:read`…): its id and change times, none of its stored fields. Its ETag is the full item's, usable in If-Match. */
         MinimalView: {
             deletedAt: string | null;
@@ -1795,6 +1807,18 @@ export interface components {
             /**
              * Format: date-time
              * @description UTC instant of the last change: this write, for an item it changed.
+             */
+            updatedAt: string;
+        };
+        /** @description What an update or a secret rotation answers about an endpoint when the API key has webhooks:write but not webhooks:read: its id, the change time and a rotation's new secret, not the endpoint's URL or events. Its ETag is the full endpoint's, usable in If-Match. */
+        MinimalWebhook: {
+            /** @description Identifier (24 lowercase hex characters). */
+            id: string;
+            /** @description The new signing secret (rotate-secret only): shown once, to whoever rotated it. */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @description UTC instant of the last change: this write.
              */
             updatedAt: string;
         };
@@ -8930,7 +8954,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            webhook: components["schemas"]["Webhook"];
+                            webhook: components["schemas"]["Webhook"] | components["schemas"]["MinimalWebhook"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -9111,7 +9135,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            delivery: components["schemas"]["WebhookDelivery"];
+                            delivery: components["schemas"]["WebhookDelivery"] | components["schemas"]["MinimalDelivery"];
                         };
                         /** @enum {boolean} */
                         status: true;
@@ -9181,7 +9205,7 @@ export interface operations {
                         /** @enum {string} */
                         code: "SUCCESS";
                         data: {
-                            webhook: components["schemas"]["Webhook"];
+                            webhook: components["schemas"]["Webhook"] | components["schemas"]["MinimalWebhook"];
                         };
                         /** @enum {boolean} */
                         status: true;

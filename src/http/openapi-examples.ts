@@ -15,6 +15,11 @@ type Schema = {
 };
 
 const SAMPLE_ID = '6650f0c8f1e2d3c4b5a69788';
+/**
+ * Nesting followed before giving up (a recursive schema ends there): each `$ref`, variant, object and array is one.
+ * A typed record's multi_select option inside a batch result sits 10 deep.
+ */
+const MAX_DEPTH = 16;
 const BY_FORMAT: Record<string, string> = {
   'date-time': '2026-11-21T10:00:00.000Z',
   date: '2026-11-21',
@@ -40,7 +45,7 @@ const isIdName = (name: string) => /(^id|Id|Of)$/.test(name);
  * enums, formats): documentation renderers and mock servers show it without each route writing one by hand.
  */
 export function exampleOf(schema: Schema | undefined, schemas: Record<string, unknown>, depth = 0, name = ''): unknown {
-  if (!schema || depth > 8) return undefined;
+  if (!schema || depth > MAX_DEPTH) return undefined;
   if (schema.$ref) return exampleOf(schemas[schema.$ref.split('/').pop()!] as Schema, schemas, depth + 1, name);
   if (schema.examples?.length) return schema.examples[0];
   if (schema.const !== undefined) return schema.const;

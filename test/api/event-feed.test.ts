@@ -117,7 +117,10 @@ describe('GET /events', () => {
     expect(unknownType[0]!.message).toContain('lead.exploded');
     expect(unknownType[0]!.message).not.toContain('lead.created;');
     expect(JSON.stringify(expectError(await feed(who, '?since=0'), 400, 'VALIDATION_FAILED'))).toContain('since');
-    expect(expectError(await feed(who, '?after=not-a-cursor'), 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after' });
+    const badCursor = await feed(who, '?after=not-a-cursor');
+    expect(expectError(badCursor, 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after' });
+    // Named once, like every field error ("after: after must be…" read as a stutter).
+    expect(badCursor.body.message).toMatch(/^after: must be a nextCursor/);
     // Sealed by this server, but beyond every event or transaction this database has numbered (kept across a restore of an older backup).
     for (const ahead of [{ txid: '0', seq: 9_999_999_999 }, { txid: '99999999999999999', seq: 1 }]) {
       expect(expectError(await feed(who, `?after=${sealFeedCursor(t.ctx, who.orgId, ahead)}`), 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after', code: 'invalid_cursor' });

@@ -34,11 +34,27 @@ beforeAll(async () => {
   t = await buildTestApp();
   org = await seedOrg(t.ctx);
   dir = mkdtempSync(join(tmpdir(), 'crm-openapi-lint-'));
-  const fields = [{ key: 'title', label: 'Title', type: 'text', required: true }, { key: 'budget', label: 'Budget', type: 'number' }];
+  const fields = [
+    { key: 'title', label: 'Title', type: 'text', required: true },
+    { key: 'budget', label: 'Budget', type: 'number' },
+    { key: 'due_on', label: 'Due on', type: 'date', role: 'due' },
+    { key: 'tags', label: 'Tags', type: 'multi_select', options: ['hot', 'cold'] },
+    { key: 'lead', label: 'Lead', type: 'relation', target: 'leads' },
+  ];
   // Two slugs that spell the same words: their typed operations still need distinct ids.
   for (const slug of ['site-visits', 'site_visits']) {
     const res = await call(t.app, 'POST', '/objects', { auth: org.auth, body: { slug, name: slug, fields, stages: [{ key: 'planned', label: 'Planned' }] } });
     expect(res.status).toBe(201);
+  }
+  // Custom fields on the built-ins change the Lead, Account and Deal schemas that many examples show.
+  const custom = {
+    leads: [{ key: 'visitDate', label: 'Visit date', type: 'date' }, { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] }],
+    accounts: [{ key: 'partner', label: 'Partner', type: 'relation', target: 'accounts' }],
+    deals: [{ key: 'code', label: 'Code', type: 'text', required: true }],
+  };
+  for (const [slug, added] of Object.entries(custom)) {
+    const res = await call(t.app, 'PATCH', `/objects/${slug}`, { auth: org.auth, body: { fields: added } });
+    expect(res.status).toBe(200);
   }
   docs.generic = (await call(t.app, 'GET', DOC)).body;
   docs.organization = (await call(t.app, 'GET', DOC, { auth: org.auth })).body;

@@ -177,7 +177,9 @@ describe('checkWebhookUrl', () => {
     const failing = { allowPrivateNetworks: false, resolve: async () => Promise.reject(new Error('ENOTFOUND')) };
     expect((await checkWebhookUrl('not a url', strict([]))).ok).toBe(false);
     expect((await checkWebhookUrl('https://user:pw@hooks.example.com/', strict(['93.184.216.34']))).ok).toBe(false);
-    expect((await checkWebhookUrl('ftp://hooks.example.com/', strict(['93.184.216.34']))).ok).toBe(false);
+    // Named as people write them, not as URL.protocol spells them ("must be https:").
+    expect(await checkWebhookUrl('http://hooks.example.com/', strict(['93.184.216.34']))).toEqual({ ok: false, reason: 'URL must use https' });
+    expect(await checkWebhookUrl('ftp://hooks.example.com/', strict(['93.184.216.34']))).toEqual({ ok: false, reason: 'URL must use https' });
     expect(await checkWebhookUrl('https://nowhere.example/', failing)).toMatchObject({ ok: false, reason: expect.stringMatching(/resolved/) });
     expect(await checkWebhookUrl('https://nowhere.example/', strict([]))).toMatchObject({ ok: false });
   });
@@ -188,7 +190,7 @@ describe('checkWebhookUrl', () => {
     await expect(checkWebhookUrl('http://localhost:3000/hook', dev)).resolves.toEqual({ ok: true });
     await expect(checkWebhookUrl('https://10.0.0.5/hook', dev)).resolves.toEqual({ ok: true });
     expect((await checkWebhookUrl('http://u:p@localhost:3000/', dev)).ok).toBe(false);
-    expect((await checkWebhookUrl('file:///etc/passwd', dev)).ok).toBe(false);
+    expect(await checkWebhookUrl('file:///etc/passwd', dev)).toEqual({ ok: false, reason: 'URL must use https or http' });
   });
 });
 

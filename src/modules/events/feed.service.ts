@@ -15,7 +15,7 @@ export const FEED_SCOPES = Object.values(SCOPE_OF_OBJECT);
 const scopeOf = (type: EventType): Scope => SCOPE_OF_OBJECT[type.split('.')[0]!]!;
 
 const notHandedOut = () =>
-  validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'after must be a nextCursor GET /events returned to this organization (one handed out before a server upgrade may no longer open: start again without after)' }]);
+  validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'must be a nextCursor GET /events returned to this organization (one handed out before a server upgrade may no longer open: start again without after)' }]);
 
 /** The cursor, sealed for the organization (crypto/cursor-seal.ts): txid and seq in 8 bytes each, so it reads as nothing. */
 export function sealFeedCursor(ctx: Pick<AppContext, 'cursorSeal'>, organizationId: string, p: OutboxPosition): string {

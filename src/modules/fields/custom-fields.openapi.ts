@@ -1,4 +1,5 @@
 import { API_PREFIX } from '../../http/openapi.js';
+import { exampleOf } from '../../http/openapi-examples.js';
 import type { Scope } from '../orgs/principal.js';
 import type { Definition } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
@@ -17,6 +18,24 @@ const PLACES: Record<BuiltinResource, { component: string; path: string; noun: s
   deals: { component: 'Deal', path: '/deals', noun: 'deals' },
 };
 
+/**
+ * The success examples that show one of `components` again: they were built from the generic schemas (without
+ * the custom fields, which those schemas now require), so every one would contradict its schema.
+ */
+function refreshExamples(doc: Document, components: readonly string[]): void {
+  const refs = components.map((name) => `"#/components/schemas/${name}"`);
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values((operation.responses ?? {}) as Record<string, Schema>)) {
+        const body = response.content?.['application/json'];
+        if (body?.example === undefined || !body.schema) continue;
+        const text = JSON.stringify(body.schema);
+        if (refs.some((ref) => text.includes(ref))) body.example = exampleOf(body.schema, doc.components.schemas);
+      }
+    }
+  }
+}
+
 function resolved(doc: Document, schema: Schema): Schema {
   const name = typeof schema.$ref === 'string' ? schema.$ref.split('/').pop()! : undefined;
   return structuredClone(name ? doc.components.schemas[name]! : schema);
@@ -28,10 +47,14 @@ function typedBody(doc: Document, operation: Schema | undefined, definition: Def
   if (!content?.schema) return;
   const body = resolved(doc, content.schema);
   for (const f of definition.fields) body.properties[f.key] = f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'));
-  const required = mode === 'create' ? definition.fields.filter((f) => f.required).map((f) => f.key) : [];
-  if (required.length) body.required = [...(body.required ?? []), ...required];
+  const required = mode === 'create' ? definition.fields.filter((f) => f.required) : [];
+  if (required.length) body.required = [...(body.required ?? []), ...required.map((f) => f.key)];
   body.additionalProperties = false;
   content.schema = body;
+  // The route's example is the generic one: without a required custom field it would be a body the API refuses.
+  if (content.example !== undefined && required.length) {
+    content.example = { ...content.example, ...Object.fromEntries(required.map((f) => [f.key, exampleOf(body.properties[f.key], doc.components.schemas, 0, f.key)])) };
+  }
 }
 
 /**
@@ -67,5 +90,6 @@ export function withBuiltinFields(document: unknown, definitions: Partial<Record
     typedBody(doc, item?.patch, definition, 'update');
     if (list?.get) list.get.parameters = [...(list.get.parameters ?? []), ...filterParameters(definition.fields, noun)];
   }
+  refreshExamples(doc, BUILTIN_RESOURCES.filter((r) => definitions[r]).map((r) => PLACES[r].component));
   return doc;
 }

@@ -118,9 +118,9 @@ export async function checkWebhookUrl(url: string, opts: CheckWebhookUrlOptions)
   } catch {
     return { ok: false, reason: 'URL could not be parsed' };
   }
-  const allowedProtocols = opts.allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
-  if (!allowedProtocols.includes(parsed.protocol)) {
-    return { ok: false, reason: `URL scheme must be ${allowedProtocols.join(' or ')}` };
+  const allowedSchemes = opts.allowPrivateNetworks ? ['https', 'http'] : ['https'];
+  if (!allowedSchemes.includes(parsed.protocol.slice(0, -1))) {
+    return { ok: false, reason: `URL must use ${allowedSchemes.join(' or ')}` };
   }
   // Credentials in the URL would end up in logs and delivery listings.
   if (parsed.username !== '' || parsed.password !== '') {

@@ -4,9 +4,10 @@ import { closeContext, createContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { WriteLock } from './db/write-lock.js';
 import { balanceConnections, ConnectionBalance } from './http/connection-balance.js';
+import { ConnectionDrain } from './http/connection-drain.js';
 import { flushLog } from './http/logging.js';
 import { SharedMemoryRateLimiter } from './http/rate-limit.js';
-import { drainServer, type FromThread, type HttpThreadData, type ToThread } from './http-threads.js';
+import { stopAccepting, type FromThread, type HttpThreadData, type ToThread } from './http-threads.js';
 import { systemClock } from './lib/clock.js';
 
 // One extra HTTP thread of `crm serve` (see http-threads.ts): the whole app on its own connections,
@@ -46,11 +47,18 @@ const app = await buildApp(ctx, {
 
 let draining = false;
 balanceConnections(app, new ConnectionBalance(data.connections, data.index), () => draining);
+const connections = new ConnectionDrain(app.server);
+
+/** Takes no more connections from the shared socket, which the main thread closes once every thread has said so. */
+function stopTakingConnections(): void {
+  draining = true;
+  stopAccepting(app.server);
+  post({ type: 'stopped-accepting' });
+}
 
 /** Answers what is in flight, closes every connection as it goes idle, then the database. */
 async function drain(): Promise<void> {
-  draining = true;
-  await drainServer(app.server);
+  await connections.finish();
   await closeContext(ctx);
   // The app is never closed here (that would close the shared socket): its buffered log lines go out now.
   flushLog(app.log);
@@ -63,9 +71,10 @@ port.on('message', (message: ToThread) => {
   } else if (message.type === 'metrics-text') {
     metricsWaiting.get(message.id)?.(message.text);
     metricsWaiting.delete(message.id);
-  } else if (message.type === 'drain') void drain();
+  } else if (message.type === 'stop-accepting') stopTakingConnections();
+  else if (message.type === 'drain') void drain();
 });
 
 await app.ready();
-// The socket is the main thread's: listening on its descriptor here, never closing it (see http-threads.ts).
+// The socket is the main thread's: listening on its descriptor here, never closing it (see stopAccepting).
 app.server.listen({ fd: data.fd }, () => post({ type: 'listening' }));

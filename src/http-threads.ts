@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
-import type { Server as HttpServer } from 'node:http';
 import type { Server } from 'node:net';
+import { getSystemErrorName } from 'node:util';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { Config } from './config.js';
 import { startWorker } from './lib/worker-thread.js';
@@ -28,10 +28,15 @@ export type FromThread =
   | { type: 'outbox' }
   | { type: 'metrics'; id: number }
   | { type: 'metrics-json'; id: number; json: MetricsJson }
+  | { type: 'stopped-accepting' }
   | { type: 'drained' };
 
 /** Main → thread. */
-export type ToThread = { type: 'collect'; id: number } | { type: 'metrics-text'; id: number; text: string } | { type: 'drain' };
+export type ToThread =
+  | { type: 'collect'; id: number }
+  | { type: 'metrics-text'; id: number; text: string }
+  | { type: 'stop-accepting' }
+  | { type: 'drain' };
 
 export interface ThreadHooks {
   /** A thread committed events: wake the in-process dispatcher. */
@@ -52,20 +57,32 @@ export function listeningFd(server: Server): number {
 }
 
 /**
- * Stops a thread's serving without closing the shared listening socket: new connections are dropped as they
- * arrive (the client sees a reset and goes elsewhere), requests in flight are answered (with
- * `Connection: close`, set by the caller), idle keep-alive connections are closed, until none is left.
- * Closing the socket instead would close the descriptor every thread holds: another thread's later close of
- * that same number could then hit a descriptor opened since (a new outgoing socket), and it did (SIGABRT at
- * exit in test/api/webhook-processes.test.ts). The socket is closed once, when the process exits.
+ * How a multi-thread server stops accepting on SIGTERM. Every thread's listening handle wraps the same
+ * descriptor number (Node can't duplicate one), so closing any handle closes the socket for all, while the
+ * other threads' event loops still poll that number: a descriptor opened since under the same number (an
+ * outgoing socket) is then polled, or closed, as if it were the socket, and that was a SIGABRT at exit
+ * (test/api/webhook-processes.test.ts). Node closes every handle of a worker thread when the thread ends, at
+ * process exit too; it closes none of the main thread's then. Hence, in this order:
+ * 1. each extra thread stops polling the socket without closing it (stopAccepting) and says so;
+ * 2. the main thread closes it, once: from then on the kernel refuses new connections (ECONNREFUSED, nothing
+ *    was sent), as with one thread. Until then every connection accepted is served, with `Connection: close`;
+ *    a connection the kernel had queued but no thread had yet accepted at that instant is reset, as when any
+ *    listening socket closes (the main thread keeps accepting until it closes, so the queue stays short);
+ * 3. every thread answers what it has in flight (ConnectionDrain), then closes its database;
+ * 4. the process exits, and each extra thread's teardown closes the old number again: by then it is free or
+ *    names a descriptor nothing uses any more (the threads have closed their databases, the main thread is
+ *    exiting and runs no more I/O).
+ * Destroying new connections instead while the socket stayed open meant clients were accepted, then reset,
+ * for the whole drain (seconds): a client that had sent a POST could not know whether it was applied.
  */
-export async function drainServer(server: Server): Promise<void> {
-  server.prependListener('connection', (socket) => socket.destroy());
-  const open = () => new Promise<number>((resolve) => server.getConnections((_err, n) => resolve(n ?? 0)));
-  while ((await open()) > 0) {
-    (server as HttpServer).closeIdleConnections();
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+export function stopAccepting(server: Server): void {
+  // A handle opened on an existing descriptor (listen({ fd })) is readable in libuv, and the listening watcher
+  // is its read watcher: uv_read_start then uv_read_stop takes the descriptor out of this thread's event loop
+  // and leaves it open. The main thread's own handle (bound, not opened) refuses this, with ENOTCONN.
+  const handle = (server as unknown as { _handle: { readStart(): number; readStop(): number } })._handle;
+  const err = handle.readStart();
+  if (err !== 0) throw new Error(`this thread cannot stop polling the shared listening socket: ${getSystemErrorName(err)}`);
+  handle.readStop();
 }
 
 /**
@@ -73,8 +90,8 @@ export async function drainServer(server: Server): Promise<void> {
  * on its own database connections and accepts connections from the main thread's listening socket, which
  * the kernel hands to whichever thread is waiting; the rate limit and the SQLite write lock are in shared
  * memory, the webhook dispatcher and the scheduler stay in the main thread (threads wake it after commits),
- * and GET /metrics sums every thread's counts. A thread lives as long as the process: no handle on the shared
- * socket is closed before the process exits (see drainServer), so a thread that fails stops the process.
+ * and GET /metrics sums every thread's counts. A thread lives as long as the process: its handle on the shared
+ * socket is closed only when the process exits (see stopAccepting), so a thread that fails stops the process.
  */
 export class HttpThreads {
   private readonly threads: Worker[] = [];
@@ -138,21 +155,35 @@ export class HttpThreads {
     return AggregatorRegistry.aggregate(all).metrics();
   }
 
-  /** Stops the threads' serving (drainServer); each closes its database, then reports. */
+  /**
+   * Every thread stops taking connections from the shared socket (stopAccepting). True once all have said so;
+   * false if one ended first: its teardown closed the socket already, and closing it again could close another
+   * descriptor given the same number since.
+   */
+  async stopAccepting(): Promise<boolean> {
+    return (await this.ask({ type: 'stop-accepting' }, 'stopped-accepting')).every(Boolean);
+  }
+
+  /** Every thread answers what it has in flight (ConnectionDrain), closes its database, then reports. */
   async drain(): Promise<void> {
+    await this.ask({ type: 'drain' }, 'drained');
+  }
+
+  /** Posts `request` to every thread; per thread, true when it answered `reply`, false when it exited first. */
+  private ask(request: ToThread, reply: FromThread['type']): Promise<boolean[]> {
     this.draining = true;
-    await Promise.all(
+    return Promise.all(
       this.threads.map(
         (thread) =>
-          new Promise<void>((resolve) => {
+          new Promise<boolean>((resolve) => {
             const onMessage = (message: FromThread) => {
-              if (message.type !== 'drained') return;
+              if (message.type !== reply) return;
               thread.off('message', onMessage);
-              resolve();
+              resolve(true);
             };
             thread.on('message', onMessage);
-            thread.once('exit', () => resolve());
-            thread.postMessage({ type: 'drain' } satisfies ToThread);
+            thread.once('exit', () => resolve(false));
+            thread.postMessage(request);
           }),
       ),
     );

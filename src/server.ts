@@ -1,3 +1,4 @@
+import { Server as NetServer } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
@@ -6,9 +7,10 @@ import { closeContext, createContext, type AppContext, type ContextOverrides } f
 import { openDatabase } from './db/database.js';
 import { WriteLock } from './db/write-lock.js';
 import { balanceConnections, ConnectionBalance } from './http/connection-balance.js';
+import { ConnectionDrain } from './http/connection-drain.js';
 import { flushLog } from './http/logging.js';
 import { SharedMemoryRateLimiter } from './http/rate-limit.js';
-import { drainServer, HttpThreads, listeningFd, type HttpThreadData } from './http-threads.js';
+import { HttpThreads, listeningFd, type HttpThreadData } from './http-threads.js';
 import { systemClock } from './lib/clock.js';
 import { startReminderScheduler } from './modules/objects/reminders.service.js';
 import { startTrashPurger, TRASH_PURGE_INTERVAL_MS } from './modules/shared/trash-purge.service.js';
@@ -24,7 +26,7 @@ export interface RunningServer {
   /** The in-process webhook dispatcher (DISPATCHER=inline, the default). */
   dispatcher: WebhookDispatcher | undefined;
   address: string;
-  /** Stops serving and closes everything; with several HTTP threads the process must exit afterwards (drainServer). */
+  /** Stops serving and closes everything; with several HTTP threads the process must exit afterwards (stopAccepting). */
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
   const app = await buildApp(ctx, shared && { metricsExposition: () => (threads ? threads.metricsText() : ctx.metrics.registry.metrics()) });
   let draining = false;
   if (shared) balanceConnections(app, new ConnectionBalance(shared.connections, 0), () => draining);
+  const connections = shared ? new ConnectionDrain(app.server) : undefined;
 
   const start = async (): Promise<string> => {
     const address = await app.listen({ port: config.port, host: config.host });
@@ -101,13 +104,17 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
   };
   const starting = start();
   /**
-   * Stops serving. With several threads, every thread drains without closing the socket they share (see
-   * drainServer; it closes when the process exits, which must follow); with one, Fastify closes it.
+   * Stops serving. With several threads, every other thread stops polling the socket they share, then this one
+   * closes it and all answer what they have in flight (see stopAccepting in http-threads.ts; the process must
+   * exit afterwards); with one, Fastify closes it.
    */
   const stopServing = async () => {
-    if (!threads) return app.close();
+    if (!threads || !connections) return app.close();
     draining = true;
-    await Promise.all([drainServer(app.server), threads.drain()]);
+    // net's close, not http's: that one also destroys every connection with no request under way yet, and a
+    // connection just accepted has its request still unread (ConnectionDrain).
+    if (await threads.stopAccepting()) NetServer.prototype.close.call(app.server);
+    await Promise.all([connections.finish(), threads.drain()]);
     flushLog(app.log);
   };
   let closing: Promise<void> | undefined;

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
@@ -52,6 +53,43 @@ async function request(path: string, init: { method?: string; headers?: Record<s
 
 /** The thread that answered: request ids are `req_` + a prefix drawn once per thread + random bytes. */
 const threadOf = (requestId: string) => requestId.slice(4, 16);
+
+/**
+ * One GET on a connection of its own: 'answered' when a complete 200 came back, else the error's code
+ * (ECONNREFUSED: refused at connect; ECONNRESET / socket hang up: accepted, then cut).
+ */
+function onNewConnection(path: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${server.base}${path}`, { headers, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve(res.statusCode === 200 && JSON.parse(body).data ? 'answered' : `status ${res.statusCode}`));
+      res.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.message === 'socket hang up' ? 'socket hang up' : (err.code ?? err.message)));
+    req.end();
+  });
+}
+
+/** A POST on a connection of its own whose body goes out in two halves: the second when `finish()` is called. */
+function slowPost(path: string, headers: Record<string, string>, body: unknown) {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const req = httpRequest(`${server.base}${path}`, {
+    method: 'POST',
+    agent: false,
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.length) },
+  });
+  const response = new Promise<number>((resolve, reject) => {
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+  });
+  const half = Math.floor(bytes.length / 2);
+  const sentHalf = new Promise<void>((resolve) => req.write(bytes.subarray(0, half), () => resolve()));
+  return { sentHalf, response, finish: () => req.end(bytes.subarray(half)) };
+}
 
 /** Bursts of parallel requests until two threads have answered (a burst of fresh connections spreads). */
 async function burstUntilBothThreads(org: Seeded): Promise<void> {
@@ -133,7 +171,7 @@ describe('HTTP_THREADS=2', () => {
     })).toBe(100);
   });
 
-  it('stops on SIGTERM after answering what every thread had in flight', async () => {
+  it('stops on SIGTERM after answering what every thread had in flight; new connections are answered or refused, not reset', async () => {
     const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
     let stop = false;
     const statuses: number[] = [];
@@ -146,17 +184,52 @@ describe('HTTP_THREADS=2', () => {
         }
       }
     });
+    // Clients that open a new connection for every request, as a load balancer's health checks and new pool
+    // members do, until the process has exited. What each saw after the signal, in order.
+    let signalled = false;
+    let exited = false;
+    const seen = Array.from({ length: 8 }, () => [] as string[]);
+    const openers = seen.map(async (outcomes) => {
+      while (!exited) {
+        const outcome = await onNewConnection('/api/public/v1/me', org.auth);
+        if (signalled) outcomes.push(outcome);
+        // A refused connect returns at once: pace the retries so they leave the 2 cores to the draining server.
+        if (outcome === 'ECONNREFUSED') await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    });
+    // A POST in flight across the signal (its body sent in two halves) holds the drain open as long as the test needs.
+    const slow = slowPost('/api/public/v1/leads', org.auth, { name: 'In flight at SIGTERM' });
+    await slow.sentHalf;
     await eventually(() => {
       if (statuses.length < 200) throw new Error('warming up');
     });
+    signalled = true;
     server.proc.kill('SIGTERM');
-    expect((await server.exited).code).toBe(0);
+    // Each client goes on opening connections for 20 attempts while the POST keeps the server draining.
+    await eventually(() => {
+      if (seen.some((outcomes) => outcomes.length < 20)) throw new Error('clients still trying');
+    }, 60_000);
+    expect(server.proc.exitCode).toBeNull();
+    slow.finish();
+    expect(await slow.response).toBe(201);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    exited = true;
     stop = true;
-    await Promise.all(clients);
+    await Promise.all([...clients, ...openers]);
     // Every request that got an answer got a complete, successful one: none was cut off or refused midway.
     expect(statuses.every((s) => s === 200)).toBe(true);
+    // While the server still drained, the socket refused new connections (nothing sent, nothing applied), and
+    // every connection it had accepted was answered. The one thing no server can avoid: a connection the kernel
+    // had queued, and no thread had yet accepted, in the instant the listening socket closed is reset; each
+    // client has one connection at a time, so that is at most one per client, before its first refusal.
+    for (const outcomes of seen) {
+      const refusedFrom = outcomes.indexOf('ECONNREFUSED');
+      const cut = outcomes.flatMap((o, i) => (o === 'answered' || o === 'ECONNREFUSED' ? [] : [i]));
+      expect(refusedFrom, outcomes.join()).toBeGreaterThanOrEqual(0);
+      expect(cut.every((i) => i === refusedFrom - 1), outcomes.join()).toBe(true);
+    }
     expect(server.output()).toContain('"msg":"shutting down"');
-  });
+  }, STARTS_TIMEOUT);
 });
 
 describe('HTTP_THREADS=2, stopped while starting', () => {

@@ -20,6 +20,7 @@ import { openReader } from './sqlite-reader.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { ChangeFeed } from './change-feed.js';
 import { useNamedStatements } from './named-statements.js';
+import { deferBegin } from './deferred-begin.js';
 import type { WriteLock } from './write-lock.js';
 import { KEY_LOOKUP_CHANNEL } from './migrations/0013_key_lookup_notify.js';
 
@@ -188,6 +189,8 @@ export function openDatabase(opts: OpenOptions): Database {
   // ends the process. A query in flight fails on its own (503, isDatabaseUnreachable).
   pool.on('error', () => undefined);
   if (!opts.transactionPooler) pool.on('connect', useNamedStatements);
+  // After the named statements: the `begin` it holds back goes in front of a statement's text, named or not.
+  pool.on('connect', deferBegin);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const feed = opts.transactionPooler
     ? undefined

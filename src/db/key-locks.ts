@@ -19,6 +19,16 @@ function lockIdOf(key: LockKey): string {
 }
 
 /**
+ * The statement that locks the keys, their ids inlined (numbers computed here from the keys, never a caller's
+ * text): a text without parameters goes by the simple protocol, so the transaction's `begin` goes in front of it
+ * in the same round trip (db/deferred-begin.ts). Undefined for no key.
+ */
+function lockStatement(keys: readonly LockKey[]): string | undefined {
+  const ids = [...new Set(keys.map(lockIdOf))];
+  return ids.length === 0 ? undefined : `select pg_advisory_xact_lock(k) from unnest('{${ids.join(',')}}'::bigint[]) as k order by k`;
+}
+
+/**
  * Makes the transaction the one writer of these keys until it ends, before it probes them. On PostgreSQL (READ
  * COMMITTED) a probe does not see rows that concurrent transactions inserted and have not committed: eight
  * creates of one new e-mail all found no older lead, two upserts of one new external id both created it (and
@@ -30,8 +40,6 @@ function lockIdOf(key: LockKey): string {
  * probe inside.
  */
 export async function lockKeys(db: Executor, keys: () => readonly LockKey[]): Promise<void> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
-  const ids = [...new Set(keys().map(lockIdOf))];
-  if (ids.length === 0) return;
-  await sql`select pg_advisory_xact_lock(k) from unnest(${ids}::bigint[]) as k order by k`.execute(db);
+  const statement = db.getExecutor().adapter instanceof PostgresAdapter ? lockStatement(keys()) : undefined;
+  if (statement !== undefined) await sql.raw(statement).execute(db);
 }

@@ -5,6 +5,7 @@ import { prepareLeadsOf, storedInOneStatement, storePreparedLeads } from '../../
 import type { CreateLeadBody } from '../../src/modules/leads/leads.schemas.js';
 import { setAssignmentRules } from '../../src/modules/orgs/rules.service.js';
 import { call, expectError } from '../helpers/http.js';
+import { roundTripsDuring } from '../helpers/pg-round-trips.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 
@@ -14,7 +15,7 @@ import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
  * counts the statements the store issues and holds the prediction against them. A lead with an e-mail, a phone
  * or an external id first locks those keys (db/key-locks.ts), so that its duplicate probe or the unique index
  * meets concurrent creates of the same values already committed: on PostgreSQL that is one statement of its
- * own, in a transaction; on SQLite none.
+ * own, in a transaction, sent with its `begin`; on SQLite none.
  */
 let t: TestApp;
 let org: Seeded;
@@ -97,5 +98,26 @@ describe('storedInOneStatement', () => {
     expect(again.status).toBe(409);
     const count = await t.ctx.database.db.selectFrom('leads').select('id').where('organization_id', '=', org.orgId).where('name', '=', 'Solo again').execute();
     expect(count).toEqual([]);
+  });
+});
+
+/**
+ * What a create costs PostgreSQL is mostly its round trips (docs/performance.md), counted here on the wire.
+ */
+describe.runIf(dialect === 'postgres')('round trips of POST /leads (PostgreSQL)', () => {
+  it('a lead with an e-mail: four (begin with its key lock; the duplicate probe; the lead and its event; commit), five when it has a duplicate', async () => {
+    // A first request fills the key cache, which later ones read instead of the database.
+    expect((await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Warm-up' } })).status).toBe(201);
+    const create = () => call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Round trips', email: 'round-trips@statements.example' } });
+    const first = await roundTripsDuring(create);
+    const second = await roundTripsDuring(create);
+    expect(first.result.status).toBe(201);
+    expect(second.result.body.data.lead.duplicateOf).toBe(first.result.body.data.lead.id);
+    // The second also reads the lead its probe found (leadsBySeq).
+    for (const [{ sent }, probes] of [[first, 1], [second, 2]] as const) {
+      expect(sent, JSON.stringify(sent)).toHaveLength(3 + probes);
+      expect(sent[0]).toMatch(/^begin; select pg_advisory_xact_lock\(k\) from unnest\('\{-?\d+\}'::bigint\[\]\)/);
+      expect(sent.slice(1)).toEqual([...Array(probes + 1).fill('(extended)'), 'commit']);
+    }
   });
 });

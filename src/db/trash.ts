@@ -40,6 +40,16 @@ export function inViewByRow(dialect: Dialect, table: string, view: TrashView): E
   return inView(table, view);
 }
 
+/**
+ * Live rows, as a check on the rows an exact lookup finds, on both databases (a duplicate probe through a
+ * blind-index index, which names no organization): no planner can prove a partial live index's predicate from
+ * `(deleted_at || '') is null`. With the plain predicate, PostgreSQL before the first statistics of a freshly
+ * filled table AND-ed a bitmap of the whole live index (every live lead of every organization) into each probe.
+ */
+export function liveByRow(table: string): Expression<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(`${table}.deleted_at`)} || '') is null`;
+}
+
 /** The ORDER BY of a list: newest first; the trash newest deletion first (then newest created). */
 export function listOrder(table: string, view: TrashView): RawBuilder<unknown> {
   const seq = sql`${sql.ref(`${table}.seq`)} desc`;

@@ -50,6 +50,17 @@ describe('duplicate detection and the trash', () => {
     expect(third.duplicateOf).toBe(old.id);
   });
 
+  it('a new lead with an e-mail and a phone is no duplicate of a trashed lead holding either', async () => {
+    const byEmail = await post('/leads', 'lead', { name: 'Trashed by e-mail', email: 'pair.dup@example.com', phoneNumber: '+14155550177' });
+    const byPhone = await post('/leads', 'lead', { name: 'Trashed by phone', phoneNumber: '+14155550178' });
+    for (const lead of [byEmail, byPhone]) expect((await call(t.app, 'DELETE', `/leads/${lead.id}`, { auth: s.auth })).status).toBe(200);
+    const both = await post('/leads', 'lead', { name: 'Pair', email: 'pair.dup@example.com', phoneNumber: '+14155550178' });
+    expect(both.duplicateOf).toBeNull();
+    const live = await post('/leads', 'lead', { name: 'Live phone', phoneNumber: '+14155550179' });
+    expect((await post('/leads', 'lead', { name: 'Pair again', email: 'pair.dup@example.com', phoneNumber: '+14155550179' })).duplicateOf).toBe(both.id);
+    expect((await post('/leads', 'lead', { name: 'Pair by phone', email: 'other.pair@example.com', phoneNumber: '+14155550179' })).duplicateOf).toBe(live.id);
+  });
+
   it('a restored lead whose contacts nobody else holds keeps no duplicateOf', async () => {
     const lone = await post('/leads', 'lead', { name: 'Lone', email: 'lone@example.com' });
     await call(t.app, 'DELETE', `/leads/${lone.id}`, { auth: s.auth });

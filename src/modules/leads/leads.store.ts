@@ -11,7 +11,7 @@ import { columnPosition, equalityConditions, listScope, readColumnPage, timeRang
 import { paginate } from '../../lib/pagination.js';
 import { contactFilterCondition, contactViewCondition, type ContactFilter } from '../shared/contact-query.js';
 import { contactColumns } from '../../crypto/contact-fields.js';
-import { inView, type TrashView } from '../../db/trash.js';
+import { inView, liveByRow, type TrashView } from '../../db/trash.js';
 import { guardExternalId } from '../shared/external-id.js';
 import { namesFewItems, type FieldFilter } from '../objects/record-filters.js';
 import { customFieldCondition } from '../fields/custom-fields.store.js';
@@ -249,7 +249,7 @@ function oldestHolding(db: Executor, column: ProbeColumn, bidx: string, olderTha
       .select(['id', 'seq', 'email_bidx', 'phone_bidx', 'organization_id'])
       .where(column, '=', bidx)
       .where('seq', '<', olderThanSeq)
-      .where(inView('leads', 'live'))
+      .where(liveByRow('leads'))
       .orderBy('seq')
       // A literal: with a bound LIMIT, SQLite's plan costs about three times as much here.
       .limit(sql.lit(1))
@@ -289,7 +289,7 @@ function oldestHoldersOf(column: ProbeColumn) {
   return compiledForRows(
     ['bidx'] as const,
     (db, probes: { bidx: string }[]) => {
-      const query = sql<{ seq: number | null }>`select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 and ${inView('o', 'live')} order by o.seq limit 1) as seq
+      const query = sql<{ seq: number | null }>`select (select o.seq from leads o where ${sql.ref(`o.${column}`)} = probe.column1 and ${liveByRow('o')} order by o.seq limit 1) as seq
         from (values ${sql.join(probes.map((p) => sql`(${p.bidx})`))}) as probe`;
       return { compile: () => query.compile(db) };
     },
@@ -303,8 +303,8 @@ const oldestHolders = { email_bidx: oldestHoldersOf('email_bidx'), phone_bidx: o
 const oldestHoldersOfPair = compiledForRows(
   ['email', 'phone'] as const,
   (db, [probe]: { email: string; phone: string }[]) => {
-    const query = sql<{ seq: number | null }>`select (select o.seq from leads o where o.email_bidx = ${probe!.email} order by o.seq limit 1) as seq
-      union all select (select o.seq from leads o where o.phone_bidx = ${probe!.phone} order by o.seq limit 1)`;
+    const query = sql<{ seq: number | null }>`select (select o.seq from leads o where o.email_bidx = ${probe!.email} and ${liveByRow('o')} order by o.seq limit 1) as seq
+      union all select (select o.seq from leads o where o.phone_bidx = ${probe!.phone} and ${liveByRow('o')} order by o.seq limit 1)`;
     return { compile: () => query.compile(db) };
   },
   [1],

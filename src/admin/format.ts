@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from './html.js';
+import { plural } from '../lib/plural.js';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -24,10 +25,6 @@ export function dayTag(iso: string | null, timeZone: string, empty = '—'): Saf
   if (!iso) return html`<span class="muted">${empty}</span>`;
   const at = new Date(iso);
   return html`<time datetime="${iso}" title="${formatter(timeZone, true).format(at)}">${formatter(timeZone, false).format(at)}</time>`;
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
 
 /** "3 minutes", "2 hours": how long a lockout still lasts. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { validationFailed } from '../errors.js';
 import { validateValue } from '../http/validation.js';
+import { plural } from '../lib/plural.js';
 import { requireOrganization } from '../modules/orgs/orgs.service.js';
 import { ErasureBody } from '../modules/privacy/privacy.schemas.js';
 import { eraseSubject } from '../modules/privacy/privacy.service.js';
@@ -25,6 +26,6 @@ export function registerPrivacyCommands(program: Command): void {
       await requireOrganization(ctx, opts.org);
       const erasure = await eraseSubject(ctx, { organizationId: opts.org, actor: CLI_ACTOR }, body);
       const { leads, accounts, deals, records } = erasure.matched;
-      out.print(erasure, `Erasure ${erasure.id} completed: ${leads} leads, ${accounts} accounts, ${deals} deals, ${records} records removed`);
+      out.print(erasure, `Erasure ${erasure.id} completed: ${plural(leads, 'lead')}, ${plural(accounts, 'account')}, ${plural(deals, 'deal')}, ${plural(records, 'record')} removed`);
     }));
 }

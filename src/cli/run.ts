@@ -25,7 +25,12 @@ function outputOf(args: unknown[]): Output {
 function report(err: unknown, json: boolean): void {
   process.exitCode = 1;
   if (err instanceof AppError) {
-    const detail = err.errors?.map((e) => `  ${e.field}: ${e.message}`).join('\n');
+    // A single field's error is the message already (validationFailed): listed again below it, it read twice.
+    const detail = err.errors
+      ?.map((e) => `${e.field}: ${e.message}`)
+      .filter((line) => line !== err.message)
+      .map((line) => `  ${line}`)
+      .join('\n');
     if (json) console.log(JSON.stringify({ status: false, code: err.code, message: err.message, errors: err.errors }));
     else console.error(`error: ${err.message}${detail ? `\n${detail}` : ''}`);
   } else {

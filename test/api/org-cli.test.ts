@@ -5,6 +5,8 @@ import { runCli } from '../helpers/cli.js';
 import { get } from '../helpers/admin.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 import { createOrganization } from '../../src/modules/orgs/orgs.service.js';
+import { seedOrg } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
 
 let t: TestApp;
 let env: Record<string, string>;
@@ -58,5 +60,27 @@ describe('crm with a bad setting', () => {
       expect(res.code, res.stderr).toBe(1);
       expect(res.stderr.trim()).toMatch(new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\\n]*$`));
     }
+  }, CLI_TIMEOUT);
+});
+
+describe('crm with a bad argument', () => {
+  it('names one bad field once, and lists several under their count', async () => {
+    const org = await createOrganization(t.ctx, { name: 'Argued', timezone: 'UTC' });
+    const one = await runCli(['key', 'create', '--org', org.id, '--scopes', 'leads:raed'], env);
+    expect(one.code, one.stderr).toBe(1);
+    expect(one.stderr.trim()).toBe('error: scopes: unknown scopes: leads:raed');
+    const several = await runCli(['user', 'create', '--org', org.id, '--email', 'not-an-email', '--name', ''], env);
+    expect(several.code, several.stderr).toBe(1);
+    expect(several.stderr.trim().split('\n').length, several.stderr).toBeGreaterThan(1);
+  }, CLI_TIMEOUT);
+});
+
+describe('crm erase', () => {
+  it('reports what it removed in words', async () => {
+    const org = await seedOrg(t.ctx);
+    expect((await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Erased', email: 'erase.me@example.com' } })).status).toBe(201);
+    const res = await runCli(['erase', '--org', org.orgId, '--email', 'erase.me@example.com'], env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/ completed: 1 lead, 0 accounts, 0 deals, 0 records removed\n$/);
   }, CLI_TIMEOUT);
 });

@@ -3,7 +3,7 @@ import { countDealsByStage } from '../../modules/deals/deals.store.js';
 import { MAX_STAGES, STAGE_KINDS, type DealStage } from '../../modules/deals/stages.schemas.js';
 import { getDealStages, setDealStages } from '../../modules/deals/stages.service.js';
 import { badge, button, csrfField, dataTable, errorSummary, selectField, textField } from '../components.js';
-import { plural } from '../format.js';
+import { plural } from '../../lib/plural.js';
 import { formBody, queryText, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { badge } from '../components.js';
-import { dayOnly, money, plural } from '../format.js';
+import { dayOnly, money } from '../format.js';
+import { plural } from '../../lib/plural.js';
 import { href, html, type SafeHtml } from '../html.js';
 import type { BoardCard } from './board.store.js';
 import { DEALS_PATH, moveForm, type DealFilters } from './deals.views.js';

@@ -158,8 +158,10 @@ export function objectsTable(objects: readonly CustomObject[], timeZone: string,
 
 /** The definition as read-only tables (what members see, and admins above their editor). */
 export function definitionTables(o: CustomObject): SafeHtml {
+  // A relation names what it points at: the type alone would not say whether it takes a lead or a project.
+  const type = (f: CustomObject['fields'][number]) => (f.type === 'relation' ? html`Relation to <code>${f.target ?? ''}</code>` : TYPE_LABELS[f.type]);
   const fields = o.fields.map(
-    (f) => html`<tr><td>${f.label}</td><td><code>${f.key}</code></td><td>${TYPE_LABELS[f.type]}</td><td>${f.required ? 'Yes' : 'No'}</td><td>${f.options?.join(', ') ?? ''}</td><td>${f.role === 'due' ? badge('Due date') : ''}</td></tr>`,
+    (f) => html`<tr><td>${f.label}</td><td><code>${f.key}</code></td><td>${type(f)}</td><td>${f.required ? 'Yes' : 'No'}</td><td>${f.options?.join(', ') ?? ''}</td><td>${f.role === 'due' ? badge('Due date') : ''}</td></tr>`,
   );
   const stages = o.stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td></tr>`);
   return html`<section class="panel" aria-labelledby="def-fields"><h2 id="def-fields">Fields</h2>${dataTable(`Fields of ${o.name}`, ['Label', 'Key', 'Type', 'Required', 'Options', 'Role'], fields, 'No fields.')}</section>

@@ -118,10 +118,11 @@ export function checkboxGroup(p: FieldBase & { options: readonly Option[]; check
 </fieldset>`;
 }
 
-export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string; value?: string; error?: string | undefined }): SafeHtml {
+/** A checkbox; `errorName` names it in its error when the label is a sentence ("Confirmation must be ticked"). */
+export function checkbox(p: { name: string; label: string; checked: boolean; hint?: string; value?: string; error?: string | undefined; errorName?: string }): SafeHtml {
   const id = fieldId(p.name);
   const described = [p.hint ? `${id}-hint` : '', p.error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return html`<div class="field${p.error ? ' field--error' : ''}">${p.error ? html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${p.label} ${p.error}</p>` : ''}<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="${p.value ?? 'on'}"${
+  return html`<div class="field${p.error ? ' field--error' : ''}">${p.error ? html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error:</span> ${p.errorName ?? p.label} ${p.error}</p>` : ''}<label class="check" for="${id}"><input type="checkbox" id="${id}" name="${p.name}" value="${p.value ?? 'on'}"${
     p.checked ? html` checked` : ''
   }${p.error ? html` aria-invalid="true"` : ''}${described ? html` aria-describedby="${described}"` : ''}> <span>${p.label}</span></label>${p.hint ? html`<p class="hint" id="${id}-hint">${p.hint}</p>` : ''}</div>`;
 }

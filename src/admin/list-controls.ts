@@ -1,13 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { selectField, textField, type Option } from './components.js';
-import { parseDateOnly } from '../lib/dates.js';
+import { addDays, parseDateOnly, zonedDateTimeToUtc } from '../lib/dates.js';
 import { queryText } from './forms.js';
 import { html, type SafeHtml } from './html.js';
+import { viewerOf } from './module.js';
 
 /**
  * The console lists' order and creation-date filter (leads, accounts, the deals table, records): the API's
- * `sort` and `createdAfter`/`createdBefore`, chosen in the search form and kept by the pager. Days are UTC
- * days. Each list offers the orders its API takes (records have no name, but their date and number fields).
+ * `sort` and `createdAfter`/`createdBefore`, chosen in the search form and kept by the pager. Days are the
+ * organization's, as the tables' Created column shows them: a lead created at 23:00 in Los Angeles is found on
+ * that day, not on the next UTC one. Each list offers the orders its API takes (records have no name, but their date and number fields).
  */
 
 export const CONSOLE_SORTS: readonly Option[] = [
@@ -25,31 +27,38 @@ export interface ListControls {
   sort: string;
   from: string;
   to: string;
+  /** The organization's IANA zone, in which `from` and `to` are read. */
+  timeZone: string;
 }
 
+const LAST_DAY = '9999-12-31';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A control's day, or the API's reason it isn't one ("is not a real calendar date" for 2024-13-45 or 2024-02-31). */
 const dayOf = (value: string) => (DAY.test(value) ? parseDateOnly(value) : { ok: false as const, reason: 'must be a date in the form YYYY-MM-DD' });
 
 export function listControlsOf(request: FastifyRequest): ListControls {
-  return { sort: queryText(request, 'sort'), from: queryText(request, 'from'), to: queryText(request, 'to') };
+  return { sort: queryText(request, 'sort'), from: queryText(request, 'from'), to: queryText(request, 'to'), timeZone: viewerOf(request).organization.timezone };
 }
 
 /**
- * The API query of the controls: from/to are whole days (created on or after `from`, on or before `to`). A value
- * that is no real day is passed on as typed, so the list's query schema refuses it (400) like any bad control.
+ * The API query of the controls: from/to are whole days of the organization (created on or after the start of
+ * `from`, before the start of the day after `to`). A value that is no real day is passed on as typed, so the
+ * list's query schema refuses it (400) like any bad control.
  */
 export function listControlsQuery(c: ListControls): { sort?: string; createdAfter?: string; createdBefore?: string } {
-  const dayMs = 86_400_000;
-  const shift = (value: string, ms: number) => {
+  // The start of the day `days` after the control's day, moved by `ms`; undefined past 9999-12-31, which bounds nothing.
+  const startOf = (value: string, days: number, ms: number) => {
     const day = dayOf(value);
-    return day.ok ? new Date(Date.parse(`${day.value}T00:00:00.000Z`) + ms).toISOString() : value;
+    if (!day.ok) return value;
+    if (day.value === LAST_DAY && days > 0) return undefined;
+    return new Date(zonedDateTimeToUtc(addDays(day.value, days), 0, 0, c.timeZone).getTime() + ms).toISOString();
   };
+  const createdBefore = c.to ? startOf(c.to, 1, 0) : undefined;
   return {
     ...(c.sort ? { sort: c.sort } : {}),
-    ...(c.from ? { createdAfter: shift(c.from, -1) } : {}),
-    ...(c.to ? { createdBefore: shift(c.to, dayMs) } : {}),
+    ...(c.from ? { createdAfter: startOf(c.from, 0, -1) } : {}),
+    ...(createdBefore ? { createdBefore } : {}),
   };
 }
 

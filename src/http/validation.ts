@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isEmail, normalizePhone } from '../lib/contact.js';
+import { plural } from '../lib/plural.js';
 import type { FieldError } from '../errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv, formats?: string[]) => Ajv;
@@ -75,8 +76,8 @@ function describe(error: ErrorObject): Omit<FieldError, 'field'> {
     case 'const': return { code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
     case 'pattern': return { code: 'invalid_format', message: 'has an invalid format' };
     case 'minProperties': return { code: 'empty', message: 'must contain at least one field' };
-    case 'minItems': return { code: 'too_short', message: `must have at least ${String(p.limit)} items` };
-    case 'maxItems': return { code: 'too_long', message: `must have at most ${String(p.limit)} items` };
+    case 'minItems': return { code: 'too_short', message: `must have at least ${plural(Number(p.limit), 'item')}` };
+    case 'maxItems': return { code: 'too_long', message: `must have at most ${plural(Number(p.limit), 'item')}` };
     case 'uniqueItems': return { code: 'duplicate', message: 'must not contain duplicates' };
     default: return { code: 'invalid', message: error.message ?? 'is invalid' };
   }

@@ -94,6 +94,39 @@ describe('console records list', () => {
   });
 });
 
+describe('creation days in the organization\'s time zone', () => {
+  let la: Seeded;
+  let laSession: ConsoleSession;
+
+  // 2026-05-02T03:00Z is 20:00 on 1 May in Los Angeles: the tables show "1 May 2026", so the filter finds it on that day.
+  beforeAll(async () => {
+    const before = clock.now();
+    la = await seedOrg(t.ctx, { timezone: 'America/Los_Angeles' });
+    expect((await call(t.app, 'POST', '/objects', { auth: la.auth, body: { slug: 'calls', name: 'Calls', fields: [{ key: 'title', label: 'Title', type: 'text' }] } })).status).toBe(201);
+    for (const [name, at] of [['Evening', '2026-05-02T03:00:00.000Z'], ['Morning', '2026-05-02T15:00:00.000Z']] as const) {
+      clock.set(at);
+      for (const path of ['/leads', '/accounts', '/deals']) expect((await call(t.app, 'POST', path, { auth: la.auth, body: { name } })).status).toBe(201);
+      expect((await call(t.app, 'POST', '/objects/calls/records', { auth: la.auth, body: { title: name } })).status).toBe(201);
+    }
+    clock.set(before);
+    laSession = await signIn(t.app, await addConsoleUser(t.ctx, la.orgId));
+  });
+
+  it.each(['leads', 'accounts', 'deals', 'objects/calls'])('%s: a day is the organization\'s day the Created column shows', async (list) => {
+    const first = await get(t.app, `/admin/data/${list}?from=2026-05-01&to=2026-05-01`, laSession.cookie);
+    expect(first.status).toBe(200);
+    expect(first.body).toContain('>Evening<');
+    expect(first.body).not.toContain('>Morning<');
+    const second = await get(t.app, `/admin/data/${list}?from=2026-05-02&to=2026-05-02`, laSession.cookie);
+    expect(second.body).toContain('>Morning<');
+    expect(second.body).not.toContain('>Evening<');
+    const open = await get(t.app, `/admin/data/${list}?from=2026-05-01&to=9999-12-31`, laSession.cookie);
+    expect(open.status).toBe(200);
+    expect(open.body).toContain('>Evening<');
+    expect(open.body).toContain('>Morning<');
+  });
+});
+
 describe('console My tasks', () => {
   it('filters by status and due day and orders by due day', async () => {
     // Today is 2026-05-03 on the clock (UTC organization).

@@ -59,4 +59,18 @@ describe('My tasks', () => {
       ['task.completed', { type: 'USER', id: s.userId, channel: 'UI' }],
     ]);
   });
+
+  it('names the item each task is on, with a link to its page', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Grace Hopper' } })).body.data.lead.id;
+    const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Compiler deal' } })).body.data.deal.id;
+    await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'calls', name: 'Calls', fields: [{ key: 'subject', label: 'Subject', type: 'text' }] } });
+    const record = (await call(t.app, 'POST', '/objects/calls/records', { auth: a.auth, body: { subject: 'Kick-off call' } })).body.data.record.id;
+    for (const target of [{ object: 'lead', id: lead }, { object: 'deal', id: deal }, { object: 'record', id: record, objectSlug: 'calls' }]) {
+      expect((await call(t.app, 'POST', '/tasks', { auth: a.auth, body: { title: `About ${target.object}`, target, assigneeId: s.userId } })).status).toBe(201);
+    }
+    const page = await get(t.app, '/admin/data/tasks', s.cookie);
+    expect(page.body).toContain(`<a href="/admin/data/leads/${lead}">Grace Hopper</a>`);
+    expect(page.body).toContain(`<a href="/admin/data/deals/${deal}">Compiler deal</a>`);
+    expect(page.body).toContain(`<a href="/admin/data/objects/calls/${record}">Kick-off call</a>`);
+  });
 });

@@ -149,6 +149,21 @@ describe('leads, accounts and deals among the objects', () => {
     expect((await get(t.app, '/admin/config/objects/projects/definition', admin.cookie)).body).toContain('records at <code>/api/public/v1/objects/projects/records</code>');
   });
 
+  it('offer no stages and no due-date role, which the API refuses on them', async () => {
+    for (const slug of ['leads', 'accounts', 'deals']) {
+      const page = await get(t.app, `/admin/config/objects/${slug}/definition`, admin.cookie);
+      expect(page.status).toBe(200);
+      expect(page.body, slug).toContain('name="fields.0.key"');
+      expect(page.body, slug).not.toContain('name="stages.0.key"');
+      expect(page.body, slug).not.toContain('value="due"');
+      expect(page.body, slug).not.toContain('id="def-stages"');
+    }
+    const projects = await get(t.app, '/admin/config/objects/projects/definition', admin.cookie);
+    expect(projects.body).toContain('name="stages.0.key"');
+    expect(projects.body).toContain('value="due"');
+    expect(projects.body).toContain('id="def-stages"');
+  });
+
   it('redirect their records addresses to their own pages; a form posted there is 404 and saves nothing', async () => {
     const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Redirected deal' } })).body.data.deal.id;
     const moves = [

@@ -21,7 +21,7 @@ describe('console erasure', () => {
     const lead = await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Console Subject', email: 'console.subject@example.com' } });
     const unconfirmed = await submit(t.app, admin, '/admin/config/privacy', { email: 'console.subject@example.com', reason: 'ticket 7' });
     expect(unconfirmed.status).toBe(400);
-    expect(fieldError(unconfirmed.body, 'confirm')).toContain('must be ticked');
+    expect(fieldError(unconfirmed.body, 'confirm')).toBe('Error: Confirmation must be ticked to erase');
     expect(unconfirmed.body).toContain('value="console.subject@example.com"');
     expect((await call(t.app, 'GET', `/leads/${lead.body.data.lead.id}`, { auth: a.auth })).status).toBe(200);
 

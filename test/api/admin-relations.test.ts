@@ -49,6 +49,8 @@ describe('record forms', () => {
     expect(form.body).toContain(`<option value="${accountId}" label="Acme Corp">`);
     expect(form.body).toContain(`<option value="${leadId}" label="Ada Lead">`);
     expect(form.body).toMatch(/type="checkbox"[^>]*name="tags" value="remote"/);
+    expect(form.body).toContain('Pick one of the newest accounts or paste an id.');
+    expect(form.body).toContain('Pick one of the newest records of visits or paste an id.');
     const created = await submit(t.app, s, '/admin/data/objects/visits', { title: 'Kick-off', customer: accountId, contact: leadId, tags: ['paid', 'onsite'] });
     expect(created.status).toBe(303);
     const id = String(created.headers.location).split('/').pop()!.split('?')[0]!;
@@ -128,6 +130,8 @@ describe('related items on both sides', () => {
     expect(res.status, res.body.slice(0, 500)).toBe(303);
     const object = (await call(t.app, 'GET', '/objects/calls', { auth: a.auth })).body.data.object;
     expect(object.fields[0]).toMatchObject({ type: 'relation', target: 'leads' });
+    const definition = await get(t.app, '/admin/config/objects/calls/definition', s.cookie);
+    expect(definition.body).toContain('<td>Who</td><td><code>who</code></td><td>Relation to <code>leads</code></td>');
   });
 });
 

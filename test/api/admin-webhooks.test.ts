@@ -68,7 +68,7 @@ describe('API and Webhooks', () => {
     const none = await submit(h.t.app, admin, '/admin/config/webhooks', { url: 'not a url', description: 'kept' });
     expect(none.status).toBe(400);
     expect(fieldError(none.body, 'url')).toBe('Error: Endpoint URL must be an absolute URL');
-    expect(fieldError(none.body, 'events')).toBe('Error: Events must have at least 1 items');
+    expect(fieldError(none.body, 'events')).toBe('Error: Events must have at least 1 item');
     expect(none.body).toContain('>kept</textarea>');
     const scheme = await submit(h.t.app, admin, '/admin/config/webhooks', { url: 'ftp://127.0.0.1/x', events: '*' });
     expect(fieldError(scheme.body, 'url')).toMatch(/^Error: Endpoint URL .*http/);

@@ -110,6 +110,17 @@ describe('deals', () => {
   });
 });
 
+describe('notes', () => {
+  it('shows a note\'s markdown as typed, line breaks included', async () => {
+    const account = (await api('/accounts', { name: 'Noted Account' })).data.account;
+    await page.goto(`/admin/data/accounts/${account.id}`);
+    await page.getByLabel('Add note').fill('# Call\n- said yes\n- send the offer');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    await page.waitForURL(/#history$/);
+    expect(await page.locator('.note-body').innerText()).toBe('# Call\n- said yes\n- send the offer');
+  });
+});
+
 describe('my tasks', () => {
   it('shows the overdue ones, then the done ones, with the status and due controls', async () => {
     for (const body of [{ title: 'Long overdue', dueDate: '2020-01-01' }, { title: 'Far ahead', dueDate: '2099-01-01' }, { title: 'Already done', status: 'done' }]) {

@@ -54,7 +54,7 @@ describe('API and Webhooks', () => {
     await page.getByRole('link', { name: 'Add endpoint' }).click();
 
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    expect(await page.getByRole('group', { name: 'Events' }).locator('.field-error').textContent()).toContain('Events must have at least 1 items');
+    expect(await page.getByRole('group', { name: 'Events' }).locator('.field-error').textContent()).toContain('Events must have at least 1 item');
     await page.getByLabel('Endpoint URL').fill(receiver.url('/crm-events'));
     await page.getByLabel('lead.created').check();
     await page.getByLabel('deal.stage_changed').check();

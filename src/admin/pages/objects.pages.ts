@@ -82,7 +82,7 @@ async function formPage(deps: AdminDeps, request: FastifyRequest, reply: Fastify
     body: html`${current ? html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(current)}">Records of ${current.name}</a></p>
 <p class="muted">Slug <code>${current.slug}</code> · records at <code>${itemsApiPath(current)}</code></p>
 ${definitionTables(current)}<section class="panel" aria-labelledby="edit-definition"><h2 id="edit-definition">Change the definition</h2>` : ''}
-${objectForm(request, { action: creating ? OBJECTS_PATH : definitionPath(opts.slug!), draft: opts.draft, problem: opts.problem, creating, version: opts.version })}${current ? html`</section>` : ''}`,
+${objectForm(request, { action: creating ? OBJECTS_PATH : definitionPath(opts.slug!), draft: opts.draft, problem: opts.problem, creating, builtIn: current?.builtIn ?? false, version: opts.version })}${current ? html`</section>` : ''}`,
   });
 }
 

@@ -87,7 +87,8 @@ function rowLabel(field: string): string {
   return { slug: 'Slug', name: 'Name', fields: 'Fields', stages: 'Stages' }[field] ?? field;
 }
 
-function fieldRow(row: FieldRow, i: number, f: Record<string, string>): SafeHtml {
+/** One field's row; a built-in's fields take no due-date role (leads, accounts and deals have no reminders). */
+function fieldRow(row: FieldRow, i: number, f: Record<string, string>, builtIn: boolean): SafeHtml {
   const at = `fields.${i}`;
   return html`<fieldset class="row-editor row-editor--field" id="f-fields-${i}">
   <legend>Field ${i + 1}</legend>
@@ -98,7 +99,7 @@ function fieldRow(row: FieldRow, i: number, f: Record<string, string>): SafeHtml
   ${textField({ name: `${at}.target`, label: 'Points at', value: row.target, error: f[`${at}.target`], markOptional: false, autocomplete: 'off', maxLength: 50, hint: 'Relation fields only: leads, accounts, deals or an object slug.' })}
   <div class="row-checks">
     ${checkbox({ name: `${at}.required`, label: 'Required', checked: row.required === 'on', error: f[`${at}.required`] })}
-    ${checkbox({ name: `${at}.role`, value: 'due', label: 'Due date', checked: row.role === 'due', error: f[`${at}.role`], hint: 'One date field: overdue filter and reminders.' })}
+    ${builtIn ? '' : checkbox({ name: `${at}.role`, value: 'due', label: 'Due date', checked: row.role === 'due', error: f[`${at}.role`], hint: 'One date field: overdue filter and reminders.' })}
   </div>
 </fieldset>`;
 }
@@ -119,7 +120,7 @@ const listError = (id: string, message: string | undefined) => (message ? html`<
  * rows" re-renders the draft with more. Works without script. A change is saved against `version`, the ETag of the
  * definition the form was opened with.
  */
-export function objectForm(request: FastifyRequest, opts: { action: string; draft: ObjectDraft; problem?: FormProblem | undefined; creating: boolean; version?: string | undefined }): SafeHtml {
+export function objectForm(request: FastifyRequest, opts: { action: string; draft: ObjectDraft; problem?: FormProblem | undefined; creating: boolean; builtIn: boolean; version?: string | undefined }): SafeHtml {
   const f = opts.problem?.fields ?? {};
   const d = opts.draft;
   const labels = Object.fromEntries(Object.keys(f).map((k) => [k, rowLabel(k)]));
@@ -131,13 +132,13 @@ export function objectForm(request: FastifyRequest, opts: { action: string; draf
   <h2 id="fields-heading">Fields</h2>
   <p class="hint">Keys are lower-case letters, digits and _, starting with a letter; records store values under them. A field with data can’t be removed or change type. To remove a field, empty its key and label.</p>
   ${listError('fields', f.fields)}
-  <div class="rows" id="f-fields" role="group" aria-labelledby="fields-heading">${d.fields.map((row, i) => fieldRow(row, i, f))}</div>
+  <div class="rows" id="f-fields" role="group" aria-labelledby="fields-heading">${d.fields.map((row, i) => fieldRow(row, i, f, opts.builtIn))}</div>
   <p>${button('Add more field rows', 'secondary', html` name="_action" value="more:fields" formnovalidate`)}</p>
-  <h2 id="stages-heading">Stages</h2>
+  ${opts.builtIn ? '' : html`<h2 id="stages-heading">Stages</h2>
   <p class="hint">Optional, in order: a new record starts in the first. A stage that records are in can’t be removed.</p>
   ${listError('stages', f.stages)}
   <div class="rows" id="f-stages" role="group" aria-labelledby="stages-heading">${d.stages.map((row, i) => stageRow(row, i, f))}</div>
-  <p>${button('Add more stage rows', 'secondary', html` name="_action" value="more:stages" formnovalidate`)}</p>
+  <p>${button('Add more stage rows', 'secondary', html` name="_action" value="more:stages" formnovalidate`)}</p>`}
   <div class="form-actions">${button(opts.creating ? 'Create object' : 'Save definition')} <a href="${OBJECTS_PATH}">Cancel</a></div>
 </form>`;
 }
@@ -158,10 +159,12 @@ export function objectsTable(objects: readonly CustomObject[], timeZone: string,
 
 /** The definition as read-only tables (what members see, and admins above their editor). */
 export function definitionTables(o: CustomObject): SafeHtml {
+  // A relation names what it points at: the type alone would not say whether it takes a lead or a project.
+  const type = (f: CustomObject['fields'][number]) => (f.type === 'relation' ? html`Relation to <code>${f.target ?? ''}</code>` : TYPE_LABELS[f.type]);
   const fields = o.fields.map(
-    (f) => html`<tr><td>${f.label}</td><td><code>${f.key}</code></td><td>${TYPE_LABELS[f.type]}</td><td>${f.required ? 'Yes' : 'No'}</td><td>${f.options?.join(', ') ?? ''}</td><td>${f.role === 'due' ? badge('Due date') : ''}</td></tr>`,
+    (f) => html`<tr><td>${f.label}</td><td><code>${f.key}</code></td><td>${type(f)}</td><td>${f.required ? 'Yes' : 'No'}</td><td>${f.options?.join(', ') ?? ''}</td><td>${f.role === 'due' ? badge('Due date') : ''}</td></tr>`,
   );
   const stages = o.stages.map((s, i) => html`<tr><td>${i + 1}</td><td>${s.label}</td><td><code>${s.key}</code></td></tr>`);
   return html`<section class="panel" aria-labelledby="def-fields"><h2 id="def-fields">Fields</h2>${dataTable(`Fields of ${o.name}`, ['Label', 'Key', 'Type', 'Required', 'Options', 'Role'], fields, 'No fields.')}</section>
-<section class="panel" aria-labelledby="def-stages"><h2 id="def-stages">Stages</h2>${dataTable(`Stages of ${o.name}`, ['Order', 'Label', 'Key'], stages, 'No stages: records of this object have none.')}</section>`;
+${o.builtIn ? '' : html`<section class="panel" aria-labelledby="def-stages"><h2 id="def-stages">Stages</h2>${dataTable(`Stages of ${o.name}`, ['Order', 'Label', 'Key'], stages, 'No stages: records of this object have none.')}</section>`}`;
 }

@@ -29,7 +29,7 @@ ${errorSummary(problem, LABELS)}
   ${textField({ name: 'email', label: LABELS.email, value: values.email, error: f.email, type: 'email', autocomplete: 'off', maxLength: 254 })}
   ${textField({ name: 'phoneNumber', label: LABELS.phoneNumber, value: values.phoneNumber, error: f.phoneNumber, type: 'tel', autocomplete: 'off', maxLength: 40, hint: 'International format with the country code. Give the e-mail, the phone, or both.' })}
   ${textField({ name: 'reason', label: LABELS.reason, value: values.reason, error: f.reason, maxLength: 500, hint: 'A ticket reference. Kept with the receipt: put no personal data here.' })}
-  ${checkbox({ name: 'confirm', label: 'I understand that every lead, account, deal and record holding this e-mail or phone, and their history, is removed for good and cannot be restored.', checked: false, error: f.confirm })}
+  ${checkbox({ name: 'confirm', label: 'I understand that every lead, account, deal and record holding this e-mail or phone, and their history, is removed for good and cannot be restored.', checked: false, error: f.confirm, errorName: LABELS.confirm })}
   ${button('Erase for good', 'danger')}
 </form></section>`;
 }

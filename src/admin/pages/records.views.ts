@@ -46,7 +46,7 @@ export interface RelationContext {
 const NO_RELATIONS: RelationContext = { related: new Map() };
 
 /** "leads", or "records of projects": what a relation's picker offers. */
-const targetPlural = (target: string | undefined) => targetName(target).replace(/^an? (lead|account|deal)$/, '$1s');
+const targetPlural = (target: string | undefined) => targetName(target).replace(/^an? (lead|account|deal)$/, '$1s').replace(/^a record of /, 'records of ');
 
 /** One input per field, by type: date and datetime-local pickers, selects for options and yes/no, checkboxes for multi-selects, an item picker for relations, text otherwise. */
 export function fieldInput(field: Field, value: string, error: string | undefined, timeZone: string, relations: RelationContext = NO_RELATIONS): SafeHtml {

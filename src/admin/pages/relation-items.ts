@@ -44,8 +44,13 @@ function idsByTarget(fields: readonly Field[], rows: readonly Readonly<Record<st
 
 /** The live items the relation fields of `rows` point at, by id: one read per target, however many rows a page shows. */
 export async function relatedItems(ctx: Ctx, organization: Organization, fields: readonly Field[], rows: readonly Readonly<Record<string, unknown>>[]): Promise<Map<string, RelatedItem>> {
+  return itemsOf(ctx, organization, idsByTarget(fields, rows));
+}
+
+/** The live items of these ids, by id, given by target (`leads`, `accounts`, `deals` or an object slug): one read per target. */
+export async function itemsOf(ctx: Ctx, organization: Organization, idsOfTarget: ReadonlyMap<string, ReadonlySet<string>>): Promise<Map<string, RelatedItem>> {
   const items = new Map<string, RelatedItem>();
-  for (const [target, ids] of idsByTarget(fields, rows)) {
+  for (const [target, ids] of idsOfTarget) {
     if (builtIn(target)) {
       for (const [id, name] of await namesByIds(ctx.database.db, target, organization.id, [...ids])) items.set(id, { name, href: `${BUILT_IN[target]}/${id}` });
       continue;

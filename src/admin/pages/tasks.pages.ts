@@ -15,20 +15,33 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
 import { editConflict, submittedVersion, versionField, type EditedItem } from './edit-version.js';
 import { etagOf } from '../../lib/etag.js';
+import type { ItemTarget } from '../../modules/shared/item-target.js';
+import { itemsOf } from './relation-items.js';
+import type { RelatedItem } from './records.views.js';
 
-/** Where a task's item is shown in the console (a link), or its kind and id when no page shows it. */
-function targetCell(deps: AdminDeps, task: Task): SafeHtml | string {
+/** The relation target a task's item is of: `leads`, `accounts`, `deals` or its object's slug. */
+const targetOf = (target: ItemTarget) => (target.object === 'record' ? target.objectSlug ?? '' : `${target.object}s`);
+
+/** The live items a page of tasks is on, by id (one read per kind), to name them. */
+function taskItems(ctx: AdminDeps['ctx'], organization: { id: string; timezone: string }, tasks: readonly Task[]): Promise<Map<string, RelatedItem>> {
+  const ids = new Map<string, Set<string>>();
+  for (const { target } of tasks) if (target) ids.set(targetOf(target), (ids.get(targetOf(target)) ?? new Set()).add(target.id));
+  return itemsOf(ctx, organization, ids);
+}
+
+/** The task's item named and linked, or its kind and id when it has no page or is no longer live. */
+function targetCell(deps: AdminDeps, task: Task, items: ReadonlyMap<string, RelatedItem>): SafeHtml | string {
   if (!task.target) return html`<span class="muted">—</span>`;
   const page = deps.objectHref(task.target.object, task.target.id, task.target.objectSlug);
-  const label = `${task.target.objectSlug ?? task.target.object} ${task.target.id.slice(-6)}`;
+  const label = items.get(task.target.id)?.name ?? `${task.target.objectSlug ?? task.target.object} ${task.target.id.slice(-6)}`;
   return page ? html`<a href="${page}">${label}</a>` : label;
 }
 
-function taskRow(deps: AdminDeps, request: FastifyRequest, task: Task, today: string, timeZone: string): SafeHtml {
+function taskRow(deps: AdminDeps, request: FastifyRequest, task: Task, today: string, timeZone: string, items: ReadonlyMap<string, RelatedItem>): SafeHtml {
   const overdue = task.status === 'open' && task.dueDate !== null && task.dueDate.slice(0, 10) < today;
   return html`<tr>
   <td>${task.title}</td>
-  <td>${targetCell(deps, task)}</td>
+  <td>${targetCell(deps, task, items)}</td>
   <td>${dayOnly(task.dueDate)}${overdue ? html` ${badge('Overdue', 'bad')}` : ''}</td>
   <td>${timeTag(task.createdAt, timeZone)}</td>
   <td>${task.status === 'done' ? badge('Done') : ''}${taskActions(request, task, 'tasks')}</td>
@@ -136,10 +149,12 @@ export const tasksModule: AdminModule = {
       const query = { ...tasksQuery(controls, today), assigneeId: viewer.user.id, page: queryPage(request), limit: DEFAULT_LIMIT };
       let problem: FormProblem | undefined;
       let result: Awaited<ReturnType<typeof listTasks>> | undefined;
+      let items = new Map<string, RelatedItem>();
       try {
         const errors = validateValue(ListTasksQuery, query, 'query');
         if (errors.length) throw validationFailed(errors);
         result = await listTasks(ctx, viewer.organization, query as ListTasksQuery);
+        items = await taskItems(ctx, viewer.organization, result.tasks);
       } catch (err) {
         problem = problemOf(err);
       }
@@ -150,7 +165,7 @@ export const tasksModule: AdminModule = {
         status: problem ? 400 : 200,
         notice: NOTICES[queryText(request, 'notice')],
         body: html`<div class="toolbar">${tasksForm(controls, problem)}</div>
-${result ? html`${dataTable('My tasks', ['Task', 'On', 'Due', 'Created', ''], result.tasks.map((task) => taskRow(deps, request, task, today, timeZone)), controls.status || controls.due ? 'No tasks assigned to you match these filters.' : 'No open tasks assigned to you.')}
+${result ? html`${dataTable('My tasks', ['Task', 'On', 'Due', 'Created', ''], result.tasks.map((task) => taskRow(deps, request, task, today, timeZone, items)), controls.status || controls.due ? 'No tasks assigned to you match these filters.' : 'No open tasks assigned to you.')}
 ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       });
     });

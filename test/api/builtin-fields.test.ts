@@ -245,6 +245,14 @@ describe("the organization's OpenAPI document", () => {
     const create = doc.paths['/api/public/v1/leads'].post.requestBody.content['application/json'].schema;
     expect(create.properties.visitDate.anyOf[0]).toMatchObject({ type: 'string', examples: ['2026-11-21'] });
     expect(create.additionalProperties).toBe(false);
+    // The batches' items too: a client generated from the document sends the same fields in bulk.
+    const batch = doc.paths['/api/public/v1/leads/batch'];
+    for (const [method, keys] of [['post', ['ifMatch']], ['patch', ['id', 'ifMatch']]] as const) {
+      const item = batch[method].requestBody.content['application/json'].schema.properties.items.items;
+      expect(item.properties.visitDate.anyOf[0], method).toMatchObject({ type: 'string', examples: ['2026-11-21'] });
+      expect(Object.keys(item.properties), method).toEqual(expect.arrayContaining([...keys, 'name', 'tier']));
+      expect(item.additionalProperties, method).toBe(false);
+    }
     const params = doc.paths['/api/public/v1/leads'].get.parameters.map((p: { name: string }) => p.name);
     expect(params).toEqual(expect.arrayContaining(['filter[visitDate]', 'filter[visitDate][gte]', 'filter[tier]', 'filter[privateEmail]']));
     expect(params).not.toContain('filter[linkedinUrl]');

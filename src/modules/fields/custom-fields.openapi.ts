@@ -41,20 +41,43 @@ function resolved(doc: Document, schema: Schema): Schema {
   return structuredClone(name ? doc.components.schemas[name]! : schema);
 }
 
-/** A body schema with the custom fields typed beside the standard ones; nothing else is accepted then. */
+/**
+ * Types the custom fields on `schema` (a body, or a batch's item) beside the standard ones, required on a create
+ * where the definition says so; nothing else is accepted then. Returns an example value of each required one.
+ */
+function typeFields(doc: Document, schema: Schema, definition: Definition, mode: 'create' | 'update'): Schema {
+  for (const f of definition.fields) schema.properties[f.key] = f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'));
+  const required = mode === 'create' ? definition.fields.filter((f) => f.required) : [];
+  if (required.length) schema.required = [...(schema.required ?? []), ...required.map((f) => f.key)];
+  schema.additionalProperties = false;
+  return Object.fromEntries(required.map((f) => [f.key, exampleOf(schema.properties[f.key], doc.components.schemas, 0, f.key)]));
+}
+
+/** A body schema with the custom fields typed (typeFields). */
 function typedBody(doc: Document, operation: Schema | undefined, definition: Definition, mode: 'create' | 'update'): void {
   const content = operation?.requestBody?.content?.['application/json'];
   if (!content?.schema) return;
   const body = resolved(doc, content.schema);
-  for (const f of definition.fields) body.properties[f.key] = f.required ? valueSchema(f, 'write') : nullable(valueSchema(f, 'write'));
-  const required = mode === 'create' ? definition.fields.filter((f) => f.required) : [];
-  if (required.length) body.required = [...(body.required ?? []), ...required.map((f) => f.key)];
-  body.additionalProperties = false;
+  const requiredValues = typeFields(doc, body, definition, mode);
   content.schema = body;
   // The route's example is the generic one: without a required custom field it would be a body the API refuses.
-  if (content.example !== undefined && required.length) {
-    content.example = { ...content.example, ...Object.fromEntries(required.map((f) => [f.key, exampleOf(body.properties[f.key], doc.components.schemas, 0, f.key)])) };
-  }
+  if (content.example !== undefined) content.example = { ...content.example, ...requiredValues };
+}
+
+/**
+ * A batch body (`POST …/batch`, `PATCH …/batch`) with its items typed as the single create and update bodies
+ * are: the same custom fields, required on a create item as on `POST` (an upsert item that finds its holder is
+ * checked as an update, as the single PATCH would be). Its example gains the required ones too.
+ */
+function typedBatchBody(doc: Document, operation: Schema | undefined, definition: Definition, mode: 'create' | 'update'): void {
+  const content = operation?.requestBody?.content?.['application/json'];
+  if (!content?.schema) return;
+  const body = resolved(doc, content.schema);
+  const requiredValues = typeFields(doc, body.properties.items.items, definition, mode);
+  const withRequired = (example: Schema) => ({ ...example, items: example.items.map((item: Schema) => ({ ...item, ...requiredValues })) });
+  if (Array.isArray(body.examples)) body.examples = body.examples.map(withRequired);
+  if (content.example !== undefined) content.example = withRequired(content.example);
+  content.schema = body;
 }
 
 /**
@@ -69,8 +92,8 @@ export function documentedBuiltins(scopes: readonly Scope[], definitions: Record
 /**
  * The organization's custom fields of leads, accounts and deals in its own OpenAPI document (`document`, a
  * copy: it is changed in place): typed on the Lead, Account and Deal schemas (flat, null when unset), on their
- * create and update bodies, and as `filter[…]` parameters of their lists, so that a client generated from it
- * knows them.
+ * create and update bodies and their batches' items, and as `filter[…]` parameters of their lists, so that a
+ * client generated from it knows them.
  */
 export function withBuiltinFields(document: unknown, definitions: Partial<Record<BuiltinResource, Definition>>): unknown {
   const doc = document as Document;
@@ -88,6 +111,9 @@ export function withBuiltinFields(document: unknown, definitions: Partial<Record
     const item = doc.paths[`${API_PREFIX}${path}/{id}`];
     typedBody(doc, list?.post, definition, 'create');
     typedBody(doc, item?.patch, definition, 'update');
+    const batch = doc.paths[`${API_PREFIX}${path}/batch`];
+    typedBatchBody(doc, batch?.post, definition, 'create');
+    typedBatchBody(doc, batch?.patch, definition, 'update');
     if (list?.get) list.get.parameters = [...(list.get.parameters ?? []), ...filterParameters(definition.fields, noun)];
   }
   refreshExamples(doc, BUILTIN_RESOURCES.filter((r) => definitions[r]).map((r) => PLACES[r].component));

@@ -54,6 +54,8 @@ export interface BuildOptions {
   onRoute?: (route: RouteOptions) => void;
   /** GET /metrics text when more than this app's registry counts (a multi-thread server, server.ts). */
   metricsExposition?: () => Promise<string>;
+  /** True once the server is shutting down: `/ready` then answers 503 while every other route still serves (server.ts). */
+  stopping?: () => boolean;
 }
 
 /** From the start of close(), every response ends its keep-alive connection, so close() doesn't wait on idle clients. */
@@ -139,7 +141,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     ...(ctx.database.requestStarted ? { requestStarted: ctx.database.requestStarted } : {}),
   });
   registerCustomFieldChecks(app);
-  registerHealthRoutes(app, ctx);
+  registerHealthRoutes(app, ctx, opts.stopping);
   registerMcpRoutes(app, ctx, VERSION);
 
   await app.register(

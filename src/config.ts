@@ -40,6 +40,7 @@ export const EnvSchema = Type.Object({
   HTTP_MAX_CONNECTIONS: Type.Integer({ default: 10_000, minimum: 1 }),
   HTTP_MAX_REQUESTS_PER_SOCKET: Type.Integer({ default: 0, minimum: 0 }),
   HTTP_THREADS: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  SHUTDOWN_DELAY_MS: Type.Integer({ default: 0, minimum: 0, maximum: 300_000 }),
   TRASH_RETENTION_DAYS: Type.Integer({ default: 30, minimum: 1 }),
 });
 type Env = Static<typeof EnvSchema>;
@@ -76,6 +77,11 @@ export interface Config {
   readonly metricsPort: number | undefined;
   /** Threads serving HTTP in one server process (one listening socket, one rate-limit budget); 1 = none besides the main thread. */
   readonly httpThreads: number;
+  /**
+   * On SIGTERM/SIGINT, how long `/ready` answers 503 while everything else is still served, before the server
+   * stops accepting: a load balancer's readiness checks take the instance out first (docs/scaling.md).
+   */
+  readonly shutdownDelayMs: number;
   /** HTTPS served directly when both files are given. */
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly http: HttpLimits;
@@ -180,6 +186,7 @@ export function loadConfig(
     metricsToken: e.METRICS_TOKEN,
     metricsPort: e.METRICS_PORT,
     httpThreads: e.HTTP_THREADS ?? defaultHttpThreads(dialect),
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : null,
     http: Object.freeze({
       connectionTimeoutMs: e.HTTP_CONNECTION_TIMEOUT_MS,

@@ -36,7 +36,9 @@ ctx.outbox.subscribe(() => {
 
 let nextMetricsId = 0;
 const metricsWaiting = new Map<number, (text: string) => void>();
+const stopping = new Int32Array(data.stopping);
 const app = await buildApp(ctx, {
+  stopping: () => Atomics.load(stopping, 0) === 1,
   metricsExposition: () =>
     new Promise<string>((resolve) => {
       const id = nextMetricsId++;

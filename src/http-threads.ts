@@ -12,6 +12,8 @@ export interface HttpThreadData {
   config: Config;
   /** The main thread's listening socket: every thread accepts from it. */
   fd: number;
+  /** One Int32: 1 once the process is shutting down (every thread's /ready answers 503). */
+  stopping: SharedArrayBuffer;
   /** The process's SQLite write lock (db/write-lock.ts). */
   writeLock: SharedArrayBuffer;
   /** The shared rate-limit table, unless Redis holds the budget. */

@@ -33,6 +33,7 @@ export interface RunningServer {
 /** Shared memory for the extra HTTP threads: the SQLite write lock and, without Redis, the rate-limit table. */
 function sharedState(config: Config) {
   return {
+    stopping: new Int32Array(new SharedArrayBuffer(4)),
     writeLock: new WriteLock(),
     rateLimit: config.redisUrl ? undefined : SharedMemoryRateLimiter.createBuffer(),
     connections: ConnectionBalance.createBuffer(config.httpThreads),
@@ -54,8 +55,9 @@ function tuneGarbageCollection(): void {
 /**
  * Builds and listens, with the webhook dispatcher and the reminder scheduler in-process unless
  * DISPATCHER=off (then `crm worker` runs them), and HTTP_THREADS - 1 more threads serving the same socket
- * (http-threads.ts). SIGTERM/SIGINT stop accepting, finish in-flight requests in every thread, let in-flight
- * webhook attempts finish and record them, then close the database.
+ * (http-threads.ts). SIGTERM/SIGINT turn `/ready` to 503 for SHUTDOWN_DELAY_MS (0 by default) while serving on,
+ * then stop accepting, finish in-flight requests in every thread, let in-flight webhook attempts finish and
+ * record them, then close the database.
  */
 export async function startServer(config: Config, overrides: ContextOverrides = {}): Promise<RunningServer> {
   tuneGarbageCollection();
@@ -71,7 +73,12 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
   let reminders: { stop(): Promise<void> } | undefined;
   let purger: { stop(): Promise<void> } | undefined;
   let unpublish: (() => void) | undefined;
-  const app = await buildApp(ctx, shared && { metricsExposition: () => (threads ? threads.metricsText() : ctx.metrics.registry.metrics()) });
+  // Set at the start of a shutdown; every thread's /ready reads it.
+  const stopping = shared?.stopping ?? new Int32Array(new SharedArrayBuffer(4));
+  const app = await buildApp(ctx, {
+    stopping: () => Atomics.load(stopping, 0) === 1,
+    ...(shared && { metricsExposition: () => (threads ? threads.metricsText() : ctx.metrics.registry.metrics()) }),
+  });
   let draining = false;
   if (shared) balanceConnections(app, new ConnectionBalance(shared.connections, 0), () => draining);
   const connections = shared ? new ConnectionDrain(app.server) : undefined;
@@ -80,7 +87,7 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
     const address = await app.listen({ port: config.port, host: config.host });
     const fd = listeningFd(app.server);
     if (shared && fd >= 0) {
-      const data: HttpThreadData = { config, fd, writeLock: shared.writeLock.buffer, rateLimit: shared.rateLimit, connections: shared.connections, index: 0 };
+      const data: HttpThreadData = { config, fd, stopping: shared.stopping.buffer as SharedArrayBuffer, writeLock: shared.writeLock.buffer, rateLimit: shared.rateLimit, connections: shared.connections, index: 0 };
       threads = await HttpThreads.start(config.httpThreads - 1, data, {
         onOutbox: () => ctx.outbox.notify(),
         ownMetrics: () => ctx.metrics.registry.getMetricsAsJSON(),
@@ -118,10 +125,16 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
     flushLog(app.log);
   };
   let closing: Promise<void> | undefined;
-  // A signal during start-up (threads still booting) waits for it to finish, then shuts down as usual.
+  // A signal during start-up (threads still booting) waits for it to finish, then shuts down as usual: first
+  // SHUTDOWN_DELAY_MS of not being ready while still serving, for load balancers to stop sending requests.
   const close = () =>
     (closing ??= (async () => {
       await starting.catch(() => undefined);
+      Atomics.store(stopping, 0, 1);
+      if (config.shutdownDelayMs > 0) {
+        app.log.info({ delayMs: config.shutdownDelayMs }, 'not ready: serving until the shutdown delay ends');
+        await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+      }
       await reminders?.stop();
       await purger?.stop();
       await stopServing();

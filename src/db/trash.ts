@@ -88,12 +88,16 @@ const purgedRow = (r: RemovedRow): PurgedRow => ({
   ...(r.object_id !== undefined ? { objectId: r.object_id } : {}),
 });
 
-/** Removes one row of the organization for good, live or trashed; the removed row, if there was one. */
-export async function deleteRow(db: Executor, table: TrashTable, organizationId: string, id: string): Promise<PurgedRow | undefined> {
+/**
+ * Removes one row of the organization for good if it is in `view` (`any`: live or trashed); the removed row, if
+ * there was one. Like setDeletedAt, a check on the row's current state: a row restored meanwhile stays.
+ */
+export async function deleteRow(db: Executor, table: TrashTable, organizationId: string, id: string, view: TrashView): Promise<PurgedRow | undefined> {
   const row = await db
     .deleteFrom(table)
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
+    .where(inView(table, view))
     .returningAll()
     .executeTakeFirst();
   return row && purgedRow(row as RemovedRow);

@@ -2,15 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
 import type { Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { get, openConsole, submit, type ConsoleSession } from '../helpers/admin.js';
+import { eventually } from '../helpers/receiver.js';
+import { addConsoleUser, get, openConsole, post, signIn, submit, type ConsoleSession } from '../helpers/admin.js';
 
-/** The console's Delete button, Trash pages and Restore, for every trashable resource. */
+/** The console's Delete button, Trash pages, Restore and Delete for good, for every trashable resource. */
 let t: TestApp;
 let a: Seeded;
+/** A member; `admin` an administrator of the same organization. */
 let s: ConsoleSession;
+let admin: ConsoleSession;
 
 beforeAll(async () => {
   ({ t, a, s } = await openConsole({ name: 'Tess Trash' }));
+  admin = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { admin: true, name: 'Ada Admin' }));
   await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'gizmos', name: 'Gizmos', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
 });
 afterAll(() => t?.close());
@@ -42,6 +46,69 @@ describe.each([
     expect(restored.status).toBe(303);
     expect((await get(t.app, `${page}/trash`, s.cookie)).body).not.toContain(`${page}/${id}/restore`);
     expect((await get(t.app, page, s.cookie)).body).toContain(`${page}/${id}`);
+  });
+});
+
+describe.each([
+  { api: '/leads', key: 'lead', page: '/admin/data/leads', body: { name: 'Grace Hopper' } },
+  { api: '/accounts', key: 'account', page: '/admin/data/accounts', body: { name: 'Grace Hopper' } },
+  { api: '/deals', key: 'deal', page: '/admin/data/deals', body: { name: 'Grace Hopper' } },
+  { api: '/objects/gizmos/records', key: 'record', page: '/admin/data/objects/gizmos', body: { title: 'Grace Hopper' } },
+])('console delete for good of $key', ({ api, key, page, body }) => {
+  const trashed = async () => {
+    const id = (await call(t.app, 'POST', api, { auth: a.auth, body })).body.data[key].id as string;
+    expect((await call(t.app, 'DELETE', `${api}/${id}`, { auth: a.auth })).status).toBe(200);
+    return id;
+  };
+  const inTrash = async (id: string) => (await call(t.app, 'GET', `${api}?deleted=true&limit=100`, { auth: a.auth })).body.data[`${key}s`].some((x: { id: string }) => x.id === id);
+
+  it('an administrator deletes a trashed item for good from its Trash page, as the API permanent delete does', async () => {
+    const id = await trashed();
+    const before = await get(t.app, `${page}/trash`, admin.cookie);
+    expect(before.body).toMatch(
+      new RegExp(`action="${page}/${id}/purge" class="inline-form" data-confirm="Delete Grace Hopper for good\\? This cannot be undone\\.">.*<button type="submit" class="button button--danger" aria-label="Delete Grace Hopper for good">Delete for good</button>`),
+    );
+
+    const purged = await submit(t.app, admin, `${page}/${id}/purge`);
+    expect(purged.status, purged.body).toBe(303);
+    expect(purged.location).toBe(`${page}/trash?notice=purged`);
+    const after = await get(t.app, purged.location!, admin.cookie);
+    expect(after.body).toContain('Deleted for good.');
+    expect(after.body).not.toContain(`${page}/${id}/`);
+    expect((await call(t.app, 'GET', `${api}/${id}`, { auth: a.auth })).status).toBe(404);
+    expect(await inTrash(id)).toBe(false);
+    await eventually(async () => {
+      const events = (await call(t.app, 'GET', `/events?types=${key}.purged&limit=1000`, { auth: a.auth })).body.data.events.filter((e: { data: { id: string } }) => e.data.id === id);
+      expect(events.map((e: { data: { actor: unknown } }) => e.data.actor)).toEqual([{ type: 'USER', id: admin.userId, channel: 'UI' }]);
+    });
+
+    expect((await submit(t.app, admin, `${page}/${id}/purge`)).status).toBe(404);
+  });
+
+  it('a member sees no Delete for good button and is refused, the item staying in the trash', async () => {
+    const id = await trashed();
+    const trashPage = await get(t.app, `${page}/trash`, s.cookie);
+    expect(trashPage.body).toContain(`action="${page}/${id}/restore"`);
+    expect(trashPage.body).not.toContain('/purge"');
+    expect(trashPage.body).not.toContain('Delete for good');
+    const refused = await submit(t.app, s, `${page}/${id}/purge`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Administrators only');
+    expect(await inTrash(id)).toBe(true);
+  });
+
+  it('a live item is not found from this route and stays; the form needs the session CSRF token', async () => {
+    const live = (await call(t.app, 'POST', api, { auth: a.auth, body })).body.data[key].id as string;
+    expect((await submit(t.app, admin, `${page}/${live}/purge`)).status).toBe(404);
+    expect((await call(t.app, 'GET', `${api}/${live}`, { auth: a.auth })).status).toBe(200);
+
+    const id = await trashed();
+    for (const csrf of [null, s.csrf]) {
+      const refused = await post(t.app, `${page}/${id}/purge`, {}, { cookie: admin.cookie, csrf });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain('Form expired');
+    }
+    expect(await inTrash(id)).toBe(true);
   });
 });
 

@@ -187,6 +187,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       },
       remove: (trx, caller, _params, id) => deleteAccount(ctx, trx, caller, id, false),
       restore: (trx, caller, _params, id) => restoreAccount(ctx, trx, caller, id),
+      purge: (trx, caller, _params, id) => deleteAccount(ctx, trx, caller, id, true, { trashedOnly: true }),
     });
   },
 };

@@ -288,6 +288,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       },
       remove: (trx, caller, _params, id) => deleteDeal(ctx, trx, caller, id, false),
       restore: (trx, caller, _params, id) => restoreDeal(ctx, trx, caller, id),
+      purge: (trx, caller, _params, id) => deleteDeal(ctx, trx, caller, id, true, { trashedOnly: true }),
     });
   },
 };

@@ -201,6 +201,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       },
       remove: (trx, caller, _params, id) => deleteLead(ctx, trx, caller, id, false),
       restore: (trx, caller, _params, id) => restoreLead(ctx, trx, caller, id),
+      purge: (trx, caller, _params, id) => deleteLead(ctx, trx, caller, id, true, { trashedOnly: true }),
     });
   },
 };

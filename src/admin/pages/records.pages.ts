@@ -219,6 +219,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       },
       remove: (trx, caller, params, id) => deleteRecord(ctx, trx, caller, params.slug!, id, false),
       restore: (trx, caller, params, id) => restoreRecord(ctx, trx, caller, params.slug!, id),
+      purge: (trx, caller, params, id) => deleteRecord(ctx, trx, caller, params.slug!, id, true, { trashedOnly: true }),
     });
   },
 };

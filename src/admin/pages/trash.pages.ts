@@ -11,7 +11,6 @@ import { callerOfViewer, viewerOf, type AdminDeps, type Viewer } from '../module
 
 type Params = Record<string, string>;
 
-/** What a console resource hands over to get its Delete action and its Trash page with Restore. */
 /** A trashed item as its Trash page lists it. */
 export interface TrashRow {
   id: string;
@@ -19,6 +18,7 @@ export interface TrashRow {
   deletedAt: string | null;
 }
 
+/** What a console resource hands over to get its Delete action and its Trash page with Restore and Delete for good. */
 export interface ConsoleTrashSpec {
   /** The resource's list route under /admin, Fastify syntax: `/data/leads`, `/data/objects/:slug`. */
   route: string;
@@ -30,6 +30,8 @@ export interface ConsoleTrashSpec {
   trash(viewer: Viewer, params: Params, page: number): Promise<{ items: TrashRow[]; pagination: Pagination }>;
   remove(trx: Executor, caller: Caller, params: Params, id: string): Promise<unknown>;
   restore(trx: Executor, caller: Caller, params: Params, id: string): Promise<unknown>;
+  /** The API's permanent delete, of an item in the trash only (a live one is not found). */
+  purge(trx: Executor, caller: Caller, params: Params, id: string): Promise<unknown>;
 }
 
 /** The record page's Delete button: a confirmed POST that moves the item to the trash. */
@@ -43,9 +45,23 @@ export function deleteButton(request: FastifyRequest, listHref: string, id: stri
 
 export const trashLink = (listHref: string): SafeHtml => html`<a class="button button--secondary" href="${listHref}/trash">Trash</a>`;
 
-const NOTICES: Record<string, string> = { deleted: 'Moved to the trash.', restored: 'Restored.' };
+const NOTICES: Record<string, string> = { deleted: 'Moved to the trash.', restored: 'Restored.', purged: 'Deleted for good.' };
 
-/** Registers `<route>/trash`, `<route>/:id/delete` and `<route>/:id/restore` for one resource. */
+/** A Trash page row's actions: Restore for everyone, Delete for good for administrators. */
+function rowActions(request: FastifyRequest, viewer: Viewer, itemHref: string, name: string): SafeHtml {
+  const restore = actionForm(request, `${itemHref}/restore`, 'Restore', { accessibleName: `Restore ${name}` });
+  if (!viewer.user.isAdmin) return restore;
+  return html`${restore} ${actionForm(request, `${itemHref}/purge`, 'Delete for good', {
+    variant: 'danger',
+    confirm: `Delete ${name} for good? This cannot be undone.`,
+    accessibleName: `Delete ${name} for good`,
+  })}`;
+}
+
+/**
+ * Registers `<route>/trash`, `<route>/:id/delete`, `<route>/:id/restore` and `<route>/:id/purge` (administrators
+ * only) for one resource.
+ */
 export function registerConsoleTrash(app: FastifyInstance, deps: AdminDeps, spec: ConsoleTrashSpec): void {
   const { ctx } = deps;
   const retention = ctx.config.trashRetentionDays;
@@ -57,7 +73,7 @@ export function registerConsoleTrash(app: FastifyInstance, deps: AdminDeps, spec
       (item) => html`<tr>
   <td>${item.name}</td>
   <td>${timeTag(item.deletedAt, viewer.organization.timezone)}</td>
-  <td>${actionForm(request, `${href}/${item.id}/restore`, 'Restore', { accessibleName: `Restore ${item.name}` })}</td>
+  <td>${rowActions(request, viewer, `${href}/${item.id}`, item.name)}</td>
 </tr>`,
     );
     return deps.render(request, reply, {
@@ -77,5 +93,10 @@ ${dataTable(`Deleted ${spec.noun}s`, ['Name', 'Deleted', ''], rows, `The trash i
     const viewer = viewerOf(request);
     await inTransaction(ctx, (trx) => spec.restore(trx, callerOfViewer(viewer), request.params, request.params.id));
     return reply.redirect(`${spec.href(request.params)}/trash?notice=restored`, 303);
+  });
+  app.post<{ Params: Params & { id: string } }>(`${spec.route}/:id/purge`, { config: { console: { access: 'admin' } } }, async (request, reply) => {
+    const viewer = viewerOf(request);
+    await inTransaction(ctx, (trx) => spec.purge(trx, callerOfViewer(viewer), request.params, request.params.id));
+    return reply.redirect(`${spec.href(request.params)}/trash?notice=purged`, 303);
   });
 }

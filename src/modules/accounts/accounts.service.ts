@@ -14,7 +14,7 @@ import type { Caller } from '../shared/caller.js';
 import { contactFilter } from '../shared/contact-query.js';
 import { findAccount, insertAccount, listAccounts as listStored, updateAccount as updateStored, type StoredAccount } from './accounts.store.js';
 import type { Account, CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from './accounts.schemas.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, customSealer, openCustom, parseCustomInput, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { checkRelationTargets } from '../objects/relation-targets.js';
@@ -179,7 +179,7 @@ function trashableAccounts(ctx: Ctx, c: CustomFields): Trashable<StoredAccount, 
 }
 
 /** DELETE /accounts/{id}: to the trash, or for good with `permanent`; leads and deals keep its id (then 404). */
-export async function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Account> {
+export async function deleteAccount(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<Account> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableAccounts(ctx, await accountFields(ctx, trx, caller.organizationId)), id, opts);
 }
 

@@ -14,7 +14,7 @@ import { recordEvent } from '../events/outbox.store.js';
 import { existingLeadIds } from '../leads/leads.store.js';
 import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import type { TrashView } from '../../db/trash.js';
 import { findDeal, insertDeal, listDeals as listStored, updateDeal as updateStored, type StoredDeal } from './deals.store.js';
 import type { CreateDealBody, Deal, ListDealsQuery, UpdateDealBody } from './deals.schemas.js';
@@ -217,7 +217,7 @@ function trashableDeals(ctx: Ctx, c: CustomFields): Trashable<StoredDeal, Deal> 
 }
 
 /** DELETE /deals/{id}: to the trash, or for good with `permanent`. */
-export async function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Deal> {
+export async function deleteDeal(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<Deal> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableDeals(ctx, await dealFields(ctx, trx, caller.organizationId)), id, opts);
 }
 

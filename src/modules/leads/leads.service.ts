@@ -20,7 +20,7 @@ import { findContactMatches, findLead, findOldestDuplicate, insertLeads, insertL
 import type { CreateLeadBody, Lead, ListLeadsQuery, UpdateLeadBody } from './leads.schemas.js';
 import { prepareLeads, type NewLead, type PreparedLeads } from './new-lead.js';
 import { checkCondition, lockForCondition, lockWriteKeys, type WriteOptions } from '../shared/precondition.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { customFieldsOf, customListOf } from '../fields/custom-fields.service.js';
 import { customContactKeys, customEventKeys, type CustomFields, customIndexed, type NewCustomValues, openCustom, patchedCustom, presentCustom, sealCustom } from '../fields/custom-values.js';
 import { checkRelationTargets } from '../objects/relation-targets.js';
@@ -381,7 +381,7 @@ function trashableLeads(ctx: Ctx & Pick<AppContext, 'config'>, c: CustomFields):
 }
 
 /** DELETE /leads/{id}: to the trash, or for good with `permanent`. */
-export async function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Lead> {
+export async function deleteLead(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<Lead> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableLeads(ctx, await leadFields(ctx, trx, caller.organizationId)), id, opts);
 }
 

@@ -27,7 +27,7 @@ import { recordContactIndexes } from './record-contacts.js';
 import { checkRelationTargets } from './relation-targets.js';
 import { addRecordContacts, replaceRecordContacts } from './record-contacts.store.js';
 import { externalIdHolders } from '../../db/external-ids.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { own } from '../../lib/own.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
@@ -275,7 +275,7 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
 }
 
 /** DELETE /objects/{object}/records/{id}: to the trash, or for good with `permanent`. */
-export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<RecordView> {
+export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<RecordView> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id, opts);
 }
 

@@ -136,13 +136,25 @@ export async function recordPurged(trx: Executor, ctx: Pick<AppContext, 'databas
   for (const [organizationId, ids] of byOrganization) await purgeAttached(trx, organizationId, ids, actor, now);
 }
 
-/** `?permanent=true`: removes a live or trashed item at once. Answers it as it was, `deletedAt` set to now. */
-export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx & Pick<AppContext, 'cipher'>, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
-  const current = await findForWrite(ctx, trx, caller, r, id, 'any', opts);
+/**
+ * How a resource's delete is asked for. `trashedOnly` (with `permanent`): only an item in the trash is removed, a
+ * live one is 404 — the console's Delete for good, offered on the Trash pages only.
+ */
+export interface DeleteOptions extends WriteOptions {
+  trashedOnly?: boolean;
+}
+
+/**
+ * `?permanent=true`: removes a live or trashed item at once (`trashedOnly`: a trashed one). Answers it as it was,
+ * `deletedAt` set to now.
+ */
+export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: Ctx & Pick<AppContext, 'cipher'>, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: DeleteOptions = {}): Promise<Trashed<V>> {
+  const view: TrashView = opts.trashedOnly ? 'trash' : 'any';
+  const current = await findForWrite(ctx, trx, caller, r, id, view, opts);
   if (!current) throw notFound(r.label);
   checkCondition(opts, r.object, r.present(current));
   await r.purging?.(trx, current);
-  const removed = await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id);
+  const removed = await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id, view);
   if (!removed) throw notFound(r.label);
   const now = ctx.clock.now();
   await recordPurged(trx, ctx, r.object, [removed], caller.actor, now);

@@ -14,6 +14,7 @@ import { recordsModule } from './pages/records.pages.js';
 import { sectionsModule } from './pages/sections.pages.js';
 import { settingsModule } from './pages/settings.pages.js';
 import { signInModule } from './pages/sign-in.pages.js';
+import { taskCreateModule } from './pages/task-create.pages.js';
 import { tasksModule } from './pages/tasks.pages.js';
 import { usersModule } from './pages/users.pages.js';
 import { webhooksModule } from './pages/webhooks.pages.js';
@@ -33,6 +34,7 @@ export const ADMIN_MODULES: readonly AdminModule[] = [
   dealsModule,
   recordsModule,
   tasksModule,
+  taskCreateModule,
   notesModule,
   apiKeysModule,
   assignmentRulesModule,

@@ -111,3 +111,95 @@ describe('console: done, reopen and edit tasks', () => {
     expect((await submit(t.app, s, '/admin/data/tasks/0123456789abcdef01234567/done', { from: 'timeline' })).status).toBe(404);
   });
 });
+
+describe('console: adding tasks', () => {
+  const taskAdded = (page: string) => `${page}?notice=taskAdded#history`;
+
+  it('a lead\'s timeline adds a task like POST /tasks, for the signed-in user by default: on the timeline, in My tasks, in the API', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Tess Tasks' } })).body.data.lead.id;
+    const page = `/admin/data/leads/${lead}`;
+    const shown = (await get(t.app, page, s.cookie)).body;
+    expect(shown).toContain('<legend>Add a task</legend>');
+    expect(shown).toMatch(/id="f-dueDate" name="dueDate" type="date"/);
+    expect(shown).toContain(`<option value="${s.userId}" selected>Nora Notes</option>`);
+    const res = await submit(t.app, s, '/admin/data/tasks', { object: 'lead', id: lead, title: 'Call Tess back', dueDate: '2026-12-03', assigneeId: s.userId });
+    expect(res.status, res.body).toBe(303);
+    expect(res.location).toBe(taskAdded(page));
+    const after = (await get(t.app, res.location!, s.cookie)).body;
+    expect(after).toContain('Task added.');
+    expect(after).toContain('Task: Call Tess back');
+    const mine = (await get(t.app, '/admin/data/tasks', s.cookie)).body;
+    expect(mine).toContain('Call Tess back');
+    expect(mine).toContain(`<a href="${page}">Tess Tasks</a>`);
+    const tasks = (await call(t.app, 'GET', `/tasks?targetId=${lead}`, { auth: a.auth })).body.data.tasks;
+    expect(tasks).toEqual([expect.objectContaining({ title: 'Call Tess back', target: { object: 'lead', id: lead }, dueDate: '2026-12-03T00:00:00.000Z', assigneeId: s.userId, status: 'open' })]);
+    const events = await listEvents(t.ctx.database.db, a.orgId, { objectId: tasks[0].id });
+    expect(events.map((e) => [e.type, e.data.actor])).toEqual([['task.created', UI(s.userId)]]);
+  });
+
+  it('a custom-object record\'s timeline adds a task for another user, undated, shown in their My tasks only', async () => {
+    await call(t.app, 'POST', '/objects', { auth: a.auth, body: { slug: 'site_visits', name: 'Site visits', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+    const record = (await call(t.app, 'POST', '/objects/site_visits/records', { auth: a.auth, body: { title: 'Warehouse' } })).body.data.record.id;
+    const page = `/admin/data/objects/site_visits/${record}`;
+    const colleague = await signIn(t.app, await addConsoleUser(t.ctx, a.orgId, { name: 'Colin Colleague' }));
+    expect((await get(t.app, page, s.cookie)).body).toContain(`<option value="${colleague.userId}">Colin Colleague</option>`);
+    const res = await submit(t.app, s, '/admin/data/tasks', { object: 'record', id: record, objectSlug: 'site_visits', title: 'Book the visit', dueDate: '', assigneeId: colleague.userId });
+    expect(res.location).toBe(taskAdded(page));
+    expect((await get(t.app, page, s.cookie)).body).toContain('Task: Book the visit');
+    expect((await get(t.app, '/admin/data/tasks', colleague.cookie)).body).toContain(`<a href="${page}">Warehouse</a>`);
+    expect((await get(t.app, '/admin/data/tasks', s.cookie)).body).not.toContain('Book the visit');
+    const tasks = (await call(t.app, 'GET', `/tasks?targetId=${record}`, { auth: a.auth })).body.data.tasks;
+    expect(tasks).toEqual([expect.objectContaining({ title: 'Book the visit', target: { object: 'record', id: record, objectSlug: 'site_visits' }, dueDate: null, assigneeId: colleague.userId })]);
+  });
+
+  it('refuses a missing title or a day that does not exist, keeping what was typed, and adds nothing', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Refused' } })).body.data.lead.id;
+    const noTitle = await submit(t.app, s, '/admin/data/tasks', { object: 'lead', id: lead, title: '  ', dueDate: '2026-12-24', assigneeId: '' });
+    expect(noTitle.status).toBe(400);
+    expect(fieldError(noTitle.body, 'title')).toContain('Title');
+    expect(noTitle.body).toContain('value="2026-12-24"');
+    expect(noTitle.body).not.toContain(`<option value="${s.userId}" selected>`);
+    expect(noTitle.body).toContain(`href="/admin/data/leads/${lead}"`);
+    const badDate = await submit(t.app, s, '/admin/data/tasks', { object: 'lead', id: lead, title: 'Wrap presents', dueDate: '2026-02-30', assigneeId: s.userId });
+    expect(badDate.status).toBe(400);
+    expect(fieldError(badDate.body, 'dueDate')).toContain('Due date');
+    expect(badDate.body).toContain('value="Wrap presents"');
+    expect(badDate.body).toContain('value="2026-02-30"');
+    expect((await call(t.app, 'GET', `/tasks?targetId=${lead}`, { auth: a.auth })).body.data.tasks).toEqual([]);
+  });
+
+  it('requires the session\'s CSRF token, and keeps other organizations\' items and users out', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: 'Guarded' } })).body.data.lead.id;
+    const forged = await post(t.app, '/admin/data/tasks', { object: 'lead', id: lead, title: 'Forged' }, { cookie: s.cookie, csrf: 'forged' });
+    expect(forged.status).toBe(403);
+    const b = await seedOrg(t.ctx);
+    const outsider = await signIn(t.app, await addConsoleUser(t.ctx, b.orgId, { name: 'Otto Outsider' }));
+    const foreign = await submit(t.app, outsider, '/admin/data/tasks', { object: 'lead', id: lead, title: 'Sneak in', assigneeId: outsider.userId });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toContain('Item is not a live lead of this organization');
+    const foreignAssignee = await submit(t.app, s, '/admin/data/tasks', { object: 'lead', id: lead, title: 'Hand over', assigneeId: outsider.userId });
+    expect(foreignAssignee.status).toBe(400);
+    expect(fieldError(foreignAssignee.body, 'assigneeId')).toContain('Assignee is not an active user of this organization');
+    expect((await submit(t.app, s, '/admin/data/tasks', { object: 'invoice', id: lead, title: 'Nowhere' })).status).toBe(404);
+    expect((await call(t.app, 'GET', `/tasks?targetId=${lead}`, { auth: a.auth })).body.data.tasks).toEqual([]);
+    expect((await call(t.app, 'GET', '/tasks', { auth: b.auth })).body.data.tasks).toEqual([]);
+  });
+
+  it('My tasks has a "New task" page for a task on no item', async () => {
+    expect((await get(t.app, '/admin/data/tasks', s.cookie)).body).toContain('href="/admin/data/tasks/new"');
+    const form = await get(t.app, '/admin/data/tasks/new', s.cookie);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain(`<option value="${s.userId}" selected>Nora Notes</option>`);
+    const refused = await submit(t.app, s, '/admin/data/tasks', { title: '', dueDate: '2027-01-04', assigneeId: s.userId });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('value="2027-01-04"');
+    expect(refused.body).toContain('href="/admin/data/tasks">Back to My tasks</a>');
+    const res = await submit(t.app, s, '/admin/data/tasks', { title: 'Plan the quarter', dueDate: '2027-01-04', assigneeId: s.userId });
+    expect(res.location).toBe('/admin/data/tasks?notice=added');
+    const mine = (await get(t.app, res.location!, s.cookie)).body;
+    expect(mine).toContain('Task added.');
+    expect(mine).toContain('Plan the quarter');
+    const tasks = (await call(t.app, 'GET', `/tasks?assigneeId=${s.userId}`, { auth: a.auth })).body.data.tasks;
+    expect(tasks.find((task: { title: string }) => task.title === 'Plan the quarter')).toMatchObject({ target: null, dueDate: '2027-01-04T00:00:00.000Z' });
+  });
+});

@@ -15,13 +15,13 @@ import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
-import { consoleTimeline, listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople, TIMELINE_NOTICES } from './detail.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
 import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedWithCustom, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
 import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 
-const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
+const NOTICES: Record<string, string> = { created: 'Account created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', ...TIMELINE_NOTICES };
 
 function readForm(body: FormBody): AccountFormValues {
   const values = emptyAccountForm();

@@ -17,7 +17,7 @@ import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer
 import { countByStage, newestInStage, type BoardFilter } from './board.store.js';
 import { BOARD_CARDS, dealBoard, type BoardColumn } from './deals-board.views.js';
 import { BOARD_PATH, DEAL_LABELS, dealDetail, dealFilterForm, dealForm, dealFormValues, DEALS_PATH, dealsPager, dealsTable, emptyDealForm, viewSwitch, type DealFilters, type DealFormValues } from './deals.views.js';
-import { consoleTimeline, listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople, TIMELINE_NOTICES } from './detail.views.js';
 import { namesByIds, recentNames } from './names.store.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { RELATED_LIMIT } from './records.views.js';
@@ -25,7 +25,7 @@ import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedW
 import { customShown, formRelations } from './relation-items.js';
 import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 
-const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', moved: 'Deal moved.' };
+const NOTICES: Record<string, string> = { created: 'Deal created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', moved: 'Deal moved.', ...TIMELINE_NOTICES };
 const PICKER_SIZE = 50;
 
 function readFilters(request: FastifyRequest): DealFilters {

@@ -10,6 +10,7 @@ import { dayOnly, timeTag } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
 import { noteForm } from './notes.views.js';
 import { taskActions } from './task-actions.views.js';
+import { blankNewTask, newTaskForm } from './task-form.views.js';
 
 /** One term of a record's detail list; an empty value shows a dash. */
 export function detailRow(label: string, value: SafeHtml | string | number | null | undefined): SafeHtml {
@@ -18,16 +19,21 @@ export function detailRow(label: string, value: SafeHtml | string | number | nul
 
 const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
 
-/** An item's timeline as its console page shows it: the entries, and the item and request its forms post for. */
+/** An item's timeline as its console page shows it: the entries, the item and request its forms post for, whom a task can be for. */
 export interface ConsoleTimeline {
   entries: TimelineEntry[];
   target: ItemTarget;
   request: FastifyRequest;
+  assignees: Person[];
 }
+
+/** The notice of an item's page after a timeline form added to it (`?notice=taskAdded`). */
+export const TIMELINE_NOTICES: Readonly<Record<string, string>> = { taskAdded: 'Task added.' };
 
 /** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
 export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher' | 'cursorSeal'>, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
-  return { entries: (await itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 })).timeline, target, request };
+  const [timeline, assignees] = await Promise.all([itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 }), activePeople(ctx.database.db, organizationId)]);
+  return { entries: timeline.timeline, target, request, assignees };
 }
 
 function entryLine(request: FastifyRequest, e: TimelineEntry, timeZone: string): SafeHtml {
@@ -41,11 +47,12 @@ function entryLine(request: FastifyRequest, e: TimelineEntry, timeZone: string):
 ${taskActions(request, task, 'timeline')}`;
 }
 
-/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks; a note form. */
+/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks; a note form and a task form. */
 export function historyPanel(history: ConsoleTimeline, timeZone: string): SafeHtml {
   const { entries, request } = history;
   return html`<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
 ${noteForm(request, history.target)}
+${newTaskForm(request, { target: history.target, assignees: history.assignees, values: blankNewTask(request), legend: 'Add a task' })}
 ${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
 </section>`;
 }
@@ -61,6 +68,11 @@ export interface Person {
  */
 export async function listPeople(db: Executor, organizationId: string): Promise<Person[]> {
   return (await listUsers(db, organizationId)).map((u) => ({ id: u.id, name: u.deactivatedAt === null ? u.name : `${u.name} (deactivated)` }));
+}
+
+/** The organization's active users: whom a task can be assigned to (the API refuses a deactivated one). */
+export async function activePeople(db: Executor, organizationId: string): Promise<Person[]> {
+  return (await listUsers(db, organizationId)).filter((u) => u.deactivatedAt === null).map((u) => ({ id: u.id, name: u.name }));
 }
 
 /** An owner cell: the user's name, the raw id if the user is gone, or "Unassigned". */

@@ -9,7 +9,7 @@ import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js'
 import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import { consoleTimeline, listPeople } from './detail.views.js';
+import { consoleTimeline, listPeople, TIMELINE_NOTICES } from './detail.views.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
 import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
@@ -24,7 +24,7 @@ import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
 /** Newest accounts the lead form's account picker offers. */
 const PICKER_SIZE = 50;
 
-const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
+const NOTICES: Record<string, string> = { created: 'Lead created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', ...TIMELINE_NOTICES };
 
 function readForm(body: FormBody): LeadFormValues {
   const values = emptyLeadForm();

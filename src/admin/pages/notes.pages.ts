@@ -6,6 +6,7 @@ import { checkedBody, formBody, problemOf, text } from '../forms.js';
 import { html } from '../html.js';
 import { pageNotFound } from '../errors.js';
 import { callerOfViewer, viewerOf, type AdminModule } from '../module.js';
+import { submittedTarget } from './item-target-fields.js';
 import { noteForm } from './notes.views.js';
 
 /**
@@ -21,8 +22,7 @@ export const notesModule: AdminModule = {
     app.post('/data/notes', async (request, reply) => {
       const viewer = viewerOf(request);
       const body = formBody(request);
-      const slug = text(body, 'objectSlug');
-      const input = { target: { object: text(body, 'object'), id: text(body, 'id'), ...(slug ? { objectSlug: slug } : {}) }, body: text(body, 'body') } as CreateNoteBody;
+      const input: CreateNoteBody = { target: submittedTarget(body), body: text(body, 'body') };
       const page = deps.objectHref(input.target.object, input.target.id, input.target.objectSlug);
       if (!page) throw pageNotFound();
       try {

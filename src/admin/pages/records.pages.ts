@@ -18,14 +18,14 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { objectNames } from './names.store.js';
 import { builtInPage, RECORDS_PATH } from './objects.views.js';
-import { consoleTimeline } from './detail.views.js';
+import { consoleTimeline, TIMELINE_NOTICES } from './detail.views.js';
 import { formValues, recordBody, submittedText } from './record-values.js';
 import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
 import { formRelations, relatedItems } from './relation-items.js';
 import { RELATED_LIMIT, recordDetail, recordFilterForm, recordForm, recordsPager, recordsPath, recordsTable, recordTitle, type RecordFilters } from './records.views.js';
 
-const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.' };
+const NOTICES: Record<string, string> = { created: 'Record created.', saved: 'Changes saved.', unchanged: 'Nothing was changed.', ...TIMELINE_NOTICES };
 /** Custom objects listed under Data; more are reached from Configuration › Custom objects. */
 const NAV_OBJECTS = 30;
 

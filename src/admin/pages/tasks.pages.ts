@@ -5,7 +5,7 @@ import { addDays, localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { ListTasksQuery, UpdateTaskBody, type Task } from '../../modules/tasks/tasks.schemas.js';
 import { getTask, listTasks, updateTask } from '../../modules/tasks/tasks.service.js';
-import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, textField, type Option } from '../components.js';
+import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, type Option } from '../components.js';
 import { dayOnly, timeTag } from '../format.js';
 import { checkedBody, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { TIME_CONSOLE_SORTS } from '../list-controls.js';
@@ -13,6 +13,7 @@ import { html, type SafeHtml } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
+import { submittedTask, TASK_LABELS, taskFields, taskInput, type TaskFormValues } from './task-form.views.js';
 import { editConflict, submittedVersion, versionField, type EditedItem } from './edit-version.js';
 import { etagOf } from '../../lib/etag.js';
 import type { ItemTarget } from '../../modules/shared/item-target.js';
@@ -87,8 +88,7 @@ function tasksForm(c: TaskControls, problem: FormProblem | undefined): SafeHtml 
 </form>`;
 }
 
-const NOTICES: Record<string, string> = { done: 'Task marked done.', reopened: 'Task reopened.', saved: 'Task saved.' };
-const TASK_LABELS = { title: 'Title', dueDate: 'Due date' };
+const NOTICES: Record<string, string> = { added: 'Task added.', done: 'Task marked done.', reopened: 'Task reopened.', saved: 'Task saved.' };
 
 const returnOf = (value: string): TaskReturn => (value === 'timeline' ? 'timeline' : 'tasks');
 
@@ -98,9 +98,8 @@ function backTo(deps: AdminDeps, task: Task, from: TaskReturn, notice?: string):
   return page ? `${page}#history` : notice ? `${TASKS_PATH}?notice=${notice}` : TASKS_PATH;
 }
 
-type TaskForm = Record<keyof typeof TASK_LABELS, string>;
-
-const EDITED_TASK: EditedItem<Task> = { key: 'task', noun: 'task', labels: TASK_LABELS, formOf: (task) => ({ title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' }) };
+const formOf = (task: Task): TaskFormValues => ({ title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' });
+const EDITED_TASK: EditedItem<Task> = { key: 'task', noun: 'task', labels: TASK_LABELS, formOf };
 
 /**
  * Edit a task's title and due date (an empty date clears it), saved against `version` (else the task's own);
@@ -112,9 +111,9 @@ async function editPage(
   reply: FastifyReply,
   task: Task,
   from: TaskReturn,
-  opts: { form?: TaskForm; version?: string | undefined; problem?: FormProblem; status?: number } = {},
+  opts: { form?: TaskFormValues; version?: string | undefined; problem?: FormProblem; status?: number } = {},
 ) {
-  const form = opts.form ?? EDITED_TASK.formOf(task);
+  const form = opts.form ?? formOf(task);
   const f = opts.problem?.fields ?? {};
   return deps.render(request, reply, {
     title: `Edit task: ${task.title}`,
@@ -123,8 +122,7 @@ async function editPage(
     body: html`${errorSummary(opts.problem, TASK_LABELS)}
 <form method="post" action="${TASKS_PATH}/${task.id}/edit" class="form" novalidate>
   ${csrfField(request)}${versionField(opts.version ?? etagOf(task))}<input type="hidden" name="from" value="${from}">
-  ${textField({ name: 'title', label: TASK_LABELS.title, value: form.title, error: f.title, required: true, maxLength: 500 })}
-  ${textField({ name: 'dueDate', label: TASK_LABELS.dueDate, type: 'date', value: form.dueDate, error: f.dueDate, hint: 'Leave empty for no due date.' })}
+  ${taskFields(form, f)}
   <p class="button-row">${button('Save task')} <a class="button button--secondary" href="${backTo(deps, task, from)}">Cancel</a></p>
 </form>`,
   });
@@ -164,7 +162,7 @@ export const tasksModule: AdminModule = {
         crumbs: ['Data'],
         status: problem ? 400 : 200,
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`<div class="toolbar">${tasksForm(controls, problem)}</div>
+        body: html`<div class="toolbar">${tasksForm(controls, problem)}<a class="button button--primary" href="${TASKS_PATH}/new">New task</a></div>
 ${result ? html`${dataTable('My tasks', ['Task', 'On', 'Due', 'Created', ''], result.tasks.map((task) => taskRow(deps, request, task, today, timeZone, items)), controls.status || controls.due ? 'No tasks assigned to you match these filters.' : 'No open tasks assigned to you.')}
 ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       });
@@ -187,10 +185,10 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       const viewer = viewerOf(request);
       const body = formBody(request);
       const from = returnOf(text(body, 'from'));
-      const form: TaskForm = { title: text(body, 'title'), dueDate: text(body, 'dueDate') };
+      const form = submittedTask(body);
       const version = submittedVersion(body);
       try {
-        const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, { title: form.title, dueDate: form.dueDate === '' ? null : form.dueDate });
+        const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, taskInput(form));
         const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch, { ifMatch: version }));
         return reply.redirect(backTo(deps, task, from, 'saved'), 303);
       } catch (err) {

@@ -19,12 +19,15 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-describe.each([
-  { api: '/leads', key: 'lead', page: '/admin/data/leads', body: { name: 'Console Capybara' } },
-  { api: '/accounts', key: 'account', page: '/admin/data/accounts', body: { name: 'Console Capybara' } },
-  { api: '/deals', key: 'deal', page: '/admin/data/deals', body: { name: 'Console Capybara' } },
-  { api: '/objects/gizmos/records', key: 'record', page: '/admin/data/objects/gizmos', body: { title: 'Console Capybara' } },
-])('console trash of $key', ({ api, key, page, body }) => {
+/** Every console resource with a Trash page: its API path, its key in answers, its console list, a body named `name`. */
+const resources = (name: string) => [
+  { api: '/leads', key: 'lead', page: '/admin/data/leads', body: { name } },
+  { api: '/accounts', key: 'account', page: '/admin/data/accounts', body: { name } },
+  { api: '/deals', key: 'deal', page: '/admin/data/deals', body: { name } },
+  { api: '/objects/gizmos/records', key: 'record', page: '/admin/data/objects/gizmos', body: { title: name } },
+];
+
+describe.each(resources('Console Capybara'))('console trash of $key', ({ api, key, page, body }) => {
   it('the record page deletes with a confirmation; the item leaves the list, shows in the Trash page, and Restore brings it back', async () => {
     const id = (await call(t.app, 'POST', api, { auth: a.auth, body })).body.data[key].id as string;
     const detail = await get(t.app, `${page}/${id}`, s.cookie);
@@ -49,12 +52,7 @@ describe.each([
   });
 });
 
-describe.each([
-  { api: '/leads', key: 'lead', page: '/admin/data/leads', body: { name: 'Grace Hopper' } },
-  { api: '/accounts', key: 'account', page: '/admin/data/accounts', body: { name: 'Grace Hopper' } },
-  { api: '/deals', key: 'deal', page: '/admin/data/deals', body: { name: 'Grace Hopper' } },
-  { api: '/objects/gizmos/records', key: 'record', page: '/admin/data/objects/gizmos', body: { title: 'Grace Hopper' } },
-])('console delete for good of $key', ({ api, key, page, body }) => {
+describe.each(resources('Grace Hopper'))('console delete for good of $key', ({ api, key, page, body }) => {
   const trashed = async () => {
     const id = (await call(t.app, 'POST', api, { auth: a.auth, body })).body.data[key].id as string;
     expect((await call(t.app, 'DELETE', `${api}/${id}`, { auth: a.auth })).status).toBe(200);

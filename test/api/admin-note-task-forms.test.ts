@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
+import { setUserDeactivatedAt } from '../../src/modules/orgs/users.store.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
@@ -87,6 +88,39 @@ describe('console: done, reopen and edit tasks', () => {
       ['task.updated', UI(s.userId)],
       ['task.updated', UI(s.userId)],
     ]);
+  });
+
+  it('edit gives a task to a colleague or to no one, and keeps an assignee deactivated since', async () => {
+    const colleague = await addConsoleUser(t.ctx, a.orgId, { name: 'Cole Colleague' });
+    const leaver = await addConsoleUser(t.ctx, a.orgId, { name: 'Lee Leaver' });
+    const task = (await call(t.app, 'POST', '/tasks', { auth: a.auth, body: { title: 'Hand over', assigneeId: s.userId } })).body.data.task.id;
+    const assigneeOf = async () => (await call(t.app, 'GET', `/tasks/${task}`, { auth: a.auth })).body.data.task.assigneeId;
+    const form = (await get(t.app, `/admin/data/tasks/${task}/edit?from=tasks`, s.cookie)).body;
+    expect(form).toMatch(new RegExp(`<option value="${s.userId}" selected>Nora Notes</option>`));
+    expect(form).toContain(`<option value="${colleague.id}">Cole Colleague</option>`);
+
+    const given = await submit(t.app, s, `/admin/data/tasks/${task}/edit`, { from: 'tasks', title: 'Hand over', dueDate: '', assigneeId: colleague.id });
+    expect(given.status, given.body).toBe(303);
+    expect(await assigneeOf()).toBe(colleague.id);
+    const [, event] = await listEvents(t.ctx.database.db, a.orgId, { objectId: task });
+    expect(event).toMatchObject({ type: 'task.updated', data: { changes: { before: { assigneeId: s.userId }, after: { assigneeId: colleague.id } } } });
+    await submit(t.app, s, `/admin/data/tasks/${task}/edit`, { from: 'tasks', title: 'Hand over', dueDate: '', assigneeId: '' });
+    expect(await assigneeOf()).toBeNull();
+    const stranger = await seedOrg(t.ctx);
+    const foreign = await addConsoleUser(t.ctx, stranger.orgId, { name: 'Far Away' });
+    const refused = await submit(t.app, s, `/admin/data/tasks/${task}/edit`, { from: 'tasks', title: 'Hand over', dueDate: '', assigneeId: foreign.id });
+    expect(refused.status).toBe(400);
+    expect(fieldError(refused.body, 'assigneeId')).toContain('Assignee');
+    expect(await assigneeOf()).toBeNull();
+
+    // Assigned before the assignee left: the form still shows them, and saving a new title keeps them (the API
+    // would refuse them as a new assignee).
+    await submit(t.app, s, `/admin/data/tasks/${task}/edit`, { from: 'tasks', title: 'Hand over', dueDate: '', assigneeId: leaver.id });
+    await setUserDeactivatedAt(t.ctx.database.db, a.orgId, leaver.id, new Date().toISOString(), new Date().toISOString());
+    expect((await get(t.app, `/admin/data/tasks/${task}/edit?from=tasks`, s.cookie)).body).toContain(`<option value="${leaver.id}" selected>Lee Leaver (deactivated)</option>`);
+    const renamed = await submit(t.app, s, `/admin/data/tasks/${task}/edit`, { from: 'tasks', title: 'Hand over now', dueDate: '', assigneeId: leaver.id });
+    expect(renamed.status, renamed.body).toBe(303);
+    expect((await call(t.app, 'GET', `/tasks/${task}`, { auth: a.auth })).body.data.task).toMatchObject({ title: 'Hand over now', assigneeId: leaver.id });
   });
 
   it('on a timeline: mark done, reopen and edit return to the item page', async () => {

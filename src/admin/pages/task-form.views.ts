@@ -10,8 +10,9 @@ import { TASKS_PATH } from './task-actions.views.js';
 export const TASK_LABELS = { title: 'Title', dueDate: 'Due date' };
 export type TaskFormValues = Record<keyof typeof TASK_LABELS, string>;
 
-/** The add form's inputs, and the item it is for, as its error summary names them. */
-export const NEW_TASK_LABELS = { ...TASK_LABELS, assigneeId: 'Assignee', target: 'Item' };
+/** The inputs with the assignee (the edit form's), and the add form's with the item it is for, as their error summaries name them. */
+export const ASSIGNED_TASK_LABELS = { ...TASK_LABELS, assigneeId: 'Assignee' };
+export const NEW_TASK_LABELS = { ...ASSIGNED_TASK_LABELS, target: 'Item' };
 export type NewTaskValues = TaskFormValues & { assigneeId: string };
 
 /** Title and due date. The due date is a calendar day (the API's date-only rule), so no time zone applies to it. */
@@ -20,12 +21,18 @@ export function taskFields(values: TaskFormValues, errors: FieldMessages): SafeH
   ${textField({ name: 'dueDate', label: TASK_LABELS.dueDate, type: 'date', value: values.dueDate, error: errors.dueDate, hint: 'Leave empty for no due date.' })}`;
 }
 
+/** The assignee: one of `assignees` (the organization's active users, and the current one if no longer active), or none. */
+export function assigneeField(value: string, assignees: readonly { id: string; name: string }[], error: string | undefined): SafeHtml {
+  const options = assignees.map((p) => ({ value: p.id, label: p.name }));
+  return selectField({ name: 'assigneeId', label: ASSIGNED_TASK_LABELS.assigneeId, value, options, blank: 'Unassigned', error });
+}
+
 /** Title and due date as the API's body: an empty date is no due date. */
 export function taskInput(values: TaskFormValues): { title: string; dueDate: string | null } {
   return { title: values.title, dueDate: values.dueDate === '' ? null : values.dueDate };
 }
 
-export function submittedTask(body: FormBody): TaskFormValues {
+function submittedTask(body: FormBody): TaskFormValues {
   return { title: text(body, 'title'), dueDate: text(body, 'dueDate') };
 }
 
@@ -50,9 +57,8 @@ export function newTaskForm(
   opts: { target?: ItemTarget | undefined; assignees: readonly { id: string; name: string }[]; values: NewTaskValues; errors?: FieldMessages; legend?: string },
 ): SafeHtml {
   const f = opts.errors ?? {};
-  const options = opts.assignees.map((p) => ({ value: p.id, label: p.name }));
   const inputs = html`${taskFields(opts.values, f)}
-  ${selectField({ name: 'assigneeId', label: NEW_TASK_LABELS.assigneeId, value: opts.values.assigneeId, options, blank: 'Unassigned', error: f.assigneeId })}`;
+  ${assigneeField(opts.values.assigneeId, opts.assignees, f.assigneeId)}`;
   return html`<form method="post" action="${TASKS_PATH}" class="form" novalidate>
   ${csrfField(request)}${opts.target ? targetFields(opts.target) : ''}
   ${opts.legend ? html`<fieldset class="field"><legend>${opts.legend}</legend>${inputs}</fieldset>` : inputs}

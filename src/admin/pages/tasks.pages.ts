@@ -5,15 +5,17 @@ import { addDays, localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { ListTasksQuery, UpdateTaskBody, type Task } from '../../modules/tasks/tasks.schemas.js';
 import { getTask, listTasks, updateTask } from '../../modules/tasks/tasks.service.js';
+import { listUsers } from '../../modules/orgs/users.store.js';
+import { own } from '../../lib/own.js';
 import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, type Option } from '../components.js';
 import { dayOnly, timeTag } from '../format.js';
-import { checkedBody, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
+import { checkedBody, formBody, orNull, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { TIME_CONSOLE_SORTS } from '../list-controls.js';
 import { html, type SafeHtml } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
-import { submittedTask, TASK_LABELS, taskFields, taskInput, type TaskFormValues } from './task-form.views.js';
+import { ASSIGNED_TASK_LABELS, assigneeField, submittedNewTask, taskFields, taskInput, type NewTaskValues } from './task-form.views.js';
 import { editConflict, submittedVersion, versionField, type EditedItem } from './edit-version.js';
 import { etagOf } from '../../lib/etag.js';
 import type { ItemTarget } from '../../modules/shared/item-target.js';
@@ -98,12 +100,29 @@ function backTo(deps: AdminDeps, task: Task, from: TaskReturn, notice?: string):
   return page ? `${page}#history` : notice ? `${TASKS_PATH}?notice=${notice}` : TASKS_PATH;
 }
 
-const formOf = (task: Task): TaskFormValues => ({ title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '' });
-const EDITED_TASK: EditedItem<Task> = { key: 'task', noun: 'task', labels: TASK_LABELS, formOf };
+const formOf = (task: Task): NewTaskValues => ({ title: task.title, dueDate: task.dueDate?.slice(0, 10) ?? '', assigneeId: task.assigneeId ?? '' });
+const EDITED_TASK: EditedItem<Task> = { key: 'task', noun: 'task', labels: ASSIGNED_TASK_LABELS, formOf };
+
+/** Whom a task may be given to: the organization's active users, and its current assignee if no longer active (so saving keeps them). */
+async function assigneesFor(deps: AdminDeps, organizationId: string, task: Task): Promise<{ id: string; name: string }[]> {
+  const users = await listUsers(deps.ctx.database.db, organizationId);
+  return users
+    .filter((u) => u.deactivatedAt === null || u.id === task.assigneeId)
+    .map((u) => ({ id: u.id, name: u.deactivatedAt === null ? u.name : `${u.name} (deactivated)` }));
+}
 
 /**
- * Edit a task's title and due date (an empty date clears it), saved against `version` (else the task's own);
- * `from` says where saving or cancelling returns to.
+ * The edit form as PATCH /tasks' body: the assignee only when the form has one and it changed, so that saving a
+ * task of a user deactivated since (whom the API no longer lets anyone assign) keeps them.
+ */
+function taskPatch(form: NewTaskValues, body: ReturnType<typeof formBody>, task: Task): Record<string, unknown> {
+  const reassigned = own(body, 'assigneeId') !== undefined && form.assigneeId !== (task.assigneeId ?? '');
+  return { ...taskInput(form), ...(reassigned ? { assigneeId: orNull(form.assigneeId) } : {}) };
+}
+
+/**
+ * Edit a task's title, due date (an empty date clears it) and assignee, saved against `version` (else the task's
+ * own); `from` says where saving or cancelling returns to.
  */
 async function editPage(
   deps: AdminDeps,
@@ -111,18 +130,20 @@ async function editPage(
   reply: FastifyReply,
   task: Task,
   from: TaskReturn,
-  opts: { form?: TaskFormValues; version?: string | undefined; problem?: FormProblem; status?: number } = {},
+  opts: { form?: NewTaskValues; version?: string | undefined; problem?: FormProblem; status?: number } = {},
 ) {
   const form = opts.form ?? formOf(task);
   const f = opts.problem?.fields ?? {};
+  const assignees = await assigneesFor(deps, viewerOf(request).organization.id, task);
   return deps.render(request, reply, {
     title: `Edit task: ${task.title}`,
     crumbs: ['Data', 'My tasks'],
     status: opts.status,
-    body: html`${errorSummary(opts.problem, TASK_LABELS)}
+    body: html`${errorSummary(opts.problem, ASSIGNED_TASK_LABELS)}
 <form method="post" action="${TASKS_PATH}/${task.id}/edit" class="form" novalidate>
   ${csrfField(request)}${versionField(opts.version ?? etagOf(task))}<input type="hidden" name="from" value="${from}">
   ${taskFields(form, f)}
+  ${assigneeField(form.assigneeId, assignees, f.assigneeId)}
   <p class="button-row">${button('Save task')} <a class="button button--secondary" href="${backTo(deps, task, from)}">Cancel</a></p>
 </form>`,
   });
@@ -132,7 +153,7 @@ async function editPage(
  * Data › My tasks: the tasks assigned to the signed-in user (open ones unless the status control says
  * otherwise, any due day or overdue or due within a week, newest first or soonest due), overdue ones flagged
  * in the organization's time zone, each with "Mark done" or "Reopen" (task.completed or task.updated, channel UI)
- * and "Edit" (title and due date). Items' timelines use the same buttons (task-actions.views.ts).
+ * and "Edit" (title, due date and assignee). Items' timelines use the same buttons (task-actions.views.ts).
  */
 export const tasksModule: AdminModule = {
   name: 'tasks',
@@ -185,10 +206,11 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       const viewer = viewerOf(request);
       const body = formBody(request);
       const from = returnOf(text(body, 'from'));
-      const form = submittedTask(body);
+      const form = submittedNewTask(body);
       const version = submittedVersion(body);
       try {
-        const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, taskInput(form));
+        const current = await getTask(ctx, viewer.organization.id, request.params.id);
+        const patch = checkedBody<UpdateTaskBody>(UpdateTaskBody, taskPatch(form, body, current));
         const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch, { ifMatch: version }));
         return reply.redirect(backTo(deps, task, from, 'saved'), 303);
       } catch (err) {

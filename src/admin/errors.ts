@@ -14,6 +14,6 @@ export const csrfRefused = () =>
   new ConsoleError(403, 'Form expired', 'This form was not sent from this console session, or the session changed since the page was loaded. Go back, reload the page and try again.');
 
 export const adminsOnly = () =>
-  new ConsoleError(403, 'Administrators only', 'Only administrators of your organization can change the configuration.');
+  new ConsoleError(403, 'Administrators only', 'Only administrators of your organization can do this. Ask one of them, or go back.');
 
 export const pageNotFound = () => new ConsoleError(404, 'Page not found', 'There is no page at this address, or it belongs to another organization.');

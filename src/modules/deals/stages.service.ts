@@ -88,7 +88,7 @@ export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>,
       const used = (key: string, n: number) => `${dealCount(n)}${trashed.get(key) ? `, ${trashed.get(key)} of them in the trash` : ''}`;
       const errors = inUse.map(([key, n]) => ({ field: 'stages', code: 'in_use', message: `stage ${key} is still used by ${used(key, n)}` }));
       const list = inUse.map(([key, n]) => `${key} (${used(key, n)})`).join(', ');
-      const inTrash = trashed.size ? ' A deal in the trash counts until it is purged: restore it from the Deals trash and move it, or delete it for good (DELETE /deals/{id}?permanent=true).' : '';
+      const inTrash = trashed.size ? ' A deal in the trash counts until it is purged: restore it from the Deals trash and move it, or delete it for good ("Delete for good" on the Deals trash page of the console, or DELETE /deals/{id}?permanent=true).' : '';
       throw new AppError('CONFLICT', `Can't remove stages still used by deals: ${list}. Move those deals to another stage first.${inTrash}`, { errors });
     }
     await saveDealStages(ctx, trx, organizationId, stages);

@@ -66,6 +66,13 @@ describe.each(['leads', 'accounts', 'deals'])('console %s list', (list) => {
     expect(fieldError(res.body, 'to')).toContain('is not a real calendar date');
     expect(fieldError((await get(t.app, `/admin/data/${list}?from=yesterday`, s.cookie)).body, 'from')).toContain('must be a date in the form YYYY-MM-DD');
   });
+
+  it('answers 400 next to "Created to" for a range that ends before it starts, instead of an empty list', async () => {
+    const res = await get(t.app, `/admin/data/${list}?from=2026-05-03&to=2026-05-01`, s.cookie);
+    expect(res.status).toBe(400);
+    expect(fieldError(res.body, 'to')).toContain('must be on or after the Created from day');
+    expect(res.body).toContain('value="2026-05-03"');
+  });
 });
 
 describe('console records list', () => {
@@ -91,6 +98,9 @@ describe('console records list', () => {
     const impossible = await get(t.app, '/admin/data/objects/visits?from=2024-99-99', s.cookie);
     expect(impossible.status).toBe(400);
     expect(fieldError(impossible.body, 'from')).toContain('is not a real calendar date');
+    const reversed = await get(t.app, '/admin/data/objects/visits?from=2026-05-03&to=2026-05-01', s.cookie);
+    expect(reversed.status).toBe(400);
+    expect(fieldError(reversed.body, 'to')).toContain('must be on or after the Created from day');
   });
 });
 

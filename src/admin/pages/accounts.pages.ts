@@ -16,7 +16,7 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { ACCOUNT_LABELS, accountDetail, accountForm, accountFormValues, ACCOUNTS_PATH, accountSearchForm, accountsPager, accountsTable, emptyAccountForm, type AccountFormValues } from './accounts.views.js';
 import { consoleTimeline, listPeople, TIMELINE_NOTICES } from './detail.views.js';
-import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
+import { listControls, listControlsOf, listControlsQuery, rangeErrors } from '../list-controls.js';
 import { checkedItemBody, customBody, customFieldsFor, customFormValues, editedWithCustom, readCustom } from './custom-fields.views.js';
 import { customShown, formRelations } from './relation-items.js';
 import { changedOnly, editConflict, submittedVersion } from './edit-version.js';
@@ -81,7 +81,7 @@ export const accountsModule: AdminModule = {
       const q = queryText(request, 'q').trim();
       const controls = listControlsOf(request);
       const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
-      const errors = validateValue(ListAccountsQuery, query, 'query');
+      const errors = [...validateValue(ListAccountsQuery, query, 'query'), ...rangeErrors(controls)];
       const [result, people, fields] = await Promise.all([
         errors.length ? undefined : listAccounts(ctx, viewer.organization.id, query),
         listPeople(ctx.database.db, viewer.organization.id),

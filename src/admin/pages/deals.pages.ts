@@ -11,7 +11,7 @@ import type { DealStage } from '../../modules/deals/stages.schemas.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { checkedBody, defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
 import { safeNext } from '../guard.js';
-import { listControlsOf, listControlsQuery, type ListControls } from '../list-controls.js';
+import { listControlsOf, listControlsQuery, rangeErrors, type ListControls } from '../list-controls.js';
 import { href, html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule, type Viewer } from '../module.js';
 import { countByStage, newestInStage, type BoardFilter } from './board.store.js';
@@ -35,7 +35,7 @@ function readFilters(request: FastifyRequest): DealFilters {
 /** The filters (and the table's order and creation days) as the API's query; its schema's messages are shown next to the inputs. */
 function listQuery(filters: DealFilters, page: number, limit: number, controls?: ListControls) {
   const query = defined({ q: filters.q || undefined, stage: filters.stage || undefined, ownerId: filters.ownerId || undefined, accountId: filters.accountId || undefined, ...(controls ? listControlsQuery(controls) : {}), page, limit });
-  return { query: query as ListDealsQuery, errors: validateValue(ListDealsQuery, query, 'query') };
+  return { query: query as ListDealsQuery, errors: [...validateValue(ListDealsQuery, query, 'query'), ...(controls ? rangeErrors(controls) : [])] };
 }
 
 function readForm(body: FormBody): DealFormValues {

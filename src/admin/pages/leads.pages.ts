@@ -11,7 +11,7 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { consoleTimeline, listPeople, TIMELINE_NOTICES } from './detail.views.js';
 import { emptyLeadForm, LEAD_LABELS, leadDetail, leadForm, leadFormValues, LEADS_PATH, leadsPager, leadsTable, leadSearchForm, type LeadFormValues } from './leads.views.js';
-import { listControls, listControlsOf, listControlsQuery } from '../list-controls.js';
+import { listControls, listControlsOf, listControlsQuery, rangeErrors } from '../list-controls.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
 import { getDealStages } from '../../modules/deals/stages.service.js';
 import { recordsPointingAt } from '../../modules/objects/related-records.js';
@@ -96,7 +96,7 @@ export const leadsModule: AdminModule = {
       const q = queryText(request, 'q').trim();
       const controls = listControlsOf(request);
       const query = { ...(q ? { q } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: DEFAULT_LIMIT };
-      const errors = validateValue(ListLeadsQuery, query, 'query');
+      const errors = [...validateValue(ListLeadsQuery, query, 'query'), ...rangeErrors(controls)];
       const [result, users, fields] = await Promise.all([
         errors.length ? undefined : listLeads(ctx, viewer.organization.id, query),
         owners(deps, viewer.organization.id),

@@ -13,7 +13,7 @@ import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, upda
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { pageNotFound } from '../errors.js';
 import { defined, formBody, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
-import { listControlsOf, listControlsQuery } from '../list-controls.js';
+import { listControlsOf, listControlsQuery, rangeErrors } from '../list-controls.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { objectNames } from './names.store.js';
@@ -124,7 +124,7 @@ export const recordsModule: AdminModule = {
       let problem: FormProblem | undefined;
       let result: Awaited<ReturnType<typeof listRecords>> | undefined;
       try {
-        const errors = validateValue(ListRecordsQuery, query, 'query');
+        const errors = [...validateValue(ListRecordsQuery, query, 'query'), ...rangeErrors(controls)];
         if (errors.length) throw validationFailed(errors);
         result = await listRecords(ctx, org, o.slug, query as ListRecordsQuery);
       } catch (err) {

@@ -61,6 +61,9 @@ function fieldOf(error: ErrorObject, prefix: string): string {
   return field || prefix;
 }
 
+/** The pattern of a text that must hold something besides white space (a name, a title, a note). */
+const NOT_BLANK = '\\S';
+
 function describe(error: ErrorObject): Omit<FieldError, 'field'> {
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
@@ -74,7 +77,8 @@ function describe(error: ErrorObject): Omit<FieldError, 'field'> {
       return { code: 'out_of_range', message: `must be ${String(p.comparison)} ${String(p.limit)}` };
     case 'enum': return { code: 'invalid_value', message: `must be one of: ${(p.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
     case 'const': return { code: 'invalid_value', message: `must be ${JSON.stringify(p.allowedValue)}` };
-    case 'pattern': return { code: 'invalid_format', message: 'has an invalid format' };
+    // `\S` is how names, titles and labels refuse a value of spaces only: say so, rather than "invalid format".
+    case 'pattern': return { code: 'invalid_format', message: p.pattern === NOT_BLANK ? 'must not be blank' : 'has an invalid format' };
     case 'minProperties': return { code: 'empty', message: 'must contain at least one field' };
     case 'minItems': return { code: 'too_short', message: `must have at least ${plural(Number(p.limit), 'item')}` };
     case 'maxItems': return { code: 'too_long', message: `must have at most ${plural(Number(p.limit), 'item')}` };

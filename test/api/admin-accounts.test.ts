@@ -39,7 +39,7 @@ describe('account forms', () => {
   it('shows the API\'s messages next to each bad field and keeps what was typed', async () => {
     const res = await submit(t.app, s, '/admin/data/accounts', { name: ' ', domain: 'not a domain', email: 'nope', phoneNumber: '12', website: 'ftp://x.example', industry: 'Kept' });
     expect(res.status).toBe(400);
-    expect(fieldError(res.body, 'name')).toBe('Error: Name has an invalid format');
+    expect(fieldError(res.body, 'name')).toBe('Error: Name must not be blank');
     expect(fieldError(res.body, 'domain')).toBe('Error: Domain has an invalid format');
     expect(fieldError(res.body, 'email')).toBe('Error: E-mail must be a valid e-mail address');
     expect(fieldError(res.body, 'phoneNumber')).toContain('country code');

@@ -87,6 +87,7 @@ describe('POST /leads', () => {
   it('refuses a whitespace-only name and overlong fields', async () => {
     const errors = expectError(await createLead(a, { name: '   ', company: 'x'.repeat(201) }), 400, 'VALIDATION_FAILED');
     expect(errors.map((e) => e.field).sort()).toEqual(['company', 'name']);
+    expect(errors.find((e) => e.field === 'name')).toEqual({ field: 'name', code: 'invalid_format', message: 'must not be blank' });
   });
 
   it('refuses an owner that is not a user of the organization', async () => {

@@ -43,7 +43,7 @@ describe('console erasure', () => {
   it('refuses an empty or malformed value in place', async () => {
     const empty = await submit(t.app, admin, '/admin/config/privacy', { confirm: 'on' });
     expect(empty.status).toBe(400);
-    expect(fieldError(empty.body, 'email')).toContain('send email or phoneNumber');
+    expect(fieldError(empty.body, 'email')).toContain('E-mail is required, or a phone number (send one or both)');
     const bad = await submit(t.app, admin, '/admin/config/privacy', { phoneNumber: '12', confirm: 'on' });
     expect(fieldError(bad.body, 'phoneNumber')).toBeDefined();
   });
@@ -104,7 +104,7 @@ describe('console export', () => {
     expect(empty.status).toBe(400);
     expect(empty.headers['content-type']).toMatch(/^text\/html/);
     expect(empty.body).toContain('There is a problem');
-    expect(fieldError(empty.body, 'exportEmail')).toContain('send email or phoneNumber');
+    expect(fieldError(empty.body, 'exportEmail')).toContain('E-mail is required, or a phone number (send one or both)');
     const bad = await submit(t.app, admin, EXPORT, { exportEmail: 'not-an-email', exportPhoneNumber: '12' });
     expect(bad.status).toBe(400);
     expect(fieldError(bad.body, 'exportEmail')).toBeDefined();

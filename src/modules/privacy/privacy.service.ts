@@ -27,7 +27,7 @@ type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'ou
 /** The value, normalized exactly as lead contact fields are, as blind indexes of the organization. */
 export function subjectIndexes(ctx: Pick<Ctx, 'blindIndex'>, organizationId: string, q: SubjectQuery): { emailBidx: string | null; phoneBidx: string | null } {
   if (q.email === undefined && q.phoneNumber === undefined) {
-    throw validationFailed([{ field: 'email', code: 'required', message: 'send email or phoneNumber (or both)' }]);
+    throw validationFailed([{ field: 'email', code: 'required', message: 'is required, or a phone number (send one or both)' }]);
   }
   const normalized = normalizeContacts(q);
   return {

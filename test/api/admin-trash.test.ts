@@ -32,6 +32,8 @@ describe.each(resources('Console Capybara'))('console trash of $key', ({ api, ke
     const id = (await call(t.app, 'POST', api, { auth: a.auth, body })).body.data[key].id as string;
     const detail = await get(t.app, `${page}/${id}`, s.cookie);
     expect(detail.body).toMatch(new RegExp(`action="${page}/${id}/delete"[^>]*data-confirm="Move Console Capybara to the trash`));
+    // In the row of the page's actions, after Edit, not alone above them.
+    expect(detail.body).toMatch(new RegExp(`<div class="button-row"><a class="button button--primary" href="${page}/${id}/edit">[^<]+</a>[^]*?action="${page}/${id}/delete"[^]*?</div>`));
     expect((await get(t.app, page, s.cookie)).body).toContain(`${page}/${id}`);
 
     const deleted = await submit(t.app, s, `${page}/${id}/delete`);

@@ -131,7 +131,8 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         title: account.name,
         crumbs: ['Data', 'Accounts'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, ACCOUNTS_PATH, account.id, account.name)}${accountDetail(account, {
+        body: accountDetail(account, {
+          remove: deleteButton(request, ACCOUNTS_PATH, account.id, account.name),
           owner: people.find((u) => u.id === account.ownerId)?.name,
           deals: { deals: deals.deals, total: deals.pagination.total ?? 0 },
           leads: { leads: leads.leads, total: leads.pagination.total ?? 0 },
@@ -140,7 +141,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
           history,
           timeZone: viewer.organization.timezone,
           custom,
-        })}`,
+        }),
       });
     });
 

@@ -102,6 +102,8 @@ export function accountDetail(
     history: ConsoleTimeline;
     timeZone: string;
     custom: CustomShown;
+    /** The page's Delete button, last in the row of actions. */
+    remove?: SafeHtml;
   },
 ): SafeHtml {
   const L = ACCOUNT_LABELS;
@@ -112,7 +114,7 @@ export function accountDetail(
   const more = opts.deals.total > opts.deals.deals.length ? html`<p><a href="/admin/data/deals?accountId=${a.id}">All ${opts.deals.total} deals with this account</a></p>` : '';
   const leadRows = opts.leads.leads.map((l) => html`<tr><td><a href="${LEADS_PATH}/${l.id}">${l.name}</a></td><td>${humanize(l.status)}</td><td>${dayTag(l.createdAt, opts.timeZone)}</td></tr>`);
   const moreLeads = opts.leads.total > opts.leads.leads.length ? html`<p class="muted">The newest ${opts.leads.leads.length} of ${opts.leads.total} leads.</p>` : '';
-  return html`<p class="button-row"><a class="button button--primary" href="${ACCOUNTS_PATH}/${a.id}/edit">Edit account</a> <a class="button button--secondary" href="/admin/data/deals/new?accountId=${a.id}">New deal</a></p>
+  return html`<div class="button-row"><a class="button button--primary" href="${ACCOUNTS_PATH}/${a.id}/edit">Edit account</a> <a class="button button--secondary" href="/admin/data/deals/new?accountId=${a.id}">New deal</a>${opts.remove ?? ''}</div>
 <dl class="details">
   ${detailRow(L.domain, a.domain)}
   ${detailRow(L.email, a.email)}

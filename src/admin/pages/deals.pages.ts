@@ -113,7 +113,8 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     crumbs: ['Data', 'Deals'],
     status: opts.status,
     notice: NOTICES[queryText(request, 'notice')],
-    body: html`${deleteButton(request, DEALS_PATH, deal.id, deal.name)}${dealDetail(request, deal, {
+    body: dealDetail(request, deal, {
+      remove: deleteButton(request, DEALS_PATH, deal.id, deal.name),
       stages,
       accountName: deal.accountId ? accounts.get(deal.accountId) : undefined,
       leadName: deal.leadId ? leads.get(deal.leadId) : undefined,
@@ -123,7 +124,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
       timeZone: viewer.organization.timezone,
       custom,
       ...(opts.moveError ? { moveError: opts.moveError } : {}),
-    })}`,
+    }),
   });
 }
 

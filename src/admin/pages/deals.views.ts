@@ -177,11 +177,13 @@ export function dealDetail(
     timeZone: string;
     moveError?: string;
     custom: CustomShown;
+    /** The page's Delete button, last in the row of actions. */
+    remove?: SafeHtml;
   },
 ): SafeHtml {
   const L = DEAL_LABELS;
   const stage = opts.stages.find((s) => s.key === d.stage);
-  return html`<p class="button-row"><a class="button button--primary" href="${DEALS_PATH}/${d.id}/edit">Edit deal</a> <a class="button button--secondary" href="${BOARD_PATH}">Board</a></p>
+  return html`<div class="button-row"><a class="button button--primary" href="${DEALS_PATH}/${d.id}/edit">Edit deal</a> <a class="button button--secondary" href="${BOARD_PATH}">Board</a>${opts.remove ?? ''}</div>
 <dl class="details">
   ${detailRow(L.stage, html`${stage?.label ?? d.stage}${stage && stage.kind !== 'open' ? html` ${badge(stage.kind === 'won' ? 'Won' : 'Lost', stage.kind === 'won' ? 'good' : 'bad')}` : ''}`)}
   ${detailRow(L.amount, money(d.amount, d.currency))}

@@ -154,7 +154,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         title: lead.name,
         crumbs: ['Data', 'Leads'],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, LEADS_PATH, lead.id, lead.name)}${leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, custom)}`,
+        body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, custom, deleteButton(request, LEADS_PATH, lead.id, lead.name)),
       });
     });
 

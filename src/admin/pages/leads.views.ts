@@ -125,13 +125,14 @@ export interface LeadRelated {
   pointing: readonly PointingRecords[];
 }
 
-export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string, related: LeadRelated, custom: CustomShown): SafeHtml {
+/** `remove`: the page's Delete button, last in the row of actions. */
+export function leadDetail(lead: Lead, owner: string | undefined, duplicateName: string | undefined, history: ConsoleTimeline, timeZone: string, related: LeadRelated, custom: CustomShown, remove: SafeHtml | '' = ''): SafeHtml {
   const row = detailRow;
   const dealRows = related.deals.deals.map(
     (d) => html`<tr><td><a href="/admin/data/deals/${d.id}">${d.name}</a></td><td>${related.stageLabels.get(d.stage) ?? d.stage}</td><td class="num">${money(d.amount, d.currency)}</td></tr>`,
   );
   const moreDeals = related.deals.total > related.deals.deals.length ? html`<p class="muted">The newest ${related.deals.deals.length} of ${related.deals.total} deals.</p>` : '';
-  return html`<p><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a></p>
+  return html`<div class="button-row"><a class="button button--primary" href="${LEADS_PATH}/${lead.id}/edit">Edit lead</a>${remove}</div>
 <dl class="details">
   ${row(LEAD_LABELS.email, lead.email)}
   ${row(LEAD_LABELS.phoneNumber, lead.phoneNumber)}

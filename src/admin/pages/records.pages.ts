@@ -173,7 +173,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`${deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record))}${recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin, relations: { related }, pointing })}`,
+        body: recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin, relations: { related }, pointing, remove: deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record)) }),
       });
     });
 

@@ -181,9 +181,10 @@ export function recordsPager(o: CustomObject, filters: RecordFilters, pagination
   return pager(recordsPath(o.slug), { q: filters.q || undefined, stage: filters.stage || undefined, overdue: filters.overdue ? 'true' : undefined, ...listControlsParams(controls) }, pagination);
 }
 
-export function recordDetail(o: CustomObject, r: RecordView, opts: { history: ConsoleTimeline; timeZone: string; isAdmin: boolean; relations: RelationContext; pointing: readonly PointingRecords[] }): SafeHtml {
+/** `opts.remove`: the page's Delete button, last in the row of actions. */
+export function recordDetail(o: CustomObject, r: RecordView, opts: { history: ConsoleTimeline; timeZone: string; isAdmin: boolean; relations: RelationContext; pointing: readonly PointingRecords[]; remove?: SafeHtml }): SafeHtml {
   const stage = o.stages.find((s) => s.key === r.stage);
-  return html`<p class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}</p>
+  return html`<div class="button-row"><a class="button button--primary" href="${recordsPath(o.slug)}/${r.id}/edit">Edit record</a>${opts.isAdmin ? html` <a class="button button--secondary" href="${definitionPath(o.slug)}">Definition of ${o.name}</a>` : ''}${opts.remove ?? ''}</div>
 <dl class="details">
   ${o.fields.map((f) => detailRow(f.label, displayValue(f, own(r, f.key), opts.timeZone, opts.relations)))}
   ${o.stages.length ? detailRow('Stage', stage?.label ?? r.stage) : ''}

@@ -66,7 +66,7 @@ describe('deal forms', () => {
     const types = (await listEvents(t.ctx.database.db, a.orgId, { objectId: id })).map((e) => e.type);
     expect(types).toEqual(['deal.created', 'deal.stage_changed', 'deal.updated']);
     const detail = await get(t.app, `/admin/data/deals/${id}`, s.cookie);
-    expect(detail.body).toContain('Deal moved from qualification to won');
+    expect(detail.body).toContain('Deal moved from Qualification to Won');
     expect(detail.body).toContain('<span class="badge badge--good">Won</span>');
   });
 });

@@ -70,6 +70,8 @@ describe('PUT /deal-stages', () => {
     const moved = await listEvents(t.ctx.database.db, o.orgId, { objectId: p1 });
     expect(moved.map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed']);
     expect(moved[1]!.data).toMatchObject({ changes: { before: { stage: 'proposal' }, after: { stage: 'discovery' } }, actor: { type: 'API_KEY', id: o.keyId, channel: 'API' } });
+    // The removed stage is named by the label it had.
+    expect(moved[1]!.data.description).toBe('Deal moved from Proposal to Discovery');
     expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: w1 })).map((e) => e.type)).toEqual(['deal.created']);
     expect((await listEvents(t.ctx.database.db, o.orgId, { objectId: trashed })).map((e) => e.type)).toEqual(['deal.created', 'deal.deleted', 'deal.stage_changed']);
     // Restored, it lands in a stage that exists.

@@ -166,6 +166,8 @@ describe('PATCH /deals/{id} and events', () => {
     const events = await listEvents(t.ctx.database.db, a.orgId, { objectId: deal.id });
     expect(events.map((e) => e.type)).toEqual(['deal.created', 'deal.stage_changed', 'deal.updated']);
     expect(events[1]!.data.changes).toEqual({ before: { stage: 'qualification' }, after: { stage: 'won' } });
+    // People read labels; programs read the keys in `changes`.
+    expect(events[1]!.data.description).toBe('Deal moved from Qualification to Won');
     expect(events[2]!.data.changes).toEqual({ before: { amount: '100' }, after: { amount: '120.00' } });
     expect((await call(t.app, 'GET', `/deals/${deal.id}`, { auth: a.auth })).body.data.deal).toEqual(res.body.data.deal);
   });

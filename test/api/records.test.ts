@@ -203,6 +203,7 @@ describe('GET and PATCH /objects/{object}/records/{id}', () => {
       ['record.updated', { before: { title: 'Mover' }, after: { title: 'Moved' } }],
     ]);
     expect(events.every((e) => e.data.objectSlug === 'projects' && e.data.object === 'record')).toBe(true);
+    expect(events[0]!.data.description).toBe('Projects record moved from Planned to Active');
     await patch(record.id, { stage: 'done' });
     const last = (await listEvents(t.ctx.database.db, a.orgId, { objectId: record.id })).at(-1)!;
     expect(last.type).toBe('record.stage_changed');

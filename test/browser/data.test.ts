@@ -75,7 +75,7 @@ describe('deals', () => {
     expect(await column('Proposal').locator('.deal-card-name').allTextContents()).toEqual(['Mainframe upgrade']);
 
     await column('Won').getByRole('link', { name: 'Forty seats' }).click();
-    expect(await page.getByRole('region', { name: 'History' }).textContent()).toContain('Deal moved from proposal to won');
+    expect(await page.getByRole('region', { name: 'History' }).textContent()).toContain('Deal moved from Proposal to Won');
     const id = new URL(page.url()).pathname.split('/').pop()!;
     const events = await listEvents(live.t.ctx.database.db, org.orgId, { objectId: id });
     expect(events.at(-1)).toMatchObject({ type: 'deal.stage_changed', data: { actor: { type: 'USER', id: userId, channel: 'UI' } } });

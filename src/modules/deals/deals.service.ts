@@ -26,6 +26,7 @@ import { customContactKeys, customEventKeys, type CustomFields, customIndexed, c
 import { relationTargetErrors } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
+import { stageLabel } from '../shared/stage-label.js';
 
 type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
 type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate' | 'externalId'>;
@@ -173,8 +174,11 @@ export async function listDeals(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organ
  * Applies the sent fields. A stage change records deal.stage_changed (stage only); any other changed fields
  * record one deal.updated with just those; nothing changed records nothing and keeps updatedAt.
  */
-/** `view`: 'any' lets a stage move reach trashed deals too (PUT /deal-stages); the API's PATCH changes live deals only. */
-export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions = {}, view: TrashView = 'live'): Promise<Deal> {
+/**
+ * `view`: 'any' lets a stage move reach trashed deals too (PUT /deal-stages); the API's PATCH changes live deals only.
+ * `formerStages`: the list PUT /deal-stages replaced, so that a move out of a removed stage names it by its label.
+ */
+export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: string, patch: UpdateDealBody, opts: WriteOptions & { formerStages?: readonly DealStage[] } = {}, view: TrashView = 'live'): Promise<Deal> {
   const organizationId = caller.organizationId;
   const { dialect } = ctx.database;
   await lockWriteKeys(trx, opts, () => externalIdKeys('deals', organizationId, [patch]));
@@ -207,7 +211,7 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   await updateStored(trx, next);
   if (customClear) await replaceItemValues(trx, organizationId, 'deals', id, customIndexed(ctx.blindIndex, c, customClear));
   const deal = { ...after, updatedAt: next.updatedAt };
-  if (stageChanged) await event(trx, caller, 'deal.stage_changed', deal, `Deal moved from ${before.stage} to ${after.stage}`, stageChange, now);
+  if (stageChanged) await event(trx, caller, 'deal.stage_changed', deal, `Deal moved from ${stageLabel([...stages, ...(opts.formerStages ?? [])], before.stage)} to ${stageLabel(stages, after.stage)}`, stageChange, now);
   if (othersChanged) await event(trx, caller, 'deal.updated', deal, `Deal updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return deal;
 }

@@ -44,7 +44,7 @@ export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, bod
   if (errors.length) throw validationFailed(errors);
   await saveDealStages(ctx, trx, organizationId, stages);
   for (const [from] of inUse) {
-    for (const id of await dealIdsInStage(trx, organizationId, from)) await updateDeal(ctx, trx, caller, id, { stage: moveTo[from]! }, {}, 'any');
+    for (const id of await dealIdsInStage(trx, organizationId, from)) await updateDeal(ctx, trx, caller, id, { stage: moveTo[from]! }, { formerStages: current }, 'any');
   }
   return stages;
 }

@@ -29,6 +29,7 @@ import { addRecordContacts, replaceRecordContacts } from './record-contacts.stor
 import { externalIdHolders } from '../../db/external-ids.js';
 import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { own } from '../../lib/own.js';
+import { stageLabel } from '../shared/stage-label.js';
 
 type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
 /** Writers also keep the blind indexes of the records' contact values (record-contacts.store.ts). */
@@ -249,7 +250,7 @@ export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller,
     await planReminder(trx, { kind: 'record', itemId: id, organizationId: caller.organizationId, dueDate: next.dueDate, timezone: await organizationTimezone(trx, ctx.database.dialect, caller.organizationId), now });
   }
   const view = { ...after, updatedAt: next.updatedAt };
-  if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${before.stage} to ${after.stage}`, stageChange, now);
+  if (stageChanged) await emit(trx, caller, object, 'record.stage_changed', view, `${object.name} record moved from ${stageLabel(object.definition.stages, before.stage)} to ${stageLabel(object.definition.stages, after.stage)}`, stageChange, now);
   if (othersChanged) await emit(trx, caller, object, 'record.updated', view, `${object.name} record updated: ${Object.keys(otherChanges.after).join(', ')}`, otherChanges, now);
   return view;
 }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { inTransaction } from '../src/db/transaction.js';
 import { ManualClock } from '../src/lib/clock.js';
 import { listDeals, updateDeal } from '../src/modules/deals/deals.service.js';
@@ -18,10 +18,11 @@ import { seedDemo, startDemoApp } from './demo-data.js';
 const OUT = new URL('../docs/console/', import.meta.url);
 const clock = new ManualClock('2026-05-12T07:30:00.000Z');
 
-async function shot(page: Page, name: string): Promise<void> {
+/** The viewport, or one part of the page (a panel below the fold). */
+async function shot(target: Page | Locator, name: string): Promise<void> {
   // A click that submits a form returns before the next page has loaded.
-  await page.waitForLoadState();
-  await page.screenshot({ path: new URL(`${name}.png`, OUT).pathname, animations: 'disabled', caret: 'hide' });
+  await ('page' in target ? target.page() : target).waitForLoadState();
+  await target.screenshot({ path: new URL(`${name}.png`, OUT).pathname, animations: 'disabled', caret: 'hide' });
   console.log(`docs/console/${name}.png`);
 }
 
@@ -65,6 +66,15 @@ try {
   await page.getByRole('button', { name: 'Create lead' }).click();
   await page.waitForURL(/notice=created/);
   await shot(page, 'lead-detail');
+  const history = page.getByRole('region', { name: 'History' });
+  await history.getByLabel('Title').fill('Send her the translation of the Principia');
+  await history.getByLabel('Due date').fill('2026-05-15');
+  await history.getByRole('button', { name: 'Add task' }).click();
+  await page.getByText('Task added.').waitFor();
+  await shot(page.getByRole('region', { name: 'History' }), 'lead-timeline');
+  await page.getByRole('button', { name: 'Delete Émilie du Châtelet' }).click();
+  await page.waitForURL(/trash\?notice=deleted/);
+  await shot(page, 'trash');
 
   await page.getByRole('link', { name: 'API keys' }).click();
   await page.getByLabel('Name').fill('CRM sync');
@@ -121,6 +131,9 @@ try {
   await shot(page, 'webhook-deliveries');
   await page.getByRole('link', { name: 'API and Webhooks' }).first().click();
   await shot(page, 'webhooks');
+
+  await page.goto('/admin/config/privacy');
+  await shot(page, 'privacy');
 
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/admin/data/leads');

@@ -65,7 +65,7 @@ const RESOURCES: Resource[] = [
   },
 ];
 
-type Result = { index: number; status: number; etag?: string; error?: { code: string } } & Record<string, any>;
+type Result = { index: number; status: number; etag?: string; error?: { code: string; message: string } } & Record<string, any>;
 
 let unique = 0;
 const next = () => `${Date.now().toString(36)}${(unique++).toString(36)}`;
@@ -126,6 +126,16 @@ describe.each(RESOURCES)('$key batches', (r) => {
     const retried = await patch(stale.map((x) => ({ id: x[r.key].id, ifMatch: x.etag, ...r.later })));
     expect(retried.map((x) => x.status)).toEqual([200, 200]);
     await expectTagsOfGets(retried);
+  });
+
+  it('ifMatch on an item that matches nothing is 412 saying there is no version to compare, not that one is returned', async () => {
+    const [fresh] = r.items(next());
+    for (const body of [{ items: [{ ...fresh, ifMatch: '"a-tag"' }] }, { upsertBy: 'externalId', items: [{ ...fresh, ifMatch: '*' }] }]) {
+      const [result] = await post(body);
+      expect(result!.status).toBe(412);
+      expect(result![r.key]).toBeUndefined();
+      expect(result!.error!.message).toBe('ifMatch names a version, but no existing item matches this one: leave ifMatch out to create it');
+    }
   });
 
   it('an item without its resource (400, 404) has no etag', async () => {

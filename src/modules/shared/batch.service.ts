@@ -93,10 +93,18 @@ export interface BatchItemResult<R> {
   error?: { code: string; message: string; errors?: FieldError[] };
 }
 
-/** An item whose `ifMatch` names another version: 412 with the current resource. */
+/**
+ * An item whose `ifMatch` names another version: 412 with the current resource. Without one (a create, or an
+ * upsert that matches nothing) there is no version to compare, as RFC 9110 has it, and the message says so.
+ */
 export class PreconditionFailed<R> extends AppError {
   constructor(readonly current: R | undefined) {
-    super('PRECONDITION_FAILED', 'ifMatch does not match the current version; the current resource is returned');
+    super(
+      'PRECONDITION_FAILED',
+      current === undefined
+        ? 'ifMatch names a version, but no existing item matches this one: leave ifMatch out to create it'
+        : 'ifMatch does not match the current version; the current resource is returned',
+    );
   }
 }
 

@@ -116,6 +116,11 @@ describe('GET /events', () => {
     const unknownType = expectError(await feed(who, '?types=lead.created,lead.exploded'), 400, 'VALIDATION_FAILED');
     expect(unknownType[0]!.message).toContain('lead.exploded');
     expect(unknownType[0]!.message).not.toContain('lead.created;');
+    for (const types of ['', ',', 'lead.created,', 'lead.created,,lead.updated']) {
+      const empty = await feed(who, `?types=${types}`);
+      expect(expectError(empty, 400, 'VALIDATION_FAILED')).toEqual([{ field: 'types', code: 'invalid_value', message: expect.stringContaining('empty entry') }]);
+      expect(empty.body.message).not.toContain('Unknown event type');
+    }
     expect(JSON.stringify(expectError(await feed(who, '?since=0'), 400, 'VALIDATION_FAILED'))).toContain('since');
     const badCursor = await feed(who, '?after=not-a-cursor');
     expect(expectError(badCursor, 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after' });

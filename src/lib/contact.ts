@@ -45,6 +45,11 @@ function parsePhone(input: string): PhoneResult {
   return { ok: true, e164: parsed.number };
 }
 
+/** The digits of an E.164 number without its country code (+14155550100 → 4155550100), as it is often written. */
+export function nationalDigits(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.nationalNumber ?? e164.slice(1);
+}
+
 /** True when `q` looks like a phone number a user meant to search by exactly (starts with + and parses). */
 export function phoneQuery(q: string): string | null {
   if (!/^\s*(\+|00)[\d\s().-]{6,}$/.test(q)) return null;

@@ -185,6 +185,28 @@ describe('POST /privacy/erasures', () => {
     expectError(await post('/privacy/erasures', a.org.auth, { phoneNumber: '12' }), 400, 'VALIDATION_FAILED');
     expectError(await post('/privacy/erasures', a.org.auth, { email: EMAIL, name: NAME }), 400, 'VALIDATION_FAILED');
   });
+
+  it('refuses a reason that repeats the e-mail or phone being erased (the receipt keeps only their fingerprints), erasing nothing', async () => {
+    const lead = await post('/leads', a.org.auth, { name: 'Kept Keren', email: 'keren@privacy.example', phoneNumber: '+14155550177' });
+    expect(lead.status).toBe(201);
+    const receipts = async () => (await call(app, 'GET', '/privacy/erasures?limit=100', { auth: a.org.auth })).body.data.erasures.length;
+    const before = await receipts();
+    for (const [body, named] of [
+      [{ email: 'keren@privacy.example', reason: 'Art. 17 request from KEREN@privacy.example' }, 'e-mail'],
+      [{ phoneNumber: '+14155550177', reason: 'caller at (415) 555-0177 asked to be forgotten' }, 'phone number'],
+      [{ phoneNumber: '+1 415 555 0177', reason: 'ticket 9, +1 415-555-0177' }, 'phone number'],
+      [{ email: 'keren@privacy.example', phoneNumber: '+14155550177', reason: 'keren@privacy.example / 4155550177' }, 'e-mail and phone number'],
+    ] as const) {
+      const res = await post('/privacy/erasures', a.org.auth, body);
+      expect(expectError(res, 400, 'VALIDATION_FAILED')).toEqual([{ field: 'reason', code: 'not_allowed', message: expect.stringContaining(`the ${named} being erased`) }]);
+    }
+    expect(await receipts()).toBe(before);
+    expect((await call(app, 'GET', `/leads/${lead.body.data.lead.id}`, { auth: a.org.auth })).status).toBe(200);
+    // A reason that names neither (a ticket with digits of its own) is kept as sent.
+    const ok = await post('/privacy/erasures', a.org.auth, { email: 'keren@privacy.example', phoneNumber: '+14155550177', reason: 'ticket 4155 of 2026-11-28' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body.data.erasure).toMatchObject({ reason: 'ticket 4155 of 2026-11-28', matched: { leads: 1 } });
+  });
 });
 
 describe('records written before migration 0012', () => {

@@ -16,7 +16,7 @@ export const ErasureBody = Type.Object(
   {
     email: Type.Optional(email),
     phoneNumber: Type.Optional(phoneNumber),
-    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt: put no personal data here.' })),
+    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt, in clear: put no personal data here (one repeating the e-mail or phone being erased is refused).' })),
   },
   { additionalProperties: false, examples: [{ email: 'ada@example.com', reason: 'Art. 17 request #1042' }], description: 'At least one of email and phoneNumber.' },
 );

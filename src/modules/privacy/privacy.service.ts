@@ -6,7 +6,8 @@ import { forgetEverywhere } from '../../crypto/plaintext-eviction.js';
 import type { Executor } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { truncateWal } from '../../db/wal.js';
-import { validationFailed } from '../../errors.js';
+import { validationFailed, type FieldError } from '../../errors.js';
+import { nationalDigits } from '../../lib/contact.js';
 import { newId } from '../../lib/ids.js';
 import { listRequest } from '../../lib/list-request.js';
 import { listCursors } from '../../crypto/list-cursors.js';
@@ -37,6 +38,22 @@ export function subjectIndexes(ctx: Pick<Ctx, 'blindIndex'>, organizationId: str
 }
 
 export const bidxList = (s: { emailBidx: string | null; phoneBidx: string | null }): string[] => [s.emailBidx, s.phoneBidx].filter((b): b is string => b !== null);
+
+/** The digits of every run a person would write a phone number as (+1 415 555-0142, (415) 555 0142). */
+const digitRuns = (text: string): string[] => (text.match(/\+?\d[\d\s().-]*\d/g) ?? []).map((run) => run.replace(/\D/g, ''));
+
+/**
+ * The reason is kept in clear with the receipt, which names the person only by fingerprints: it may not repeat
+ * the e-mail or the phone number being erased (in any case or spacing, with or without the country code).
+ */
+function reasonErrors(reason: string | undefined, subject: { email?: string | null; phoneNumber?: string | null }): FieldError[] {
+  if (reason === undefined) return [];
+  const email = subject.email ? reason.toLowerCase().includes(subject.email) : false;
+  const phone = subject.phoneNumber ? digitRuns(reason).some((run) => run.includes(nationalDigits(subject.phoneNumber!))) : false;
+  if (!email && !phone) return [];
+  const named = [email ? 'e-mail' : null, phone ? 'phone number' : null].filter(Boolean).join(' and ');
+  return [{ field: 'reason', code: 'not_allowed', message: `must not contain the ${named} being erased: the receipt keeps only fingerprints of it; give a ticket reference instead` }];
+}
 
 /** The holders in the order they were found, tagged for the events. */
 const erasedEvents = (caller: Caller, h: Holders, now: Date): CrmEvent[] => {
@@ -85,6 +102,8 @@ export function eraseSubject(ctx: Ctx, caller: Caller, body: ErasureBody): Promi
  */
 export async function eraseSubjectWith<T>(ctx: Ctx, caller: Caller, body: ErasureBody, run: (erase: (trx: Transaction<DB>) => Promise<Erasure>) => Promise<T>): Promise<T> {
   const subject = subjectIndexes(ctx, caller.organizationId, body);
+  const reason = reasonErrors(body.reason, normalizeContacts(body));
+  if (reason.length) throw validationFailed(reason);
   const requestedAt = ctx.clock.now().toISOString();
   await indexEarlierRecords(ctx);
   const result = await run(async (trx) => {

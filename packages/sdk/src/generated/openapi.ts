@@ -7599,7 +7599,7 @@ export interface operations {
                      * @description The phone in international format; matched on its E.164 form through the blind index.
                      */
                     phoneNumber?: string;
-                    /** @description Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt: put no personal data here. */
+                    /** @description Why (a ticket reference, "GDPR Art. 17 request"). Kept with the receipt, in clear: put no personal data here (one repeating the e-mail or phone being erased is refused). */
                     reason?: string;
                 };
             };

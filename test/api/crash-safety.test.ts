@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { FEED_SCOPES } from '../../src/modules/events/feed.service.js';
 import { closeContext, createContext, type AppContext } from '../../src/context.js';
 import { createApiKey, createOrganization } from '../../src/modules/orgs/orgs.service.js';
 import { scratchDatabase } from '../helpers/scratch-database.js';
@@ -60,7 +61,7 @@ describe('crash safety: SIGKILL under write load', () => {
     };
     ctx = await createContext(loadConfig(env));
     orgId = (await createOrganization(ctx, { name: 'Crash' })).id;
-    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'deals:read', 'records:write', 'objects:admin', 'webhooks:write'] })).key;
+    const key = (await createApiKey(ctx, { organizationId: orgId, scopes: ['leads:write', 'accounts:write', 'deals:write', 'records:write', 'objects:admin', 'webhooks:write', ...FEED_SCOPES] })).key;
 
     server = await start();
     const hook = await fetch(`${baseUrl}/api/public/v1/webhooks`, {

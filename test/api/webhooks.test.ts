@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAppWithSharedSchemas, buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
+import type { Scope } from '../../src/modules/orgs/principal.js';
 import { call, expectError } from '../helpers/http.js';
 import { checkWebhookInput } from '../../src/modules/webhooks/webhooks.service.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -30,6 +31,45 @@ const hook = async (who: Seeded, extra: Record<string, unknown> = {}) => {
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.webhook;
 };
+
+describe('who may direct events to a URL', () => {
+  // A key with webhooks:write alone must not be able to receive, at a URL of its choosing, what it may not read.
+  const keyOf = async (scopes: Scope[]) => (await addKey(t.ctx, a.orgId, scopes)).auth;
+  const url = 'http://127.0.0.1:9/exfiltrate';
+
+  it('creating an endpoint takes the read scope of every event type it subscribes to (every read scope for *)', async () => {
+    const writer = await keyOf(['webhooks:write']);
+    const all = await call(t.app, 'POST', '/webhooks', { auth: writer, body: { url, events: ['*'] } });
+    expectError(all, 403, 'INSUFFICIENT_SCOPE');
+    expect(all.body.message).toBe(
+      'Sending every event (*) to an endpoint needs the scope leads:read, accounts:read, deals:read, records:read, notes:read, tasks:read: a key may direct to a URL only the events it can read',
+    );
+    const some = await call(t.app, 'POST', '/webhooks', { auth: writer, body: { url, events: ['lead.created', 'deal.stage_changed'] } });
+    expectError(some, 403, 'INSUFFICIENT_SCOPE');
+    expect(some.body.message).toContain('Sending lead.created, deal.stage_changed to an endpoint needs the scope leads:read, deals:read');
+    // The test event carries no data: an endpoint for it alone needs no read scope.
+    expect((await call(t.app, 'POST', '/webhooks', { auth: writer, body: { url, events: ['webhook.test'] } })).status).toBe(201);
+    const leadsReader = await keyOf(['webhooks:write', 'leads:read']);
+    expect((await call(t.app, 'POST', '/webhooks', { auth: leadsReader, body: { url, events: ['lead.created', 'lead.erased'] } })).status).toBe(201);
+    expectError(await call(t.app, 'POST', '/webhooks', { auth: leadsReader, body: { url, events: ['*'] } }), 403, 'INSUFFICIENT_SCOPE');
+    const everything = await keyOf(['webhooks:write', 'leads:read', 'accounts:read', 'deals:read', 'records:read', 'notes:read', 'tasks:read']);
+    expect((await call(t.app, 'POST', '/webhooks', { auth: everything, body: { url, events: ['*'] } })).status).toBe(201);
+  });
+
+  it("changing an endpoint's URL or events takes the read scopes of the events it then receives; other changes don't", async () => {
+    const ops = (await create(a, { url: 'http://127.0.0.1:9/ops', events: ['*'], description: 'Ops' })).body.data.webhook;
+    const writer = await keyOf(['webhooks:write', 'leads:read']);
+    const moved = await call(t.app, 'PATCH', `/webhooks/${ops.id}`, { auth: writer, body: { url } });
+    expectError(moved, 403, 'INSUFFICIENT_SCOPE');
+    expect(moved.body.message).toContain('Sending every event (*) to an endpoint needs the scope accounts:read, deals:read, records:read, notes:read, tasks:read');
+    expectError(await call(t.app, 'PATCH', `/webhooks/${ops.id}`, { auth: writer, body: { events: ['deal.created'] } }), 403, 'INSUFFICIENT_SCOPE');
+    expect((await call(t.app, 'GET', `/webhooks/${ops.id}`, { auth: a.auth })).body.data.webhook).toMatchObject({ url: 'http://127.0.0.1:9/ops', events: ['*'] });
+    expect((await call(t.app, 'PATCH', `/webhooks/${ops.id}`, { auth: writer, body: { description: 'Ops channel', enabled: false } })).status).toBe(200);
+    // Narrowed to what the key reads, the endpoint may go where the key says.
+    const narrowed = await call(t.app, 'PATCH', `/webhooks/${ops.id}`, { auth: writer, body: { url, events: ['lead.created'] } });
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+  });
+});
 
 describe('POST /webhooks', () => {
   it('registers an endpoint and returns its whsec_ secret once', async () => {

@@ -224,7 +224,8 @@ describe('notes and tasks with their :write scope only', () => {
 
 describe('webhook endpoints with webhooks:write only', () => {
   // The endpoint's URL may carry a token (https://hooks.example/T0/B1/xyz): a key that may change endpoints but not
-  // read them learns neither it nor the events, nor what the receiver answered a delivery.
+  // read them learns neither it nor the events, nor what the receiver answered a delivery. Nor can it redirect the
+  // events (webhooks.test.ts, "who may direct events to a URL").
   const secretUrl = 'https://hooks.example.com/services/T0SECRET/B0SECRET/tokentokentoken';
   let writer: Record<string, string>;
   let endpoint: { id: string };

@@ -14,6 +14,17 @@ export const FEED_SCOPES = Object.values(SCOPE_OF_OBJECT);
 
 const scopeOf = (type: EventType): Scope => SCOPE_OF_OBJECT[type.split('.')[0]!]!;
 
+/**
+ * The read scopes under which what an endpoint subscribed to `filters` (`*`: every type) receives would be
+ * readable, by event type; `webhook.test` carries no data and needs none.
+ */
+export function readScopesOf(filters: readonly string[]): Map<Scope, EventType[]> {
+  const types = filters.includes('*') ? FEED_EVENT_TYPES : (filters as EventType[]).filter((t) => t !== 'webhook.test');
+  const byScope = new Map<Scope, EventType[]>();
+  for (const type of types) byScope.set(scopeOf(type), [...(byScope.get(scopeOf(type)) ?? []), type]);
+  return byScope;
+}
+
 const notHandedOut = () =>
   validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'must be a nextCursor GET /events returned to this organization (one handed out before a server upgrade may no longer open: start again without after)' }]);
 

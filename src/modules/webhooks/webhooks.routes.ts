@@ -56,7 +56,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Register a webhook endpoint',
-      description: 'The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).',
+      description: 'The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. The key needs the read scope of every event type subscribed to (`*`: all of them; webhook.test: none), else 403 INSUFFICIENT_SCOPE. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).',
       headers: IdempotencyHeaders,
       body: CreateWebhookBody,
       response: { 201: WebhookEnvelope },
@@ -64,7 +64,8 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     handler: async (request, reply) => {
       await checkWebhookInput(ctx, request.body, deps);
       const organizationId = orgOf(request);
-      return createdReply(ctx, request, reply, async (trx) => ok({ webhook: await createWebhook(ctx, trx, organizationId, request.body) }));
+      const scopes = requirePrincipal(request).key.scopes;
+      return createdReply(ctx, request, reply, async (trx) => ok({ webhook: await createWebhook(ctx, trx, organizationId, request.body, { scopes }) }));
     },
   });
 
@@ -79,7 +80,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Update a webhook endpoint',
-      description: '`enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.',
+      description: '`enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. Changing `url` or `events` needs the read scope of every event type the endpoint then receives (else 403 INSUFFICIENT_SCOPE). A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.',
       params: IdParams,
       body: UpdateWebhookBody,
       response: { 200: WrittenWebhookEnvelope },
@@ -87,7 +88,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     handler: async (request) => {
       await checkWebhookInput(ctx, request.body, deps);
       const organizationId = orgOf(request);
-      const opts = { ifMatch: ifMatchOf(request) };
+      const opts = { ifMatch: ifMatchOf(request), scopes: requirePrincipal(request).key.scopes };
       return ok({ webhook: await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, organizationId, request.params.id, request.body, opts)) });
     },
   });

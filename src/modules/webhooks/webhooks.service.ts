@@ -7,7 +7,8 @@ import { listRequest } from '../../lib/list-request.js';
 import { listCursors } from '../../crypto/list-cursors.js';
 import { buildEvent } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
-import type { Actor } from '../orgs/principal.js';
+import { readScopesOf } from '../events/feed.service.js';
+import type { Actor, Scope } from '../orgs/principal.js';
 import {
   cancelPendingDeliveries,
   findDelivery,
@@ -90,7 +91,26 @@ async function requireEndpoint(db: Executor, organizationId: string, id: string)
 }
 
 /** Stores a new endpoint with a fresh secret, encrypted; the answer is the only time the secret is shown. */
-export async function createWebhook(ctx: Ctx, trx: Executor, organizationId: string, input: CreateWebhookBody): Promise<Webhook> {
+/**
+ * An API key that sets where an endpoint's events go, or which events those are, must be able to read them
+ * (`scopes`: the key's; the console and the CLI, run by people of the organization, pass none): otherwise a key
+ * with webhooks:write alone could subscribe its own URL to every change, or point an existing endpoint at it.
+ */
+export interface EndpointWriteOptions extends WriteOptions {
+  scopes?: readonly Scope[];
+}
+
+function checkReceiverScopes(scopes: readonly Scope[] | undefined, events: readonly string[]): void {
+  if (scopes === undefined) return;
+  const missing = [...readScopesOf(events)].filter(([scope]) => !scopes.includes(scope));
+  if (missing.length === 0) return;
+  const types = missing.flatMap(([, t]) => t);
+  const shown = events.includes('*') ? 'every event (*)' : types.join(', ');
+  throw new AppError('INSUFFICIENT_SCOPE', `Sending ${shown} to an endpoint needs the scope ${missing.map(([s]) => s).join(', ')}: a key may direct to a URL only the events it can read`);
+}
+
+export async function createWebhook(ctx: Ctx, trx: Executor, organizationId: string, input: CreateWebhookBody, opts: EndpointWriteOptions = {}): Promise<Webhook> {
+  checkReceiverScopes(opts.scopes, input.events);
   const limit = ctx.config.maxWebhooksPerOrganization;
   if ((await countEndpoints(trx, ctx.database.dialect, organizationId)) >= limit) {
     throw new AppError('LIMIT_EXCEEDED', `The organization already has ${limit} webhook endpoints, the most allowed (MAX_WEBHOOKS_PER_ORG)`);
@@ -131,7 +151,7 @@ export async function listWebhooks(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, or
  * Applies the sent fields. Disabling cancels the queued retries; enabling clears the failure flag, so an
  * endpoint disabled after 3 days of failures (or a 410) gets a clean start.
  */
-export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: string, id: string, patch: UpdateWebhookBody, opts: WriteOptions = {}): Promise<Webhook> {
+export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: string, id: string, patch: UpdateWebhookBody, opts: EndpointWriteOptions = {}): Promise<Webhook> {
   await lockForCondition(ctx, trx, 'webhook_endpoints', organizationId, id, opts);
   const current = await requireEndpoint(trx, organizationId, id);
   checkCondition(opts, 'webhook', toWebhook(current));
@@ -143,6 +163,7 @@ export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: str
     description: patch.description !== undefined ? patch.description : current.description,
     updatedAt: now,
   };
+  if (patch.url !== undefined || patch.events !== undefined) checkReceiverScopes(opts.scopes, next.events);
   if (patch.enabled === true && !current.enabled) Object.assign(next, { enabled: true, disabledReason: null, failingSince: null });
   if (patch.enabled === false && current.enabled) Object.assign(next, { enabled: false, disabledReason: 'DISABLED_BY_USER' });
   await updateEndpoint(trx, next);

@@ -793,7 +793,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).
+         * @description The answer carries the signing secret (whsec_…): store it, it is not shown again. The URL must be https and resolve to public addresses. The key needs the read scope of every event type subscribed to (`*`: all of them; webhook.test: none), else 403 INSUFFICIENT_SCOPE. 409 LIMIT_EXCEEDED when the organization already has MAX_WEBHOOKS_PER_ORG endpoints (default 50).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -822,7 +822,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.
+         * @description `enabled: false` stops deliveries and cancels queued retries; `enabled: true` re-enables an endpoint disabled by a 410 or 3 days of failures. Changing `url` or `events` needs the read scope of every event type the endpoint then receives (else 403 INSUFFICIENT_SCOPE). A key without webhooks:read gets the endpoint as MinimalWebhook (id, updatedAt), not its URL or events.
          */
         patch: operations["updateWebhook"];
         trace?: never;

@@ -80,6 +80,21 @@ describe('POST /leads/batch', () => {
     expect(res.body.data.results[2].error.errors).toEqual([{ field: 'externalId', code: 'required', message: expect.any(String) }]);
   });
 
+  it('an ifMatch with no item to compare it with is 412 whose message says so, not that the current lead is returned', async () => {
+    const o = await seedOrg(t.ctx);
+    const upsert = await batch({ upsertBy: 'externalId', items: [{ name: 'Gone', externalId: 'ext-gone', ifMatch: '*' }] }, o);
+    expect(upsert.body.data.results).toEqual([
+      { index: 0, status: 412, error: { code: 'PRECONDITION_FAILED', message: 'ifMatch names a version, but no lead holds this externalId: nothing was written (send the item without ifMatch to create it)' } },
+    ]);
+    const plain = await batch({ items: [{ name: 'Plain', ifMatch: '"abc"' }] }, o);
+    expect(plain.body.data.results[0]).toEqual({
+      index: 0,
+      status: 412,
+      error: { code: 'PRECONDITION_FAILED', message: 'ifMatch names a version, but without upsertBy an item only creates: nothing was written (send upsertBy to update the holder of a key)' },
+    });
+    expect(await events(o)).toEqual([]);
+  });
+
   it('items of one batch upserting the same new key: the first creates, the later ones update it', async () => {
     const o = await seedOrg(t.ctx);
     const res = await batch({ upsertBy: 'email', items: [{ name: 'One', email: 'same@example.com' }, { name: 'Two', email: 'same@example.com', company: 'Acme' }] }, o);

@@ -94,16 +94,20 @@ export interface BatchItemResult<R> {
 }
 
 /**
- * An item whose `ifMatch` names another version: 412 with the current resource. Without one (a create, or an
- * upsert that matches nothing) there is no version to compare, as RFC 9110 has it, and the message says so.
+ * An item whose `ifMatch` names another version: 412 with the current resource. Without one (nothing holds the
+ * item's key, or the batch has no upsertBy and only creates) the message says so rather than promise a resource.
  */
 export class PreconditionFailed<R> extends AppError {
-  constructor(readonly current: R | undefined) {
-    super(
-      'PRECONDITION_FAILED',
-      current === undefined
-        ? 'ifMatch names a version, but no existing item matches this one: leave ifMatch out to create it'
-        : 'ifMatch does not match the current version; the current resource is returned',
+  constructor(readonly current: R | undefined, message = 'ifMatch does not match the current version; the current resource is returned') {
+    super('PRECONDITION_FAILED', message);
+  }
+
+  static noHolder(noun: string, by: UpsertKey | undefined): PreconditionFailed<never> {
+    return new PreconditionFailed<never>(
+      undefined,
+      by === undefined
+        ? 'ifMatch names a version, but without upsertBy an item only creates: nothing was written (send upsertBy to update the holder of a key)'
+        : `ifMatch names a version, but no ${noun} holds this ${by}: nothing was written (send the item without ifMatch to create it)`,
     );
   }
 }
@@ -196,9 +200,9 @@ export function checkUpdateItems<R>(spec: BatchResource<R, unknown>, raw: unknow
   return { valid, refused };
 }
 
-async function requireVersion<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, id: string | undefined, ifMatch: string): Promise<void> {
+async function requireVersion<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, id: string | undefined, ifMatch: string, by: UpsertKey | undefined): Promise<void> {
   const current = id === undefined ? undefined : await spec.find(run.trx, run.caller, run.params, id);
-  if (current === undefined) throw new PreconditionFailed(current);
+  if (current === undefined) throw PreconditionFailed.noHolder(spec.noun, by);
   versionCheck(ifMatch, current);
 }
 
@@ -208,7 +212,7 @@ async function upsertOne<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, item
   const key = by ? keyOf(item.input, by) : undefined;
   const holder = by && key !== undefined ? (await spec.holdersOf(trx, caller, params, by, [key])).get(key) : undefined;
   if (holder?.trashed) throw externalIdTaken(spec.noun);
-  if (item.ifMatch !== undefined) await requireVersion(spec, run, holder?.id, item.ifMatch);
+  if (item.ifMatch !== undefined) await requireVersion(spec, run, holder?.id, item.ifMatch, by);
   if (holder) return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, holder.id, item.input, KEYS_LOCKED) };
   return { index: item.index, status: 201, resource: await spec.create(trx, caller, params, item.input, KEYS_LOCKED) };
 }
@@ -317,7 +321,7 @@ export async function runCreateBatch<R, P>(
       results.push(...(await runAlone(run, [item], (i) => upsertOne(spec, run, i, by))));
     } else if (holder?.trashed) results.push(outcomeOf(item.index, externalIdTaken(spec.noun)));
     else if (holder) stretch.updates.push({ item, id: holder.id });
-    else if (item.ifMatch !== undefined) results.push(outcomeOf(item.index, new PreconditionFailed(undefined)));
+    else if (item.ifMatch !== undefined) results.push(outcomeOf(item.index, PreconditionFailed.noHolder(spec.noun, by)));
     else stretch.creates.push(item);
   }
   await writeStretch();

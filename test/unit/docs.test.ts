@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { EnvSchema } from '../../src/config.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { MCP_TOOLS } from '../../src/modules/mcp/tools/index.js';
 
 const readme = readFileSync('README.md', 'utf8');
 
@@ -34,6 +35,24 @@ describe('README', () => {
   it('documents every environment variable the configuration reads', () => {
     // Named in the first column of the configuration table.
     const missing = Object.keys(EnvSchema.properties).filter((name) => !new RegExp(`^\\|[^|]*\`${name}\`[^|]*\\|`, 'm').test(readme));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('docs/mcp.md', () => {
+  const TIME_RANGES = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'];
+
+  it('names every argument of each list and search tool in its row of the tools table', () => {
+    const doc = readFileSync('docs/mcp.md', 'utf8');
+    const lists = MCP_TOOLS.filter((tool) => /^(list|search)_/.test(tool.name));
+    expect(lists.length).toBeGreaterThan(8);
+    const missing = lists.flatMap((tool) => {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${tool.name}\` |`)) ?? '';
+      const args = Object.keys((tool.input as { properties?: object }).properties ?? {});
+      // "the time ranges" stands for the four bounds, as in docs/sync.md.
+      const named = (arg: string) => row.includes(`\`${arg}\``) || (TIME_RANGES.includes(arg) && row.includes('the time ranges'));
+      return args.filter((arg) => !named(arg)).map((arg) => `${tool.name}: ${arg}`);
+    });
     expect(missing).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { isDatabaseUnreachable } from '../db/database.js';
-import { toFieldErrors } from './validation.js';
+import { explainRepeatedParameters, toFieldErrors } from './validation.js';
 import { extraFieldErrors } from './extra-field-errors.js';
 import type { ErrorEnvelope } from './schemas.js';
 import { redactPath, requestId } from './logging.js';
@@ -39,7 +39,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const fe = error as FastifyError;
     if (fe.validation) {
-      const errors = [...toFieldErrors(fe.validation as Parameters<typeof toFieldErrors>[0], fe.validationContext ?? 'body'), ...extraFieldErrors(request)];
+      const part = fe.validationContext ?? 'body';
+      const schemaErrors = toFieldErrors(fe.validation as Parameters<typeof toFieldErrors>[0], part);
+      const errors = [...(part === 'querystring' ? explainRepeatedParameters(schemaErrors, request.query) : schemaErrors), ...extraFieldErrors(request)];
       const message = errors.length === 1 ? `${errors[0]!.field}: ${errors[0]!.message}` : `${errors.length} fields are invalid`;
       return sendError(reply, request, 'VALIDATION_FAILED', message, errors);
     }

@@ -111,6 +111,18 @@ export function toFieldErrors(errors: ErrorObject[], part: string): FieldError[]
   return [...out.values()];
 }
 
+/**
+ * A query parameter sent twice (`status=NEW&status=CONTACTED`, or a client that encodes a list that way) arrives
+ * as an array, which the schema reports as a wrong type ("must be string"): say what happened instead.
+ */
+export function explainRepeatedParameters(errors: FieldError[], query: unknown): FieldError[] {
+  if (typeof query !== 'object' || query === null) return errors;
+  const values = query as Record<string, unknown>;
+  return errors.map((e) =>
+    e.code === 'invalid_type' && Array.isArray(values[e.field]) ? { ...e, message: 'is given more than once: send it once (where a parameter takes several values, they go comma-separated in one)' } : e,
+  );
+}
+
 const standalone = createAjv(false);
 const compiled = new WeakMap<object, ValidateFunction>();
 

@@ -101,6 +101,17 @@ describe('GET /events', () => {
     expectError(await feed(await addKey(t.ctx, who.orgId, ['leads:write', 'webhooks:read']), ''), 403, 'INSUFFICIENT_SCOPE');
   });
 
+  it('names a parameter sent twice as such, not as a wrong type (types=a&types=b; lists too)', async () => {
+    const who = await seedOrg(t.ctx);
+    const message = 'is given more than once: send it once (where a parameter takes several values, they go comma-separated in one)';
+    expect(expectError(await feed(who, '?types=lead.created&types=deal.created'), 400, 'VALIDATION_FAILED')).toEqual([{ field: 'types', code: 'invalid_type', message }]);
+    const leads = await call(t.app, 'GET', '/leads?status=NEW&status=CONTACTED&limit=x', { auth: who.auth });
+    expect(expectError(leads, 400, 'VALIDATION_FAILED')).toEqual([
+      { field: 'status', code: 'invalid_type', message },
+      { field: 'limit', code: 'invalid_type', message: 'must be integer' },
+    ]);
+  });
+
   it('leaves webhook.test out of the feed', async () => {
     const who = await seedOrg(t.ctx);
     const actor = { type: 'SYSTEM' as const, id: 'test', channel: 'API' as const };

@@ -53,22 +53,39 @@ export function createMirror({ client, state = emptyState(), save = async () => 
     return fresh.length;
   }
 
+  /** First run: the feed's end, then every live item of every list (cursor pages: no repeats, no skips). */
+  async function load() {
+    state.cursor = await feedEnd();
+    for (const resource of Object.values(KINDS)) {
+      state.items[resource] = {};
+      for await (const item of client[resource].iterate({ limit: 100 })) state.items[resource][item.id] = item;
+    }
+    await save(state);
+  }
+
+  /**
+   * The page of events after the stored cursor. A cursor older than the feed's retention (the mirror was stopped
+   * longer than EVENT_RETENTION_DAYS) answers 410 CURSOR_EXPIRED: events it never saw are gone, so it loads every
+   * list again from a new feed end (docs/sync.md, "Retention") and reads on from there.
+   */
+  async function nextPage() {
+    try {
+      return await client.events.list({ after: state.cursor, limit: 1000 });
+    } catch (err) {
+      if (!(err instanceof CrmApiError && err.code === 'CURSOR_EXPIRED')) throw err;
+      await load();
+      return client.events.list({ after: state.cursor, limit: 1000 });
+    }
+  }
+
   return {
     state,
-    /** First run: the feed's end, then every live item of every list (cursor pages: no repeats, no skips). */
-    async load() {
-      state.cursor = await feedEnd();
-      for (const resource of Object.values(KINDS)) {
-        state.items[resource] = {};
-        for await (const item of client[resource].iterate({ limit: 100 })) state.items[resource][item.id] = item;
-      }
-      await save(state);
-    },
+    load,
     /** Applies every event after the stored cursor, a page at a time; resolves with how many it applied. */
     async follow() {
       let count = 0;
       for (;;) {
-        const page = await client.events.list({ after: state.cursor, limit: 1000 });
+        const page = await nextPage();
         count += await applyPage(page.events);
         state.cursor = page.nextCursor;
         state.applied = [...applied];

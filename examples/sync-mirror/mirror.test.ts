@@ -1,5 +1,9 @@
 import { createClient } from '@crm/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { pruneEvents } from '../../src/modules/events/feed.service.js';
+import { undispatchedEvents } from '../../src/modules/webhooks/dispatch-lag.store.js';
+import { WebhookDispatcher } from '../../src/modules/webhooks/dispatcher.js';
 import { call } from '../../test/helpers/http.js';
 import { listen } from '../../test/helpers/mcp.js';
 import { eventually } from '../../test/helpers/receiver.js';
@@ -90,4 +94,54 @@ describe('example sync mirror', () => {
     expect(await forgetful.follow()).toBeGreaterThanOrEqual(4);
     expect(forgetful.state.items).toEqual(restarted.state.items);
   }, 120_000);
+});
+
+describe('example sync mirror, stopped longer than the feed keeps events', () => {
+  const clock = new ManualClock('2026-03-01T00:00:00.000Z');
+  let t: TestApp;
+  let org: Seeded;
+  let client: ReturnType<typeof createClient>;
+
+  beforeAll(async () => {
+    t = await buildTestApp({ clock });
+    const origin = await listen(t);
+    org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const reader = await addKey(t.ctx, org.orgId, ['leads:read', 'accounts:read', 'deals:read'], { rateLimitPerMinute: 100_000 });
+    client = createClient({ baseUrl: origin, apiKey: reader.key });
+  });
+  afterAll(() => t.close());
+
+  const write = async (method: string, path: string, body?: unknown) => {
+    const res = await call(t.app, method, path, { auth: org.auth, body });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return res.body.data;
+  };
+
+  it('loads every list again when its cursor answers 410 CURSOR_EXPIRED, and follows on from there', async () => {
+    const kept = (await write('POST', '/leads', { name: 'Kept' })).lead.id as string;
+    const gone = (await write('POST', '/leads', { name: 'Gone' })).lead.id as string;
+    const mirror = createMirror({ client });
+    await mirror.load();
+    // While the mirror is stopped: changes whose events outlive it no longer than the retention (30 days).
+    await write('PATCH', `/leads/${kept}`, { company: 'Analytical Engines' });
+    await write('DELETE', `/leads/${gone}`);
+    clock.set('2026-04-05T00:00:00.000Z');
+    const later = (await write('POST', '/leads', { name: 'Later' })).lead.id as string;
+    // The dispatcher's fan-out passes every event, then its housekeeping prunes those past the retention.
+    const dispatcher = new WebhookDispatcher(t.ctx, { pollIntervalMs: 20 }).start();
+    await eventually(async () => expect((await undispatchedEvents(t.ctx.database.db, t.ctx.database.dialect)).count).toBe(0));
+    await dispatcher.stop();
+    await pruneEvents(t.ctx);
+    await expect(client.events.list({ after: mirror.state.cursor! })).rejects.toMatchObject({ status: 410, code: 'CURSOR_EXPIRED' });
+
+    await mirror.follow();
+    expect(Object.keys(mirror.state.items.leads).sort()).toEqual([kept, later].sort());
+    expect(mirror.state.items.leads[kept]).toMatchObject({ company: 'Analytical Engines' });
+    // The cursor is a live one again: the next change comes through the feed.
+    await write('PATCH', `/leads/${later}`, { title: 'CTO' });
+    await eventually(async () => {
+      await mirror.follow();
+      expect(mirror.state.items.leads[later]).toMatchObject({ title: 'CTO' });
+    }, 20_000, 50);
+  }, 60_000);
 });

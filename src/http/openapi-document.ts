@@ -7,7 +7,7 @@ import { namedErrorOf, namedErrorResponses, RESPONSE_HEADERS, responseHeaders } 
 type Json = Record<string, unknown>;
 interface Response { description?: string; headers?: Json; content?: Record<string, { schema?: Json; example?: unknown }>; $ref?: string }
 /** `x-etag`: set by http/entity-tags.ts on the routes of one resource, whose answers carry its ETag. */
-interface Operation { operationId?: string; security?: unknown[]; responses: Record<string, Response>; 'x-etag'?: boolean }
+interface Operation { operationId?: string; security?: unknown[]; parameters?: { in?: string; name?: string }[]; responses: Record<string, Response>; 'x-etag'?: boolean }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Json; responses?: Json; headers?: Json };
@@ -51,6 +51,7 @@ function finishOperation(method: string, operation: Operation, doc: Pick<Documen
   const authenticated = (operation.security ?? doc.security ?? []).length > 0;
   const tagged = operation['x-etag'] === true;
   delete operation['x-etag'];
+  const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name?.toLowerCase() === 'idempotency-key');
   for (const [status, response] of Object.entries(operation.responses)) {
     const shared = namedErrorOf(response);
     if (shared) {
@@ -62,7 +63,7 @@ function finishOperation(method: string, operation: Operation, doc: Pick<Documen
     if (response.description === 'Default Response') response.description = successDescription(method, status, response);
     const body = response.content?.['application/json'];
     if (body && body.example === undefined) body.example = exampleOf(body.schema, doc.components.schemas);
-    response.headers = { ...responseHeaders(status, authenticated, tagged), ...response.headers };
+    response.headers = { ...responseHeaders(status, authenticated, tagged, idempotent), ...response.headers };
   }
 }
 

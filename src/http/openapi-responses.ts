@@ -103,6 +103,11 @@ export const RESPONSE_HEADERS = {
     { type: 'string' },
     '"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"',
   ),
+  'Idempotent-Replayed': header(
+    '`true` when this answer is the stored response of an earlier request with the same Idempotency-Key: nothing was done again. Absent on a first answer.',
+    { type: 'string', enum: ['true'] },
+    'true',
+  ),
 };
 type HeaderName = keyof typeof RESPONSE_HEADERS;
 const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -111,13 +116,15 @@ const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => 
 
 /**
  * Headers of a response: X-Request-Id always; the rate limit once the key is known (every status but 401);
- * the ETag on a single resource's success, 304 and 412 (`tagged`: the operation's route declares `config.etag`).
+ * the ETag on a single resource's success, 304 and 412 (`tagged`: the operation's route declares `config.etag`);
+ * Idempotent-Replayed on the success of an operation that takes an Idempotency-Key (`idempotent`).
  */
-export function responseHeaders(status: string, authenticated: boolean, tagged = false): Json {
+export function responseHeaders(status: string, authenticated: boolean, tagged = false, idempotent = false): Json {
   const names: HeaderName[] = ['X-Request-Id'];
   if (authenticated && status !== '401') names.push(...RATE_LIMIT_HEADERS);
   if (status === '429') names.push('Retry-After');
   if (status === '412' || (tagged && (status.startsWith('2') || status === '304'))) names.push('ETag');
+  if (idempotent && status.startsWith('2')) names.push('Idempotent-Replayed');
   return headerRefs(names);
 }
 

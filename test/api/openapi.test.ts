@@ -41,6 +41,22 @@ describe('GET /openapi.json', () => {
     expect(post.requestBody.content['application/json'].example).toMatchObject({ name: 'Ada Lovelace' });
   });
 
+  it('documents Idempotent-Replayed on the successes of every operation that takes an Idempotency-Key, and only there', () => {
+    const replayable: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const takesKey = (op.parameters ?? []).some((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key');
+        for (const [status, response] of Object.entries(op.responses as Record<string, { headers?: Record<string, unknown> }>)) {
+          const documented = response.headers?.['Idempotent-Replayed'] !== undefined;
+          expect(documented, `${method} ${path} ${status}`).toBe(takesKey && status.startsWith('2'));
+          if (documented) replayable.push(`${method} ${path}`);
+        }
+      }
+    }
+    expect(replayable).toEqual(expect.arrayContaining(['post /api/public/v1/leads', 'post /api/public/v1/leads/batch', 'post /api/public/v1/objects/{object}/records']));
+    expect(doc.components.headers['Idempotent-Replayed'].schema).toEqual({ type: 'string', enum: ['true'] });
+  });
+
   it('lists every error code with its description', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
     expect(envelope.properties.code.enum.sort()).toEqual(Object.keys(ERROR_DESCRIPTIONS).sort());

@@ -112,6 +112,16 @@ describe('GET /events', () => {
     ]);
   });
 
+  it('reads types as written by hand: spaces after the commas and a trailing comma are ignored, an empty list is named', async () => {
+    const who = await seedOrg(t.ctx, { rateLimitPerMinute: 10_000 });
+    await changes(who);
+    const { events } = await readAll(who, `types=${encodeURIComponent(' lead.created, deal.created,')}`, 2);
+    expect(events.map((e) => e.type)).toEqual(['lead.created', 'deal.created']);
+    expect(expectError(await feed(who, '?types='), 400, 'VALIDATION_FAILED')).toEqual([
+      { field: 'types', code: 'invalid_value', message: 'names no event type: list them comma-separated (types=lead.created,deal.created), or leave types out for every type' },
+    ]);
+  });
+
   it('leaves webhook.test out of the feed', async () => {
     const who = await seedOrg(t.ctx);
     const actor = { type: 'SYSTEM' as const, id: 'test', channel: 'API' as const };

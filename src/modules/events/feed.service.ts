@@ -46,10 +46,10 @@ export function openFeedCursor(ctx: Pick<AppContext, 'cursorSeal'>, organization
 function typesFor(principal: Principal, types: string | undefined): EventType[] {
   const readable = (t: EventType) => principal.key.scopes.includes(scopeOf(t));
   if (types === undefined) return FEED_EVENT_TYPES.filter(readable);
-  const asked = [...new Set(types.split(','))];
-  // `types=` or a stray comma: said as such, rather than as the unknown type "" (an empty name in the message).
-  if (asked.includes('')) {
-    throw validationFailed([{ field: 'types', code: 'invalid_value', message: 'has an empty entry: name event types separated by single commas, e.g. lead.created,deal.stage_changed' }]);
+  // `lead.created, deal.created` (a space after the comma) and a trailing comma ask for what they name.
+  const asked = [...new Set(types.split(',').map((t) => t.trim()).filter((t) => t !== ''))];
+  if (asked.length === 0) {
+    throw validationFailed([{ field: 'types', code: 'invalid_value', message: 'names no event type: list them comma-separated (types=lead.created,deal.created), or leave types out for every type' }]);
   }
   const unknown = asked.filter((t) => !(FEED_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length > 0) {

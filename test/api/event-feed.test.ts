@@ -165,6 +165,9 @@ describe('GET /events', () => {
     expect(op.responses['410']).toEqual({ $ref: '#/components/responses/CursorExpired' });
     expect(doc.components.responses.CursorExpired.description).toContain('CURSOR_EXPIRED');
     expect(doc.components.schemas.WebhookEvent.required).toContain('id');
+    // The example reads like a real page: event ids as the feed hands them out, not item ids.
+    const [example] = op.responses['200'].content['application/json'].example.data.events;
+    expect(example).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'lead.created', data: { object: 'lead', description: 'Lead created' } });
   });
 
   it('spends a rate-limit unit like every route', async () => {

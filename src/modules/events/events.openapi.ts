@@ -7,16 +7,16 @@ export const WEBHOOK_EVENT_SCHEMA: Json = {
   type: 'object',
   description: 'A webhook body: what happened, to which record, what changed and who did it. E-mail and phone values read "[encrypted]".',
   properties: {
-    id: { type: 'string', description: 'Event id (= the webhook-id header); the same on every retry.' },
+    id: { type: 'string', description: 'Event id (= the webhook-id header); the same on every retry.', examples: ['evt_3f2b9c1d0a4e5f6a7b8c9d0e'] },
     type: { type: 'string', enum: [...EVENT_TYPES] },
     createdAt: { type: 'string', format: 'date-time' },
-    organization: { type: 'string', description: 'Organization id.' },
+    organization: { type: 'string', description: 'Organization id.', examples: ['6650f0a1a1b2c3d4e5f60701'] },
     data: {
       type: 'object',
       properties: {
-        object: { type: 'string', description: 'lead, account, deal, record or webhook.' },
+        object: { type: 'string', description: 'lead, account, deal, record or webhook.', examples: ['lead'] },
         id: { type: 'string', description: 'Id of the item the event is about.' },
-        description: { type: 'string' },
+        description: { type: 'string', examples: ['Lead created'] },
         changes: {
           type: 'object',
           description: 'The changed fields only, before and after.',

@@ -2026,17 +2026,27 @@ export interface components {
                         [key: string]: unknown;
                     };
                 };
+                /** @example Lead created */
                 description: string;
                 /** @description Id of the item the event is about. */
                 id: string;
-                /** @description lead, account, deal, record or webhook. */
+                /**
+                 * @description lead, account, deal, record or webhook.
+                 * @example lead
+                 */
                 object: string;
                 /** @description The custom object of a record event. */
                 objectSlug?: string;
             };
-            /** @description Event id (= the webhook-id header); the same on every retry. */
+            /**
+             * @description Event id (= the webhook-id header); the same on every retry.
+             * @example evt_3f2b9c1d0a4e5f6a7b8c9d0e
+             */
             id: string;
-            /** @description Organization id. */
+            /**
+             * @description Organization id.
+             * @example 6650f0a1a1b2c3d4e5f60701
+             */
             organization: string;
             /** @enum {string} */
             type: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "deal.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test";
@@ -2996,14 +3006,14 @@ export interface operations {
                      *             "type": "event",
                      *             "at": "2026-11-21T10:00:00.000Z",
                      *             "event": {
-                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
                      *               "type": "lead.created",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
-                     *               "organization": "string",
+                     *               "organization": "6650f0a1a1b2c3d4e5f60701",
                      *               "data": {
-                     *                 "object": "string",
+                     *                 "object": "lead",
                      *                 "id": "6650f0c8f1e2d3c4b5a69788",
-                     *                 "description": "string",
+                     *                 "description": "Lead created",
                      *                 "changes": {
                      *                   "before": {},
                      *                   "after": {}
@@ -4106,14 +4116,14 @@ export interface operations {
                      *             "type": "event",
                      *             "at": "2026-11-21T10:00:00.000Z",
                      *             "event": {
-                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
                      *               "type": "lead.created",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
-                     *               "organization": "string",
+                     *               "organization": "6650f0a1a1b2c3d4e5f60701",
                      *               "data": {
-                     *                 "object": "string",
+                     *                 "object": "lead",
                      *                 "id": "6650f0c8f1e2d3c4b5a69788",
-                     *                 "description": "string",
+                     *                 "description": "Lead created",
                      *                 "changes": {
                      *                   "before": {},
                      *                   "after": {}
@@ -4515,14 +4525,14 @@ export interface operations {
                      *       "data": {
                      *         "events": [
                      *           {
-                     *             "id": "6650f0c8f1e2d3c4b5a69788",
+                     *             "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
                      *             "type": "lead.created",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
-                     *             "organization": "string",
+                     *             "organization": "6650f0a1a1b2c3d4e5f60701",
                      *             "data": {
-                     *               "object": "string",
+                     *               "object": "lead",
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
-                     *               "description": "string",
+                     *               "description": "Lead created",
                      *               "changes": {
                      *                 "before": {},
                      *                 "after": {}
@@ -5163,14 +5173,14 @@ export interface operations {
                      *             "type": "event",
                      *             "at": "2026-11-21T10:00:00.000Z",
                      *             "event": {
-                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
                      *               "type": "lead.created",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
-                     *               "organization": "string",
+                     *               "organization": "6650f0a1a1b2c3d4e5f60701",
                      *               "data": {
-                     *                 "object": "string",
+                     *                 "object": "lead",
                      *                 "id": "6650f0c8f1e2d3c4b5a69788",
-                     *                 "description": "string",
+                     *                 "description": "Lead created",
                      *                 "changes": {
                      *                   "before": {},
                      *                   "after": {}
@@ -6926,14 +6936,14 @@ export interface operations {
                      *             "type": "event",
                      *             "at": "2026-11-21T10:00:00.000Z",
                      *             "event": {
-                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "id": "evt_3f2b9c1d0a4e5f6a7b8c9d0e",
                      *               "type": "lead.created",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
-                     *               "organization": "string",
+                     *               "organization": "6650f0a1a1b2c3d4e5f60701",
                      *               "data": {
-                     *                 "object": "string",
+                     *                 "object": "lead",
                      *                 "id": "6650f0c8f1e2d3c4b5a69788",
-                     *                 "description": "string",
+                     *                 "description": "Lead created",
                      *                 "changes": {
                      *                   "before": {},
                      *                   "after": {}

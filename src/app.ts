@@ -12,6 +12,7 @@ import { registerSecurityHeaders } from './http/security-headers.js';
 import { boundServer, registerHostCheck, transportOptions } from './http/transport.js';
 import { createLoggers, lazyChildLogger, requestId } from './http/logging.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
+import { refuseUndeclaredQuery } from './http/undeclared-query.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { Pagination } from './lib/pagination.js';
 import { Account } from './modules/accounts/accounts.schemas.js';
@@ -113,6 +114,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
     });
   }
   registerErrorHandling(app);
+  app.addHook('onRoute', refuseUndeclaredQuery);
   registerEntityTags(app);
   registerMinimalViews(app);
   await registerOpenApi(app, { version: VERSION, webhookEvents: { schema: WEBHOOK_EVENT_SCHEMA, section: webhooksSection } });

@@ -283,3 +283,25 @@ describe('assignment rules', () => {
     await expect(setAssignmentRules(t.ctx.database, o.orgId, { rules: [{ id: 'x', match: { source: 'TV' }, assign: { type: 'user', userId: o.userId } }] }, new Date())).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
   });
 });
+
+describe('query parameters a route does not declare', () => {
+  it('are refused with 400 naming them, before anything is written, on every route of the API but its document', async () => {
+    const o = await seedOrg(t.ctx);
+    const dryRun = await call(t.app, 'POST', '/leads?dryRun=true', { auth: o.auth, body: { name: 'Not written' } });
+    expect(expectError(dryRun, 400, 'VALIDATION_FAILED')).toEqual([{ field: 'dryRun', code: 'unknown_field', message: 'is not a known field' }]);
+    expect(await listEvents(t.ctx.database.db, o.orgId)).toEqual([]);
+    const lead = (await createLead(o, { name: 'Kept' })).body.data.lead;
+    for (const [method, path, body] of [
+      ['GET', `/leads/${lead.id}?expand=account`, undefined],
+      ['PATCH', `/leads/${lead.id}?upsert=true`, { name: 'Changed' }],
+      ['POST', '/leads/batch?upsertBy=email', { items: [{ name: 'Batch' }] }],
+      ['PATCH', '/leads/batch?dryRun=1', { items: [{ id: lead.id, name: 'Changed' }] }],
+      ['GET', '/me?verbose=true', undefined],
+    ] as const) {
+      const res = await call(t.app, method, path, { auth: o.auth, ...(body ? { body } : {}) });
+      expect(expectError(res, 400, 'VALIDATION_FAILED')[0], `${method} ${path}`).toMatchObject({ code: 'unknown_field' });
+    }
+    expect((await call(t.app, 'GET', `/leads/${lead.id}`, { auth: o.auth })).body.data.lead.name).toBe('Kept');
+    expect((await call(t.app, 'GET', '/api/public/v1/openapi.json?v=1')).status).toBe(200);
+  });
+});

@@ -137,9 +137,9 @@ describe('GET /events', () => {
     const unknownType = expectError(await feed(who, '?types=lead.created,lead.exploded'), 400, 'VALIDATION_FAILED');
     expect(unknownType[0]!.message).toContain('lead.exploded');
     expect(unknownType[0]!.message).not.toContain('lead.created;');
-    for (const types of ['', ',', 'lead.created,', 'lead.created,,lead.updated']) {
-      const empty = await feed(who, `?types=${types}`);
-      expect(expectError(empty, 400, 'VALIDATION_FAILED')).toEqual([{ field: 'types', code: 'invalid_value', message: expect.stringContaining('empty entry') }]);
+    for (const types of ['', ',', ' , ']) {
+      const empty = await feed(who, `?types=${encodeURIComponent(types)}`);
+      expect(expectError(empty, 400, 'VALIDATION_FAILED')).toEqual([{ field: 'types', code: 'invalid_value', message: expect.stringContaining('names no event type') }]);
       expect(empty.body.message).not.toContain('Unknown event type');
     }
     expect(JSON.stringify(expectError(await feed(who, '?since=0'), 400, 'VALIDATION_FAILED'))).toContain('since');

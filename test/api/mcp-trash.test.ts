@@ -6,7 +6,7 @@ import type { Seeded } from '../helpers/seed.js';
 import { callError, callOk, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
-/** The delete tools: one per resource, marked destructive; trashed items vanish from the other tools. */
+/** The delete tools: one per resource (notes and tasks included), marked destructive; trashed items vanish from the other tools. */
 describe('MCP delete tools', () => {
   let mcp: McpSetup | undefined;
   let t: TestApp;
@@ -23,7 +23,7 @@ describe('MCP delete tools', () => {
   it('lists one delete tool per resource, annotated destructive (and only those)', async () => {
     const { tools } = await client.listTools();
     const destructive = tools.filter((tool) => tool.annotations?.destructiveHint === true).map((tool) => tool.name).sort();
-    expect(destructive).toEqual(['delete_account', 'delete_deal', 'delete_lead', 'delete_record']);
+    expect(destructive).toEqual(['delete_account', 'delete_deal', 'delete_lead', 'delete_note', 'delete_record', 'delete_task']);
     for (const name of destructive) expect(tools.find((tool) => tool.name === name)!.annotations?.readOnlyHint).toBe(false);
   });
 
@@ -48,5 +48,25 @@ describe('MCP delete tools', () => {
     expect((await call(t.app, 'POST', `${path}/${created.id}/restore`, { auth: s.auth })).status).toBe(404);
     // Removed for good: the earlier events that described it go too, and the purge is recorded.
     expect(await events()).toEqual([[`${key}.purged`, 'MCP']]);
+  });
+
+  it.each([
+    { tool: 'delete_note', create: 'add_note', list: 'list_notes', key: 'note', plural: 'notes', body: { body: 'Wrong lead: meant for Bob' } },
+    { tool: 'delete_task', create: 'create_task', list: 'search_tasks', key: 'task', plural: 'tasks', body: { title: 'Call the wrong Bob' } },
+  ])('$tool trashes a $key: gone from its list and the timeline, back after restore; permanent removes it', async ({ tool, create, list, key, plural, body }) => {
+    const lead = (await callOk(client, 'create_lead', { name: `Target of ${key}` })).lead.id;
+    const created = (await callOk(client, create, { ...body, target: { object: 'lead', id: lead } }))[key];
+    const listed = async () => (await callOk(client, list, { targetId: lead }))[plural].map((x: { id: string }) => x.id);
+    const onTimeline = async () => (await callOk(client, 'get_timeline', { object: 'lead', id: lead })).timeline.filter((e: { type: string }) => e.type === key).length;
+    expect((await callOk(client, tool, { id: created.id }))[key].deletedAt).not.toBeNull();
+    expect(await listed()).toEqual([]);
+    expect(await onTimeline()).toBe(0);
+    await callError(client, tool, { id: created.id }, 'NOT_FOUND');
+    expect((await call(t.app, 'POST', `/${plural}/${created.id}/restore`, { auth: s.auth })).status).toBe(200);
+    expect(await listed()).toEqual([created.id]);
+    await callOk(client, tool, { id: created.id, permanent: true });
+    expect((await call(t.app, 'POST', `/${plural}/${created.id}/restore`, { auth: s.auth })).status).toBe(404);
+    const events = (await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id })).map((e) => [e.type, e.data.actor.channel]);
+    expect(events).toEqual([[`${key}.purged`, 'MCP']]);
   });
 });

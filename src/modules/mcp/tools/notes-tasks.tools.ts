@@ -3,15 +3,15 @@ import { inTransaction } from '../../../db/transaction.js';
 import { AppError, validationFailed } from '../../../errors.js';
 import { StringEnum } from '../../../http/schemas.js';
 import { CreateNoteBody, ListNotesQuery } from '../../notes/notes.schemas.js';
-import { createNote, listNotes } from '../../notes/notes.service.js';
+import { createNote, deleteNote, listNotes } from '../../notes/notes.service.js';
 import type { Scope } from '../../orgs/principal.js';
 import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
 import { slugErrors, TARGET_OBJECTS } from '../../shared/item-target.js';
 import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
-import { createTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
+import { createTask, deleteTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineCreateTool, defineTool, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
@@ -44,6 +44,26 @@ export const noteTaskTools = [
     readOnly: false,
     input: GetInput('Task'),
     run: async ({ ctx, caller }, { id }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, { status: 'done' })) }),
+  }),
+  defineTool({
+    name: 'delete_note',
+    title: 'Delete a note',
+    description: deleteDescription('note', 'with POST /notes/{id}/restore'),
+    scopes: ['notes:write'],
+    readOnly: false,
+    destructive: true,
+    input: DeleteInput('Note'),
+    run: async ({ ctx, caller }, { id, permanent }) => ({ note: await inTransaction(ctx, (trx) => deleteNote(ctx, trx, caller, id, permanent === true)) }),
+  }),
+  defineTool({
+    name: 'delete_task',
+    title: 'Delete a task',
+    description: deleteDescription('task', 'with POST /tasks/{id}/restore'),
+    scopes: ['tasks:write'],
+    readOnly: false,
+    destructive: true,
+    input: DeleteInput('Task'),
+    run: async ({ ctx, caller }, { id, permanent }) => ({ task: await inTransaction(ctx, (trx) => deleteTask(ctx, trx, caller, id, permanent === true)) }),
   }),
   defineTool({
     name: 'list_notes',

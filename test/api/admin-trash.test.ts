@@ -112,6 +112,41 @@ describe.each(resources('Grace Hopper'))('console delete for good of $key', ({ a
   });
 });
 
+describe.each([
+  { api: '/notes', key: 'note', page: '/admin/data/notes', body: { body: 'Meant for another lead: Bob +44 20 7946 0000' }, shown: 'Meant for another lead' },
+  { api: '/tasks', key: 'task', page: '/admin/data/tasks', body: { title: 'Call Bob by mistake' }, shown: 'Call Bob by mistake' },
+])('console trash of a $key on an item\'s timeline', ({ api, key, page, body, shown }) => {
+  it('the timeline deletes it with a confirmation; its Trash page lists it with Restore, and an administrator deletes it for good', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: `Timeline ${key}` } })).body.data.lead.id as string;
+    const id = (await call(t.app, 'POST', api, { auth: a.auth, body: { ...body, target: { object: 'lead', id: lead } } })).body.data[key].id as string;
+    const leadPage = `/admin/data/leads/${lead}`;
+    const detail = await get(t.app, leadPage, s.cookie);
+    expect(detail.body).toMatch(new RegExp(`action="${page}/${id}/delete"[^>]*data-confirm="Move the ${key} &quot;${shown}`));
+    expect(detail.body).toContain(`href="${page}/trash"`);
+
+    const deleted = await submit(t.app, s, `${page}/${id}/delete`);
+    expect(deleted.status, deleted.body).toBe(303);
+    expect(deleted.location).toBe(`${page}/trash?notice=deleted`);
+    expect((await get(t.app, leadPage, s.cookie)).body).not.toContain(shown);
+    expect((await call(t.app, 'GET', `${api}/${id}`, { auth: a.auth })).status).toBe(404);
+    const trash = await get(t.app, deleted.location!, s.cookie);
+    expect(trash.body).toContain('Moved to the trash.');
+    expect(trash.body).toContain(shown);
+    expect(trash.body).toContain(`action="${page}/${id}/restore"`);
+    expect(trash.body).not.toContain(`action="${page}/${id}/purge"`);
+
+    expect((await submit(t.app, s, `${page}/${id}/restore`)).status).toBe(303);
+    expect((await get(t.app, leadPage, s.cookie)).body).toContain(shown);
+
+    expect((await submit(t.app, s, `${page}/${id}/delete`)).status).toBe(303);
+    expect((await submit(t.app, s, `${page}/${id}/purge`)).status).toBe(403);
+    const purged = await submit(t.app, admin, `${page}/${id}/purge`);
+    expect(purged.status, purged.body).toBe(303);
+    expect((await get(t.app, `${page}/trash`, admin.cookie)).body).not.toContain(shown);
+    expect((await call(t.app, 'GET', `${api}?deleted=true&limit=100`, { auth: a.auth })).body.data[`${key}s`].map((x: { id: string }) => x.id)).not.toContain(id);
+  });
+});
+
 describe('console views built on stores', () => {
   it('the deals board and the dashboard leave trashed deals and leads out', async () => {
     const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Board Wombat' } })).body.data.deal.id as string;

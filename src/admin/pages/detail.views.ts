@@ -8,8 +8,8 @@ import { itemTimeline } from '../../modules/timeline/timeline.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
 import { dayOnly, timeTag } from '../format.js';
 import { html, type SafeHtml } from '../html.js';
-import { noteForm } from './notes.views.js';
-import { taskActions } from './task-actions.views.js';
+import { noteDelete, noteForm, NOTES_PATH } from './notes.views.js';
+import { taskActions, TASKS_PATH } from './task-actions.views.js';
 import { blankNewTask, newTaskForm } from './task-form.views.js';
 
 /** One term of a record's detail list; an empty value shows a dash. */
@@ -41,19 +41,21 @@ function entryLine(request: FastifyRequest, e: TimelineEntry, timeZone: string):
     const event = e.event as unknown as CrmEvent;
     return html`<span class="activity-what">${event.data.description}</span> <span class="muted">${CHANNELS[event.data.actor.channel]} · ${timeTag(e.at, timeZone)}</span>`;
   }
-  if (e.note) return html`<span class="activity-what">Note</span> <span class="muted">${timeTag(e.at, timeZone)}</span><div class="note-body">${e.note.body}</div>`;
+  if (e.note) return html`<span class="activity-what">Note</span> <span class="muted">${timeTag(e.at, timeZone)}</span><div class="note-body">${e.note.body}</div>
+${noteDelete(request, e.note)}`;
   const task = e.task!;
   return html`<span class="activity-what">Task: ${task.title}</span> <span class="muted">${task.status === 'done' ? 'done' : 'open'}${task.dueDate ? html` · due ${dayOnly(task.dueDate)}` : ''} · ${timeTag(e.at, timeZone)}</span>
 ${taskActions(request, task, 'timeline')}`;
 }
 
-/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks; a note form and a task form. */
+/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks (each with Delete); a note form, a task form and the way to their Trash pages. */
 export function historyPanel(history: ConsoleTimeline, timeZone: string): SafeHtml {
   const { entries, request } = history;
   return html`<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
 ${noteForm(request, history.target)}
 ${newTaskForm(request, { target: history.target, assignees: history.assignees, values: blankNewTask(request), legend: 'Add a task' })}
 ${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+<p class="muted">Deleted notes and tasks: <a href="${NOTES_PATH}/trash">notes' trash</a>, <a href="${TASKS_PATH}/trash">tasks' trash</a>.</p>
 </section>`;
 }
 

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Task } from '../../modules/tasks/tasks.schemas.js';
 import { button, csrfField } from '../components.js';
 import { html, type SafeHtml } from '../html.js';
+import { deleteButton } from './trash.pages.js';
 
 export const TASKS_PATH = '/admin/data/tasks';
 
@@ -10,7 +11,7 @@ export type TaskReturn = 'tasks' | 'timeline';
 
 /**
  * A task's buttons wherever the console lists it (My tasks, an item's timeline): mark done or reopen (a form,
- * with the session's CSRF token) and edit its title and due date.
+ * with the session's CSRF token), edit its title and due date, and delete it (to the tasks' Trash page).
  */
 export function taskActions(request: FastifyRequest, task: Task, from: TaskReturn): SafeHtml {
   const [action, label] = task.status === 'open' ? ['done', 'Mark done'] : ['reopen', 'Reopen'];
@@ -18,5 +19,6 @@ export function taskActions(request: FastifyRequest, task: Task, from: TaskRetur
     html`${label}<span class="visually-hidden"> "${task.title}"</span>`,
     'secondary',
   )}</form>
-<a class="button button--secondary" href="${TASKS_PATH}/${task.id}/edit?from=${from}">Edit<span class="visually-hidden"> "${task.title}"</span></a></div>`;
+<a class="button button--secondary" href="${TASKS_PATH}/${task.id}/edit?from=${from}">Edit<span class="visually-hidden"> "${task.title}"</span></a>
+${deleteButton(request, TASKS_PATH, task.id, `the task "${task.title}"`)}</div>`;
 }

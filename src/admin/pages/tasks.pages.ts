@@ -4,7 +4,7 @@ import { validateValue } from '../../http/validation.js';
 import { addDays, localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { ListTasksQuery, UpdateTaskBody, type Task } from '../../modules/tasks/tasks.schemas.js';
-import { getTask, listTasks, updateTask } from '../../modules/tasks/tasks.service.js';
+import { deleteTask, getTask, listTasks, restoreTask, updateTask } from '../../modules/tasks/tasks.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
 import { own } from '../../lib/own.js';
 import { badge, button, csrfField, dataTable, errorSummary, pager, selectField, type Option } from '../components.js';
@@ -20,6 +20,7 @@ import { editConflict, submittedVersion, versionField, type EditedItem } from '.
 import { etagOf } from '../../lib/etag.js';
 import type { ItemTarget } from '../../modules/shared/item-target.js';
 import { itemsOf } from './relation-items.js';
+import { registerConsoleTrash, trashLink } from './trash.pages.js';
 import type { RelatedItem } from './records.views.js';
 
 /** The relation target a task's item is of: `leads`, `accounts`, `deals` or its object's slug. */
@@ -183,7 +184,7 @@ export const tasksModule: AdminModule = {
         crumbs: ['Data'],
         status: problem ? 400 : 200,
         notice: NOTICES[queryText(request, 'notice')],
-        body: html`<div class="toolbar">${tasksForm(controls, problem)}<a class="button button--primary" href="${TASKS_PATH}/new">New task</a></div>
+        body: html`<div class="toolbar">${tasksForm(controls, problem)}<a class="button button--primary" href="${TASKS_PATH}/new">New task</a> ${trashLink(TASKS_PATH)}</div>
 ${result ? html`${dataTable('My tasks', ['Task', 'On', 'Due', 'Created', ''], result.tasks.map((task) => taskRow(deps, request, task, today, timeZone, items)), controls.status || controls.due ? 'No tasks assigned to you match these filters.' : 'No open tasks assigned to you.')}
 ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
       });
@@ -219,6 +220,20 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
         const problem = problemOf(err);
         return editPage(deps, request, reply, await getTask(ctx, viewer.organization.id, request.params.id), from, { form, version, problem, status: 400 });
       }
+    });
+
+    registerConsoleTrash(app, deps, {
+      route: '/data/tasks',
+      href: () => TASKS_PATH,
+      title: async () => ({ title: 'Tasks', crumbs: ['Data', 'My tasks'] }),
+      noun: 'task',
+      trash: async (viewer, _params, page) => {
+        const { tasks, pagination } = await listTasks(ctx, viewer.organization, { page, limit: DEFAULT_LIMIT, deleted: true } as ListTasksQuery);
+        return { items: tasks.map((task) => ({ id: task.id, name: task.title, deletedAt: task.deletedAt })), pagination };
+      },
+      remove: (trx, caller, _params, id) => deleteTask(ctx, trx, caller, id, false),
+      restore: (trx, caller, _params, id) => restoreTask(ctx, trx, caller, id),
+      purge: (trx, caller, _params, id) => deleteTask(ctx, trx, caller, id, true, { trashedOnly: true }),
     });
   },
 };

@@ -134,9 +134,9 @@ export const DeleteInput = (what: string) =>
     { additionalProperties: false },
   );
 
-/** The description of a delete tool; `restorable` says where the trashed item can be brought back. */
-export const deleteDescription = (what: string, restorable = 'in the console or with POST …/restore') =>
-  `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable ${restorable} until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
+/** The description of a delete tool. */
+export const deleteDescription = (what: string) =>
+  `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable in the console or with POST …/restore until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
 
 /** `{id, changes}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>

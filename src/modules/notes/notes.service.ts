@@ -8,7 +8,7 @@ import { buildEvent, diffChanges, type EventType } from '../events/events.js';
 import { recordEvent } from '../events/outbox.store.js';
 import type { Caller } from '../shared/caller.js';
 import { checkTarget } from '../shared/item-target.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import { MAX_NOTE_BYTES, type CreateNoteBody, type ListNotesQuery, type Note, type UpdateNoteBody } from './notes.schemas.js';
 import { findNote, insertNote, listNotes as listStored, noteBodyAad, updateNoteBody, type StoredNote } from './notes.store.js';
@@ -88,7 +88,7 @@ function trashableNotes(ctx: Ctx, organizationId: string): Trashable<StoredNote,
 }
 
 /** DELETE /notes/{id}: to the trash (note.deleted), or for good with `permanent` (note.purged). */
-export function deleteNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Note> {
+export function deleteNote(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<Note> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableNotes(ctx, caller.organizationId), id, opts);
 }
 

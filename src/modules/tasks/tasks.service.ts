@@ -12,7 +12,7 @@ import { deletePendingReminder, deleteReminder, organizationTimezone } from '../
 import { activeUserIds } from '../orgs/users.store.js';
 import type { Caller } from '../shared/caller.js';
 import { targetErrors } from '../shared/item-target.js';
-import { defaultSort, listView, purgeItem, restoreItem, trashItem, type Trashable } from '../shared/trash.service.js';
+import { defaultSort, listView, purgeItem, restoreItem, trashItem, type DeleteOptions, type Trashable } from '../shared/trash.service.js';
 import { checkCondition, lockForCondition, type WriteOptions } from '../shared/precondition.js';
 import type { CreateTaskBody, ListTasksQuery, Task, UpdateTaskBody } from './tasks.schemas.js';
 import { findTask, insertTask, listTasks as listStored, updateTask as updateStored, type StoredTask } from './tasks.store.js';
@@ -160,7 +160,7 @@ function trashableTasks(ctx: Ctx, organizationId: string): Trashable<StoredTask,
 }
 
 /** DELETE /tasks/{id}: to the trash (task.deleted), or for good with `permanent` (task.purged). */
-export function deleteTask(ctx: Ctx & Pick<AppContext, 'config' | 'cipher'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: WriteOptions = {}): Promise<Task> {
+export function deleteTask(ctx: Ctx & Pick<AppContext, 'config' | 'cipher'>, trx: Executor, caller: Caller, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<Task> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, trashableTasks(ctx, caller.organizationId), id, opts);
 }
 

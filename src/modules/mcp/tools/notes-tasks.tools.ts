@@ -48,7 +48,7 @@ export const noteTaskTools = [
   defineTool({
     name: 'delete_note',
     title: 'Delete a note',
-    description: deleteDescription('note', 'with POST /notes/{id}/restore'),
+    description: deleteDescription('note'),
     scopes: ['notes:write'],
     readOnly: false,
     destructive: true,
@@ -58,7 +58,7 @@ export const noteTaskTools = [
   defineTool({
     name: 'delete_task',
     title: 'Delete a task',
-    description: deleteDescription('task', 'with POST /tasks/{id}/restore'),
+    description: deleteDescription('task'),
     scopes: ['tasks:write'],
     readOnly: false,
     destructive: true,

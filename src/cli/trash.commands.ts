@@ -8,7 +8,7 @@ import { action } from './run.js';
 export function registerTrashCommands(program: Command): void {
   program
     .command('trash')
-    .description('The trash of deleted leads, accounts, deals and records')
+    .description('The trash of deleted leads, accounts, deals, records, notes and tasks')
     .command('purge')
     .description('Remove for good, now, every item deleted longer ago than TRASH_RETENTION_DAYS (the scheduler does it hourly)')
     .option('--org <id>', 'only this organization')

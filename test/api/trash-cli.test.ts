@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
-import { crmJson, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
+import { crm, crmJson, databaseEnv, killSpawned, testKey } from '../helpers/processes.js';
 
 /** `crm trash purge [--org O]`: the expired-trash purge run by hand, against the same database. */
 let t: TestApp;
@@ -43,5 +43,21 @@ describe('crm trash purge', () => {
     expect(await inTrash(b)).toBe(0);
     const unknown = await run(['trash', 'purge', '--org', 'ffffffffffffffffffffffff']);
     expect(unknown.code).toBe(1);
+  }, 120_000);
+
+  it('purges expired notes and tasks too, as its help says', async () => {
+    const org = await seedOrg(t.ctx);
+    const lead = (await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Live Lead' } })).body.data.lead.id as string;
+    const target = { object: 'lead', id: lead };
+    const note = (await call(t.app, 'POST', '/notes', { auth: org.auth, body: { target, body: 'Old note' } })).body.data.note.id as string;
+    const task = (await call(t.app, 'POST', '/tasks', { auth: org.auth, body: { target, title: 'Old task' } })).body.data.task.id as string;
+    expect((await call(t.app, 'DELETE', `/notes/${note}`, { auth: org.auth })).status).toBe(200);
+    expect((await call(t.app, 'DELETE', `/tasks/${task}`, { auth: org.auth })).status).toBe(200);
+    const help = crm(['trash', '--help'], env);
+    await help.exited;
+    expect(help.output()).toContain('deleted leads, accounts, deals, records, notes and tasks');
+    const purged = await run(['trash', 'purge', '--org', org.orgId]);
+    expect(purged.json()).toEqual({ purged: 2 });
+    for (const path of ['/notes', '/tasks']) expect((await call(t.app, 'GET', `${path}?deleted=true`, { auth: org.auth })).body.data[path.slice(1)]).toEqual([]);
   }, 120_000);
 });

@@ -48,6 +48,14 @@ describe('defining custom fields on built-in resources', () => {
     expect(other.body.data.object.fields.filter((f: { readOnly?: boolean }) => !f.readOnly)).toEqual([]);
   });
 
+  it('types each standard field as what a client sends there: e-mail, phone, URL, a deal\'s close day, the server\'s instants', async () => {
+    const typed = async (slug: string) =>
+      Object.fromEntries(((await call(t.app, 'GET', `/objects/${slug}`, { auth: b.auth })).body.data.object.fields as { key: string; type: string }[]).map((f) => [f.key, f.type]));
+    expect(await typed('leads')).toMatchObject({ name: 'text', email: 'email', phoneNumber: 'phone', createdAt: 'datetime', deletedAt: 'datetime' });
+    expect(await typed('accounts')).toMatchObject({ email: 'email', phoneNumber: 'phone', website: 'url', domain: 'text' });
+    expect(await typed('deals')).toMatchObject({ expectedCloseDate: 'date', amount: 'text', updatedAt: 'datetime' });
+  });
+
   it('refuses a key of a standard field, a prototype name, a due role, stages, and a new slug named like a built-in', async () => {
     for (const key of ['email', 'name', 'externalId', 'ownerId', 'createdAt']) {
       const res = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: [{ key, label: 'X', type: 'text' }] } });

@@ -30,9 +30,21 @@ export interface BuiltinShape {
   fields: StandardField[];
 }
 
-function typeOf(schema: TSchema): FieldType {
-  const variants: TSchema[] = schema.anyOf ?? [schema];
-  if (variants.some((s) => s.format === 'date-time')) return 'datetime';
+const variantsOf = (schema: TSchema | undefined): TSchema[] => (schema ? schema.anyOf ?? [schema] : []);
+
+/** The body's formats that are field types of their own: what a client must send there. */
+const FORMAT_TYPES: Readonly<Record<string, FieldType>> = { email: 'email', phone: 'phone', uri: 'url' };
+
+/**
+ * A standard field's type as a custom field of the same kind would have it, from the shown schema and the body's:
+ * an e-mail, phone or URL by the format the body checks; a day (`expectedCloseDate`) is shown as an instant but
+ * written as a date without a format, unlike the server-set instants (`createdAt`), which no body takes.
+ */
+function typeOf(shown: TSchema, written: TSchema | undefined): FieldType {
+  const formatted = variantsOf(written).find((s) => typeof s.format === 'string' && s.format in FORMAT_TYPES);
+  if (formatted) return FORMAT_TYPES[formatted.format as string]!;
+  const variants = variantsOf(shown);
+  if (variants.some((s) => s.format === 'date-time')) return written ? 'date' : 'datetime';
   if (variants.some((s) => s.type === 'number')) return 'number';
   return 'text';
 }
@@ -47,7 +59,7 @@ function shape(name: string, shown: TObject, body: TObject): BuiltinShape {
     standard,
     writable,
     readOnly: new Set([...standard].filter((k) => !writable.has(k))),
-    fields: Object.entries(shown.properties).map(([key, schema]) => ({ key, label: label(key), type: typeOf(schema), required: key === 'name', readOnly: true as const })),
+    fields: Object.entries(shown.properties).map(([key, schema]) => ({ key, label: label(key), type: typeOf(schema, body.properties[key]), required: key === 'name', readOnly: true as const })),
   };
 }
 

@@ -71,7 +71,7 @@ function describe(error: ErrorObject): Omit<FieldError, 'field'> {
     case 'additionalProperties': return { code: 'unknown_field', message: 'is not a known field' };
     case 'type': return { code: 'invalid_type', message: `must be ${String(p.type).replace(',', ' or ')}` };
     case 'format': return { code: 'invalid_format', message: FORMAT_MESSAGES[String(p.format)] ?? `must be a valid ${String(p.format)}` };
-    case 'minLength': return { code: 'too_short', message: `must be at least ${String(p.limit)} characters` };
+    case 'minLength': return { code: 'too_short', message: Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${plural(Number(p.limit), 'character')}` };
     case 'maxLength': return { code: 'too_long', message: `must be at most ${String(p.limit)} characters` };
     case 'minimum': case 'exclusiveMinimum': case 'maximum': case 'exclusiveMaximum':
       return { code: 'out_of_range', message: `must be ${String(p.comparison)} ${String(p.limit)}` };

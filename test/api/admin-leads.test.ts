@@ -36,7 +36,7 @@ describe('lead forms', () => {
   it('shows the API\'s validation messages next to each bad field and keeps what was typed', async () => {
     const res = await submit(t.app, s, '/admin/data/leads', { name: '', email: 'not-an-email', phoneNumber: '4155550100', status: 'NEW', company: 'Kept Co' });
     expect(res.status).toBe(400);
-    expect(fieldError(res.body, 'name')).toBe('Error: Name must be at least 1 characters');
+    expect(fieldError(res.body, 'name')).toBe('Error: Name must not be empty');
     expect(fieldError(res.body, 'email')).toBe('Error: E-mail must be a valid e-mail address');
     expect(fieldError(res.body, 'phoneNumber')).toContain('country code');
     expect(res.body).toMatch(/id="f-email"[^>]*aria-invalid="true"/);

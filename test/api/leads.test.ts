@@ -73,6 +73,8 @@ describe('POST /leads', () => {
       extra: 'unknown_field',
     });
     expect(errors.find((e) => e.field === 'phoneNumber')!.message).toMatch(/country code/);
+    // Not "must be at least 1 characters".
+    expect(errors.find((e) => e.field === 'name')!.message).toBe('must not be empty');
     expect(JSON.stringify(res.body)).not.toContain('not-an-email');
   });
 

@@ -83,4 +83,14 @@ describe('crm erase', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/ completed: 1 lead, 0 accounts, 0 deals, 0 records removed\n$/);
   }, CLI_TIMEOUT);
+
+  it('names its flags, not the API fields, in what it refuses', async () => {
+    const org = await seedOrg(t.ctx);
+    const none = await runCli(['erase', '--org', org.orgId], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('error: --email: is required, or --phone (give one or both)\n');
+    const bad = await runCli(['erase', '--org', org.orgId, '--email', 'ada@example.com', '--phone', '12'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: --phone: must be a valid phone number/);
+  }, CLI_TIMEOUT);
 });

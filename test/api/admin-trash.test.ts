@@ -113,9 +113,9 @@ describe.each(resources('Grace Hopper'))('console delete for good of $key', ({ a
 });
 
 describe.each([
-  { api: '/notes', key: 'note', page: '/admin/data/notes', body: { body: 'Meant for another lead: Bob +44 20 7946 0000' }, shown: 'Meant for another lead' },
-  { api: '/tasks', key: 'task', page: '/admin/data/tasks', body: { title: 'Call Bob by mistake' }, shown: 'Call Bob by mistake' },
-])('console trash of a $key on an item\'s timeline', ({ api, key, page, body, shown }) => {
+  { api: '/notes', key: 'note', page: '/admin/data/notes', body: { body: 'Meant for another lead: Bob +44 20 7946 0000' }, shown: 'Meant for another lead', crumbs: ['Data', 'Notes', 'Notes: trash'] },
+  { api: '/tasks', key: 'task', page: '/admin/data/tasks', body: { title: 'Call Bob by mistake' }, shown: 'Call Bob by mistake', crumbs: ['Data', 'Tasks', 'Tasks: trash'] },
+])('console trash of a $key on an item\'s timeline', ({ api, key, page, body, shown, crumbs }) => {
   it('the timeline deletes it with a confirmation; its Trash page lists it with Restore, and an administrator deletes it for good', async () => {
     const lead = (await call(t.app, 'POST', '/leads', { auth: a.auth, body: { name: `Timeline ${key}` } })).body.data.lead.id as string;
     const id = (await call(t.app, 'POST', api, { auth: a.auth, body: { ...body, target: { object: 'lead', id: lead } } })).body.data[key].id as string;
@@ -131,6 +131,8 @@ describe.each([
     expect((await call(t.app, 'GET', `${api}/${id}`, { auth: a.auth })).status).toBe(404);
     const trash = await get(t.app, deleted.location!, s.cookie);
     expect(trash.body).toContain('Moved to the trash.');
+    const breadcrumb = /<nav class="crumbs" aria-label="Breadcrumb"><ol>(.*?)<\/ol><\/nav>/s.exec(trash.body)![1]!;
+    expect([...breadcrumb.matchAll(/<li[^>]*>(.*?)<\/li>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ''))).toEqual(crumbs);
     expect(trash.body).toContain(shown);
     expect(trash.body).toContain(`action="${page}/${id}/restore"`);
     expect(trash.body).not.toContain(`action="${page}/${id}/purge"`);

@@ -225,7 +225,7 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
     registerConsoleTrash(app, deps, {
       route: '/data/tasks',
       href: () => TASKS_PATH,
-      title: async () => ({ title: 'Tasks', crumbs: ['Data', 'My tasks'] }),
+      title: async () => ({ title: 'Tasks', crumbs: ['Data'] }),
       noun: 'task',
       trash: async (viewer, _params, page) => {
         const { tasks, pagination } = await listTasks(ctx, viewer.organization, { page, limit: DEFAULT_LIMIT, deleted: true } as ListTasksQuery);

@@ -2,11 +2,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import type { TestApp } from '../helpers/test-app.js';
-import { addKey, type Seeded } from '../helpers/seed.js';
+import { addKey, addUser, seedOrg, type Seeded } from '../helpers/seed.js';
 import { callError, callOk, connect, httpTransport, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
-/** add_note, create_task, complete_task, list_notes, search_tasks, list_users and get_timeline over Streamable HTTP. */
+/** add_note, update_note, create_task, update_task, complete_task, list_notes, search_tasks, list_users and get_timeline over Streamable HTTP. */
 describe('MCP notes, tasks and timeline tools', () => {
   let mcp: McpSetup | undefined;
   let t: TestApp;
@@ -35,6 +35,69 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect(timeline.pagination.nextCursor).toEqual(expect.any(String));
     const rest = await callOk(client, 'get_timeline', { object: 'lead', id: lead, after: timeline.pagination.nextCursor });
     expect([...timeline.timeline, ...rest.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['event', 'note', 'task']);
+  });
+
+  it('update_note fixes a note\'s text (note.updated on channel MCP); the same text again changes nothing', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Typo' } })).body.data.lead.id;
+    const created = (await call(t.app, 'POST', '/notes', { auth: s.auth, body: { target: { object: 'lead', id: lead }, body: 'Wnats a demo' } })).body.data.note;
+    const { note } = await callOk(client, 'update_note', { id: created.id, changes: { body: 'Wants a demo' } });
+    expect(note).toMatchObject({ id: created.id, target: { object: 'lead', id: lead }, body: 'Wants a demo' });
+    expect((await call(t.app, 'GET', `/notes/${created.id}`, { auth: s.auth })).body.data.note.body).toBe('Wants a demo');
+    expect((await callOk(client, 'update_note', { id: created.id, changes: { body: 'Wants a demo' } })).note.updatedAt).toBe(note.updatedAt);
+    const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id });
+    expect(events.map((e) => [e.type, e.data.actor.channel])).toEqual([['note.created', 'API'], ['note.updated', 'MCP']]);
+  });
+
+  it('update_task retitles, reschedules, reassigns and reopens a task, with the REST events', async () => {
+    const assignee = await addUser(t.ctx, s.orgId, 'Grace');
+    const created = (await call(t.app, 'POST', '/tasks', { auth: s.auth, body: { title: 'Call bak', dueDate: '2027-01-10' } })).body.data.task;
+    const { task } = await callOk(client, 'update_task', { id: created.id, changes: { title: 'Call back', dueDate: '2027-01-12', assigneeId: assignee } });
+    expect(task).toMatchObject({ id: created.id, title: 'Call back', dueDate: '2027-01-12T00:00:00.000Z', assigneeId: assignee, status: 'open' });
+    expect((await callOk(client, 'update_task', { id: created.id, changes: { status: 'done' } })).task).toMatchObject({ status: 'done', completedAt: expect.any(String) });
+    expect((await callOk(client, 'update_task', { id: created.id, changes: { status: 'open', dueDate: null } })).task).toMatchObject({ status: 'open', completedAt: null, dueDate: null });
+    const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id });
+    expect(events.map((e) => [e.type, e.data.actor.channel])).toEqual([['task.created', 'API'], ['task.updated', 'MCP'], ['task.completed', 'MCP'], ['task.updated', 'MCP']]);
+    expect(Object.keys(events[1]!.data.changes.after).sort()).toEqual(['assigneeId', 'dueDate', 'title']);
+  });
+
+  it('update_note and update_task refuse bad changes with the REST rules, and another organization\'s ids as not found', async () => {
+    const task = (await call(t.app, 'POST', '/tasks', { auth: s.auth, body: { title: 'Checked' } })).body.data.task.id;
+    const empty = await callError(client, 'update_task', { id: task, changes: {} }, 'VALIDATION_FAILED');
+    expect(empty.errors).toEqual([{ field: 'changes', code: 'empty', message: 'must contain at least one field' }]);
+    const blank = await callError(client, 'update_task', { id: task, changes: { title: ' ', status: 'later' } }, 'VALIDATION_FAILED');
+    expect(blank.errors.map((e) => e.field).sort()).toEqual(['changes.status', 'changes.title']);
+    const refs = await callError(client, 'update_task', { id: task, changes: { dueDate: '2027-02-30', assigneeId: 'abcdefabcdefabcdefabcdef' } }, 'VALIDATION_FAILED');
+    expect(refs.errors.map((e) => [e.field, e.code]).sort()).toEqual([['assigneeId', 'not_found'], ['dueDate', 'invalid_date']]);
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Noted' } })).body.data.lead.id;
+    const note = (await call(t.app, 'POST', '/notes', { auth: s.auth, body: { target: { object: 'lead', id: lead }, body: 'kept' } })).body.data.note.id;
+    const moved = await callError(client, 'update_note', { id: note, changes: { body: 'x', target: { object: 'lead', id: lead } } }, 'VALIDATION_FAILED');
+    expect(moved.errors).toEqual([expect.objectContaining({ field: 'changes.target', code: 'unknown_field' })]);
+    await callError(client, 'update_note', { id: note, changes: { body: '   ' } }, 'VALIDATION_FAILED');
+    expect((await callOk(client, 'list_notes', { targetId: lead })).notes.map((n: { body: string }) => n.body)).toEqual(['kept']);
+
+    const other = await seedOrg(t.ctx);
+    const theirs = (await call(t.app, 'POST', '/tasks', { auth: other.auth, body: { title: 'Theirs' } })).body.data.task.id;
+    const { text } = await callError(client, 'update_task', { id: theirs, changes: { title: 'Mine now' } }, 'NOT_FOUND');
+    expect(text).toBe('NOT_FOUND: Task not found');
+    await callError(client, 'update_note', { id: 'abcdefabcdefabcdefabcdef', changes: { body: 'x' } }, 'NOT_FOUND');
+    expect((await call(t.app, 'GET', `/tasks/${theirs}`, { auth: other.auth })).body.data.task.title).toBe('Theirs');
+  });
+
+  it('update_note needs notes:write and update_task tasks:write, as their PATCH routes; both are writes, not destructive', async () => {
+    const readOnly = await addKey(t.ctx, s.orgId, ['notes:read', 'tasks:read']);
+    const reader = await connect(httpTransport(origin, readOnly.key));
+    try {
+      const task = (await call(t.app, 'POST', '/tasks', { auth: s.auth, body: { title: 'Untouched' } })).body.data.task.id;
+      expect((await callError(reader, 'update_task', { id: task, changes: { title: 'Touched' } }, 'INSUFFICIENT_SCOPE')).text).toContain('tasks:write');
+      expect((await callError(reader, 'update_note', { id: task, changes: { body: 'x' } }, 'INSUFFICIENT_SCOPE')).text).toContain('notes:write');
+      expect((await call(t.app, 'GET', `/tasks/${task}`, { auth: s.auth })).body.data.task.title).toBe('Untouched');
+    } finally {
+      await reader.close();
+    }
+    const { tools } = await client.listTools();
+    for (const name of ['update_note', 'update_task']) {
+      expect(tools.find((tool) => tool.name === name)!.annotations, name).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: false });
+    }
   });
 
   it('get_timeline asks for the slug of a record, and refuses one for anything else', async () => {

@@ -277,7 +277,7 @@ describe('MCP tools of a key that may write but not read', () => {
   let reader: Client;
   beforeAll(async () => {
     const origin = await listen(t);
-    writer = await connect(httpTransport(origin, (await addKey(t.ctx, a.orgId, ['leads:write', 'deals:write', 'records:write', 'tasks:write'])).key));
+    writer = await connect(httpTransport(origin, (await addKey(t.ctx, a.orgId, ['leads:write', 'deals:write', 'records:write', 'tasks:write', 'notes:write'])).key));
     reader = await connect(httpTransport(origin, (await addKey(t.ctx, a.orgId, ['leads:write', 'leads:read'])).key));
   });
   afterAll(async () => {
@@ -294,8 +294,11 @@ describe('MCP tools of a key that may write but not read', () => {
     expect(fieldsOf((await callOk(writer, 'update_record', { object: 'parcels', id: record.id, changes: { title: 'x' } })).record)).toEqual(RECORD_MINIMAL);
     const task = (await call(t.app, 'POST', '/tasks', { auth: a.auth, body: { title: 'Private errand' } })).body.data.task;
     expect(fieldsOf((await callOk(writer, 'complete_task', { id: task.id })).task)).toEqual(MINIMAL);
+    expect(fieldsOf((await callOk(writer, 'update_task', { id: task.id, changes: { dueDate: '2027-01-01' } })).task)).toEqual(MINIMAL);
     const deal = (await call(t.app, 'POST', '/deals', { auth: a.auth, body: { name: 'Secret merger', amount: '990000.00', currency: 'EUR' } })).body.data.deal;
     expect(fieldsOf((await callOk(writer, 'move_deal_stage', { id: deal.id, stage: 'proposal' })).deal)).toEqual(MINIMAL);
+    const note = (await call(t.app, 'POST', '/notes', { auth: a.auth, body: { target: { object: 'deal', id: deal.id }, body: 'Board approved' } })).body.data.note;
+    expect(fieldsOf((await callOk(writer, 'update_note', { id: note.id, changes: { body: 'x' } })).note)).toEqual(MINIMAL);
   });
 
   it('a key that may also read gets the whole lead', async () => {

@@ -2,16 +2,16 @@ import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../../db/transaction.js';
 import { AppError, validationFailed } from '../../../errors.js';
 import { StringEnum } from '../../../http/schemas.js';
-import { CreateNoteBody, ListNotesQuery } from '../../notes/notes.schemas.js';
-import { createNote, deleteNote, listNotes } from '../../notes/notes.service.js';
+import { CreateNoteBody, ListNotesQuery, UpdateNoteBody } from '../../notes/notes.schemas.js';
+import { createNote, deleteNote, listNotes, updateNote } from '../../notes/notes.service.js';
 import type { Scope } from '../../orgs/principal.js';
 import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
 import { slugErrors, TARGET_OBJECTS } from '../../shared/item-target.js';
-import { CreateTaskBody, ListTasksQuery } from '../../tasks/tasks.schemas.js';
+import { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from '../../tasks/tasks.schemas.js';
 import { createTask, deleteTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, PAGING_HELP } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, PAGING_HELP, UpdateInput } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
@@ -35,6 +35,25 @@ export const noteTaskTools = [
     input: CreateTaskBody,
     rest: (input) => ({ path: '/tasks', body: input }),
     create: async ({ ctx, caller }, trx, input) => ({ task: await createTask(ctx, trx, caller, input) }),
+  }),
+  defineTool({
+    name: 'update_note',
+    title: 'Edit a note',
+    description: 'Replace the markdown body of a note (`changes: {body}`), e.g. to fix a typo; records note.updated. A note keeps its target: to move it, add a new note and delete this one.',
+    scopes: ['notes:write'],
+    readOnly: false,
+    input: UpdateInput('Note', UpdateNoteBody),
+    run: async ({ ctx, caller }, { id, changes }) => ({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, id, changes)) }),
+  }),
+  defineTool({
+    name: 'update_task',
+    title: 'Update a task',
+    description:
+      "Change some fields of a task: only the fields in `changes` are written; null clears `target`, `dueDate` or `assigneeId`. Retitle with `title`, reschedule with `dueDate` (YYYY-MM-DD; the reminder moves with it), reassign with `assigneeId` (a user id, see list_users), reopen a done task with `status: \"open\"`. `status: \"done\"` records task.completed (as complete_task), any other change task.updated.",
+    scopes: ['tasks:write'],
+    readOnly: false,
+    input: UpdateInput('Task', UpdateTaskBody),
+    run: async ({ ctx, caller }, { id, changes }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, changes)) }),
   }),
   defineTool({
     name: 'complete_task',

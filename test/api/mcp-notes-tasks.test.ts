@@ -67,7 +67,7 @@ describe('MCP notes, tasks and timeline tools', () => {
     const blank = await callError(client, 'update_task', { id: task, changes: { title: ' ', status: 'later' } }, 'VALIDATION_FAILED');
     expect(blank.errors.map((e) => e.field).sort()).toEqual(['changes.status', 'changes.title']);
     const refs = await callError(client, 'update_task', { id: task, changes: { dueDate: '2027-02-30', assigneeId: 'abcdefabcdefabcdefabcdef' } }, 'VALIDATION_FAILED');
-    expect(refs.errors.map((e) => [e.field, e.code]).sort()).toEqual([['assigneeId', 'not_found'], ['dueDate', 'invalid_date']]);
+    expect(refs.errors.map((e) => [e.field, e.code]).sort()).toEqual([['changes.assigneeId', 'not_found'], ['changes.dueDate', 'invalid_date']]);
     const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Noted' } })).body.data.lead.id;
     const note = (await call(t.app, 'POST', '/notes', { auth: s.auth, body: { target: { object: 'lead', id: lead }, body: 'kept' } })).body.data.note.id;
     const moved = await callError(client, 'update_note', { id: note, changes: { body: 'x', target: { object: 'lead', id: lead } } }, 'VALIDATION_FAILED');
@@ -108,13 +108,16 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect(refused.errors).toEqual([expect.objectContaining({ field: 'objectSlug', code: 'not_allowed' })]);
   });
 
-  it('update_lead lists a bad custom value next to a bad standard one, both named under changes', async () => {
+  it('update_lead lists a bad custom value next to a bad standard one, both named under changes, as the fields the service checks', async () => {
     await call(t.app, 'PATCH', '/objects/leads', { auth: s.auth, body: { fields: [{ key: 'score', label: 'Score', type: 'number' }] } });
     const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Scored' } })).body.data.lead.id;
     const both = await callError(client, 'update_lead', { id: lead, changes: { email: 'not-an-email', score: 'high' } }, 'VALIDATION_FAILED');
     expect(both.errors.map((e) => e.field).sort()).toEqual(['changes.email', 'changes.score']);
     const alone = await callError(client, 'update_lead', { id: lead, changes: { score: 'high' } }, 'VALIDATION_FAILED');
     expect(alone.errors.map((e) => e.field)).toEqual(['changes.score']);
+    const owner = await callError(client, 'update_lead', { id: lead, changes: { ownerId: 'abcdefabcdefabcdefabcdef' } }, 'VALIDATION_FAILED');
+    expect(owner.errors).toEqual([{ field: 'changes.ownerId', code: 'not_found', message: 'is not an active user of this organization' }]);
+    expect(owner.text.split('\n')[0]).toBe('VALIDATION_FAILED: changes.ownerId: is not an active user of this organization');
     expect((await callOk(client, 'update_lead', { id: lead, changes: { score: 7 } })).lead.score).toBe(7);
   });
 

@@ -167,7 +167,7 @@ describe('MCP tools', () => {
 
     it('checks values against the definition, listing every bad field, and hides other organizations', async () => {
       const { errors } = await callError(client, 'create_record', { object: 'projects', values: { priority: 'urgent', colour: 'red' } }, 'VALIDATION_FAILED');
-      expect(errors.map((e) => e.field).sort()).toEqual(['colour', 'priority', 'title']);
+      expect(errors.map((e) => e.field).sort()).toEqual(['values.colour', 'values.priority', 'values.title']);
       await callError(client, 'create_record', { object: 'projects' }, 'VALIDATION_FAILED');
       await callError(client, 'create_record', { object: 'nothing-here', values: { title: 'x' } }, 'NOT_FOUND');
       const { record } = await callOk(client, 'create_record', { object: 'projects', values: { title: 'Ours' } });

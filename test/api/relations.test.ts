@@ -345,7 +345,7 @@ describe('MCP record tools', () => {
       const byTag = await callOk(client, 'search_records', { object: 'visits', 'filter[tags]': 'green', limit: 100 });
       expect(byTag.records.map((r: { id: string }) => r.id)).toContain(record.id);
       const { errors } = await callError(client, 'create_record', { object: 'visits', values: { title: 'x', lead: '0000000000000000deadbeef' } }, 'VALIDATION_FAILED');
-      expect(errors).toEqual([expect.objectContaining({ field: 'lead', code: 'not_found' })]);
+      expect(errors).toEqual([expect.objectContaining({ field: 'values.lead', code: 'not_found' })]);
     } finally {
       await client.close();
     }

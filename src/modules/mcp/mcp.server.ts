@@ -157,13 +157,21 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     // A read may be run again, shorter, to fit the bound; a write runs once.
-    const answer = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input);
+    const answer = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input).catch(namedUnder(tool.bodyAt));
     const result = tool.creates ? answer : seenAfterWrite(principal.key.scopes, answer);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);
     return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
   }
+}
+
+/** Rethrows a service's VALIDATION_FAILED with its fields named under the argument that holds the body they are in. */
+function namedUnder(bodyAt: string | undefined) {
+  return (err: unknown): never => {
+    if (bodyAt === undefined || !(err instanceof AppError) || err.code !== 'VALIDATION_FAILED' || !err.errors) throw err;
+    throw validationFailed(err.errors.map((e) => ({ ...e, field: `${bodyAt}.${e.field}` })));
+  };
 }
 
 const IdempotencyKeyArgument = Type.Object({ idempotencyKey: Type.Optional(IdempotencyKeyArg) });

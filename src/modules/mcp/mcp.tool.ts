@@ -56,6 +56,11 @@ export interface McpTool<S extends TSchema = TSchema> {
    * the `filter[…]` arguments of a search.
    */
   customFields?: { resource: BuiltinResource; at: 'body' | 'changes' | 'filters' };
+  /**
+   * The argument holding the REST body the service checks (`changes` of an update, `values` of create_record):
+   * the field errors the service finds are named under it, as the schema's and openFieldErrors' are.
+   */
+  bodyAt?: 'changes' | 'values';
 }
 
 /** openFieldErrors for a tool whose input is a built-in resource's create body. */

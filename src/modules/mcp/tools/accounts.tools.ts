@@ -40,6 +40,7 @@ export const accountTools = [
     title: 'Update an account',
     description: 'Change some fields of an account: only the fields in `changes` are written; null clears an optional field. Custom account fields (describe_object with object `accounts`) are changed the same way.',
     customFields: { resource: 'accounts', at: 'changes' },
+    bodyAt: 'changes',
     scopes: ['accounts:write'],
     readOnly: false,
     input: UpdateInput('Account', UpdateAccountBody),

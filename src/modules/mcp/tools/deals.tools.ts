@@ -52,6 +52,7 @@ export const dealTools = [
     title: 'Update a deal',
     description: 'Change some fields of a deal: only the fields in `changes` are written; null clears an optional field. To move it along the pipeline, move_deal_stage is simpler. Custom deal fields (describe_object with object `deals`) are changed the same way.',
     customFields: { resource: 'deals', at: 'changes' },
+    bodyAt: 'changes',
     scopes: ['deals:write'],
     readOnly: false,
     input: UpdateInput('Deal', UpdateDealBody),

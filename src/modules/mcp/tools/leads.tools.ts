@@ -41,6 +41,7 @@ export const leadTools = [
     title: 'Update a lead',
     description: 'Change some fields of a lead: only the fields in `changes` are written; null clears an optional field. Custom lead fields (describe_object with object `leads`) are changed the same way.',
     customFields: { resource: 'leads', at: 'changes' },
+    bodyAt: 'changes',
     scopes: ['leads:write'],
     readOnly: false,
     input: UpdateInput('Lead', UpdateLeadBody),

@@ -40,6 +40,7 @@ export const noteTaskTools = [
     name: 'update_note',
     title: 'Edit a note',
     description: 'Replace the markdown body of a note (`changes: {body}`), e.g. to fix a typo; records note.updated. A note keeps its target: to move it, add a new note and delete this one.',
+    bodyAt: 'changes',
     scopes: ['notes:write'],
     readOnly: false,
     input: UpdateInput('Note', UpdateNoteBody),
@@ -50,6 +51,7 @@ export const noteTaskTools = [
     title: 'Update a task',
     description:
       "Change some fields of a task: only the fields in `changes` are written; null clears `target`, `dueDate` or `assigneeId`. Retitle with `title`, reschedule with `dueDate` (YYYY-MM-DD; the reminder moves with it), reassign with `assigneeId` (a user id, see list_users), reopen a done task with `status: \"open\"`. `status: \"done\"` records task.completed (as complete_task), any other change task.updated.",
+    bodyAt: 'changes',
     scopes: ['tasks:write'],
     readOnly: false,
     input: UpdateInput('Task', UpdateTaskBody),

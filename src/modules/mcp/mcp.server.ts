@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
+import { etagOf } from '../../lib/etag.js';
 import type { Principal, Scope } from '../orgs/principal.js';
 import { seenAfterWrite } from '../shared/minimal-view.js';
 import { BUILTIN_RESOURCES, type BuiltinResource } from '../fields/builtin-resources.js';
@@ -52,7 +53,8 @@ const ToolsCallRequest = RequestSchema.extend({ method: z.literal('tools/call') 
 
 const INSTRUCTIONS = [
   'Tools of a CRM: search, read, create and update leads, accounts, deals and records of custom objects (use describe_object for their fields).',
-  'Search before creating, to avoid duplicates. Errors come back as tool errors whose text starts with a stable code (VALIDATION_FAILED, NOT_FOUND, INSUFFICIENT_SCOPE, RATE_LIMITED…) followed by one line per invalid field.',
+  'Search before creating, to avoid duplicates. To change an item only if nobody changed it since you read it, pass the `etag` a get tool answered as `ifMatch` (PRECONDITION_FAILED then returns the current item and its etag).',
+  'Errors come back as tool errors whose text starts with a stable code (VALIDATION_FAILED, NOT_FOUND, INSUFFICIENT_SCOPE, RATE_LIMITED…) followed by one line per invalid field.',
 ].join(' ');
 
 export function createMcpServer(ctx: AppContext, session: McpSession, version: string, tools: readonly McpTool[] = MCP_TOOLS): Server {
@@ -148,8 +150,10 @@ function describeTool(tool: McpTool): Tool {
 
 /** Key, rate limit and scope first, then input validation, then the service — the order of the REST pipeline. */
 async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, args: Record<string, unknown>): Promise<CallToolResult> {
+  let scopes: readonly Scope[] = [];
   try {
     const principal = await session.authorize(tool.scopes);
+    scopes = principal.key.scopes;
     const { idempotencyKey, input } = tool.idempotent ? withoutKey(structuredClone(args)) : { idempotencyKey: undefined, input: structuredClone(args) };
     const organizationId = principal.organization.id;
     const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } }, idempotencyKey };
@@ -158,12 +162,34 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     // A read may be run again, shorter, to fit the bound; a write runs once.
     const answer = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input).catch(namedUnder(tool.bodyAt));
-    const result = tool.creates ? answer : seenAfterWrite(principal.key.scopes, answer);
+    const tagged = withEtag(answer, tool.etag);
+    const result = tool.creates ? tagged : seenAfterWrite(scopes, tagged);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);
+    if (err instanceof AppError && err.code === 'PRECONDITION_FAILED' && err.data) return versionChanged(err.data, scopes);
     return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
   }
+}
+
+/** The answer with the tag of its item beside it (`etag`), computed on the whole item as the REST ETag is. */
+function withEtag(answer: Record<string, unknown>, key: string | undefined): Record<string, unknown> {
+  return key !== undefined && answer[key] !== undefined ? { ...answer, etag: etagOf(answer[key]) } : answer;
+}
+
+/**
+ * A write whose `ifMatch` is not the item's current tag: the current item (its minimal view for a key that may
+ * not read it, as a REST 412's `data`) and its etag, so the agent can merge and call again with that etag.
+ */
+function versionChanged(data: Record<string, unknown>, scopes: readonly Scope[]): CallToolResult {
+  const [key] = Object.keys(data);
+  const current = seenAfterWrite(scopes, withEtag(data, key));
+  const message = `The ${key} has changed since the version named by ifMatch: the current ${key} and its etag follow; merge your changes into it and call again with ifMatch set to that etag`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `PRECONDITION_FAILED: ${message}\n${JSON.stringify(current)}` }],
+    structuredContent: { status: false, code: 'PRECONDITION_FAILED', message, ...current },
+  };
 }
 
 /** Rethrows a service's VALIDATION_FAILED with its fields named under the argument that holds the body they are in. */

@@ -61,6 +61,11 @@ export interface McpTool<S extends TSchema = TSchema> {
    * the field errors the service finds are named under it, as the schema's and openFieldErrors' are.
    */
   bodyAt?: 'changes' | 'values';
+  /**
+   * The answer holds one item under this key (`lead`…): its `etag` goes beside it, the full item's tag as the
+   * REST route's ETag header gives it, for a later call's `ifMatch`.
+   */
+  etag?: string;
 }
 
 /** openFieldErrors for a tool whose input is a built-in resource's create body. */
@@ -129,12 +134,21 @@ export const IdArg = (what: string) => Type.String({ minLength: 1, maxLength: 20
 
 export const GetInput = (what: string) => Type.Object({ id: IdArg(what) }, { additionalProperties: false });
 
-/** `{id, permanent?}` of a delete tool. */
+/** The `ifMatch` argument of a write: the REST If-Match header (a batch item's `ifMatch`), compared by the service. */
+export const IfMatchArg = (what: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description: `The \`etag\` a get or write tool answered with this ${what.toLowerCase()}: the call applies only if the ${what.toLowerCase()} still has it (\`*\` matches any version), else PRECONDITION_FAILED with the current one and its etag. Omit it to write whatever the current version.`,
+  });
+
+/** `{id, permanent?, ifMatch?}` of a delete tool. */
 export const DeleteInput = (what: string) =>
   Type.Object(
     {
       id: IdArg(what),
       permanent: Type.Optional(Type.Boolean({ description: `true removes the ${what.toLowerCase()} for good at once, with no restore. Default: to the trash, restorable until purged.` })),
+      ifMatch: Type.Optional(IfMatchArg(what)),
     },
     { additionalProperties: false },
   );
@@ -143,9 +157,9 @@ export const DeleteInput = (what: string) =>
 export const deleteDescription = (what: string) =>
   `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable in the console or with POST …/restore until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
 
-/** `{id, changes}` where `changes` is the REST PATCH body of the resource. */
+/** `{id, changes, ifMatch?}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>
-  Type.Object({ id: IdArg(what), changes }, { additionalProperties: false });
+  Type.Object({ id: IdArg(what), changes, ifMatch: Type.Optional(IfMatchArg(what)) }, { additionalProperties: false });
 
 /** How a list tool pages (cursor first, pages still work). */
 export const PAGING_HELP = 'Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (same `sort` and filters), or use `page`.';

@@ -22,6 +22,7 @@ export const accountTools = [
     scopes: ['accounts:read'],
     readOnly: true,
     input: GetInput('Account'),
+    etag: 'account',
     run: async ({ ctx, organizationId }, { id }) => ({ account: await getAccount(ctx, organizationId, id) }),
   }),
   defineCreateTool({
@@ -44,8 +45,9 @@ export const accountTools = [
     scopes: ['accounts:write'],
     readOnly: false,
     input: UpdateInput('Account', UpdateAccountBody),
+    etag: 'account',
     openFieldErrors: customChangeErrors('accounts'),
-    run: async ({ ctx, caller }, { id, changes }) => ({ account: await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, id, changes)) }),
+    run: async ({ ctx, caller }, { id, changes, ifMatch }) => ({ account: await inTransaction(ctx, (trx) => updateAccount(ctx, trx, caller, id, changes, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_account',
@@ -55,6 +57,7 @@ export const accountTools = [
     readOnly: false,
     destructive: true,
     input: DeleteInput('Account'),
-    run: async ({ ctx, caller }, { id, permanent }) => ({ account: await inTransaction(ctx, (trx) => deleteAccount(ctx, trx, caller, id, permanent === true)) }),
+    etag: 'account',
+    run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ account: await inTransaction(ctx, (trx) => deleteAccount(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
 ];

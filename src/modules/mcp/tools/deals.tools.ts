@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -33,6 +33,7 @@ export const dealTools = [
     scopes: ['deals:read'],
     readOnly: true,
     input: GetInput('Deal'),
+    etag: 'deal',
     run: async ({ ctx, organizationId }, { id }) => ({ deal: await getDeal(ctx, organizationId, id) }),
   }),
   defineCreateTool({
@@ -56,8 +57,9 @@ export const dealTools = [
     scopes: ['deals:write'],
     readOnly: false,
     input: UpdateInput('Deal', UpdateDealBody),
+    etag: 'deal',
     openFieldErrors: customChangeErrors('deals'),
-    run: async ({ ctx, caller }, { id, changes }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, changes)) }),
+    run: async ({ ctx, caller }, { id, changes, ifMatch }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, changes, { ifMatch })) }),
   }),
   defineTool({
     name: 'move_deal_stage',
@@ -65,8 +67,12 @@ export const dealTools = [
     description: 'Move a deal to another stage of the pipeline (any move between defined stages is allowed, e.g. to won or lost). An unknown stage is refused with the allowed keys. Records deal.stage_changed.',
     scopes: ['deals:write'],
     readOnly: false,
-    input: Type.Object({ id: IdArg('Deal'), stage: Type.String({ minLength: 1, maxLength: 50, description: 'Key of the target stage (see list_deal_stages).' }) }, { additionalProperties: false }),
-    run: async ({ ctx, caller }, { id, stage }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, { stage })) }),
+    input: Type.Object(
+      { id: IdArg('Deal'), stage: Type.String({ minLength: 1, maxLength: 50, description: 'Key of the target stage (see list_deal_stages).' }), ifMatch: Type.Optional(IfMatchArg('Deal')) },
+      { additionalProperties: false },
+    ),
+    etag: 'deal',
+    run: async ({ ctx, caller }, { id, stage, ifMatch }) => ({ deal: await inTransaction(ctx, (trx) => updateDeal(ctx, trx, caller, id, { stage }, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_deal',
@@ -76,6 +82,7 @@ export const dealTools = [
     readOnly: false,
     destructive: true,
     input: DeleteInput('Deal'),
-    run: async ({ ctx, caller }, { id, permanent }) => ({ deal: await inTransaction(ctx, (trx) => deleteDeal(ctx, trx, caller, id, permanent === true)) }),
+    etag: 'deal',
+    run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ deal: await inTransaction(ctx, (trx) => deleteDeal(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
 ];

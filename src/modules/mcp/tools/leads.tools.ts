@@ -22,6 +22,7 @@ export const leadTools = [
     scopes: ['leads:read'],
     readOnly: true,
     input: GetInput('Lead'),
+    etag: 'lead',
     run: async ({ ctx, organizationId }, { id }) => ({ lead: await getLead(ctx, organizationId, id) }),
   }),
   defineCreateTool({
@@ -45,8 +46,9 @@ export const leadTools = [
     scopes: ['leads:write'],
     readOnly: false,
     input: UpdateInput('Lead', UpdateLeadBody),
+    etag: 'lead',
     openFieldErrors: customChangeErrors('leads'),
-    run: async ({ ctx, caller }, { id, changes }) => ({ lead: await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, id, changes)) }),
+    run: async ({ ctx, caller }, { id, changes, ifMatch }) => ({ lead: await inTransaction(ctx, (trx) => updateLead(ctx, trx, caller, id, changes, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_lead',
@@ -56,6 +58,7 @@ export const leadTools = [
     readOnly: false,
     destructive: true,
     input: DeleteInput('Lead'),
-    run: async ({ ctx, caller }, { id, permanent }) => ({ lead: await inTransaction(ctx, (trx) => deleteLead(ctx, trx, caller, id, permanent === true)) }),
+    etag: 'lead',
+    run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ lead: await inTransaction(ctx, (trx) => deleteLead(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
 ];

@@ -11,7 +11,7 @@ import { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from '../../tasks/task
 import { createTask, deleteTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, PAGING_HELP, UpdateInput } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg, PAGING_HELP, UpdateInput } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
@@ -44,7 +44,8 @@ export const noteTaskTools = [
     scopes: ['notes:write'],
     readOnly: false,
     input: UpdateInput('Note', UpdateNoteBody),
-    run: async ({ ctx, caller }, { id, changes }) => ({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, id, changes)) }),
+    etag: 'note',
+    run: async ({ ctx, caller }, { id, changes, ifMatch }) => ({ note: await inTransaction(ctx, (trx) => updateNote(ctx, trx, caller, id, changes, { ifMatch })) }),
   }),
   defineTool({
     name: 'update_task',
@@ -55,7 +56,8 @@ export const noteTaskTools = [
     scopes: ['tasks:write'],
     readOnly: false,
     input: UpdateInput('Task', UpdateTaskBody),
-    run: async ({ ctx, caller }, { id, changes }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, changes)) }),
+    etag: 'task',
+    run: async ({ ctx, caller }, { id, changes, ifMatch }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, changes, { ifMatch })) }),
   }),
   defineTool({
     name: 'complete_task',
@@ -63,8 +65,9 @@ export const noteTaskTools = [
     description: 'Mark a task done (records task.completed). Completing a task that is already done changes nothing.',
     scopes: ['tasks:write'],
     readOnly: false,
-    input: GetInput('Task'),
-    run: async ({ ctx, caller }, { id }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, { status: 'done' })) }),
+    input: Type.Object({ id: IdArg('Task'), ifMatch: Type.Optional(IfMatchArg('Task')) }, { additionalProperties: false }),
+    etag: 'task',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ task: await inTransaction(ctx, (trx) => updateTask(ctx, trx, caller, id, { status: 'done' }, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_note',
@@ -74,7 +77,8 @@ export const noteTaskTools = [
     readOnly: false,
     destructive: true,
     input: DeleteInput('Note'),
-    run: async ({ ctx, caller }, { id, permanent }) => ({ note: await inTransaction(ctx, (trx) => deleteNote(ctx, trx, caller, id, permanent === true)) }),
+    etag: 'note',
+    run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ note: await inTransaction(ctx, (trx) => deleteNote(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_task',
@@ -84,7 +88,8 @@ export const noteTaskTools = [
     readOnly: false,
     destructive: true,
     input: DeleteInput('Task'),
-    run: async ({ ctx, caller }, { id, permanent }) => ({ task: await inTransaction(ctx, (trx) => deleteTask(ctx, trx, caller, id, permanent === true)) }),
+    etag: 'task',
+    run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ task: await inTransaction(ctx, (trx) => deleteTask(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
   defineTool({
     name: 'list_notes',

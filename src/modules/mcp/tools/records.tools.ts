@@ -4,7 +4,7 @@ import { ListObjectsQuery } from '../../objects/objects.schemas.js';
 import { getObject, listObjects } from '../../objects/objects.service.js';
 import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg } from '../mcp.tool.js';
 
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
@@ -48,6 +48,7 @@ export const recordTools = [
     scopes: ['records:read'],
     readOnly: true,
     input: Type.Object({ object: objectArg, id: IdArg('Record') }, { additionalProperties: false }),
+    etag: 'record',
     run: async ({ ctx, organizationId }, { object, id }) => ({ record: await getRecord(ctx, organizationId, object, id) }),
   }),
   defineCreateTool({
@@ -67,8 +68,9 @@ export const recordTools = [
     bodyAt: 'changes',
     scopes: ['records:write'],
     readOnly: false,
-    input: Type.Object({ object: objectArg, id: IdArg('Record'), changes: RecordPatch }, { additionalProperties: false }),
-    run: async ({ ctx, caller }, { object, id, changes }) => ({ record: await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, object, id, changes as Record<string, unknown>)) }),
+    input: Type.Object({ object: objectArg, id: IdArg('Record'), changes: RecordPatch, ifMatch: Type.Optional(IfMatchArg('Record')) }, { additionalProperties: false }),
+    etag: 'record',
+    run: async ({ ctx, caller }, { object, id, changes, ifMatch }) => ({ record: await inTransaction(ctx, (trx) => updateRecord(ctx, trx, caller, object, id, changes as Record<string, unknown>, { ifMatch })) }),
   }),
   defineTool({
     name: 'delete_record',
@@ -78,6 +80,7 @@ export const recordTools = [
     readOnly: false,
     destructive: true,
     input: Type.Object({ object: objectArg, ...DeleteInput('Record').properties }, { additionalProperties: false }),
-    run: async ({ ctx, caller }, { object, id, permanent }) => ({ record: await inTransaction(ctx, (trx) => deleteRecord(ctx, trx, caller, object, id, permanent === true)) }),
+    etag: 'record',
+    run: async ({ ctx, caller }, { object, id, permanent, ifMatch }) => ({ record: await inTransaction(ctx, (trx) => deleteRecord(ctx, trx, caller, object, id, permanent === true, { ifMatch })) }),
   }),
 ];

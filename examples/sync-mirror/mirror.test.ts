@@ -11,6 +11,22 @@ import { addKey, seedOrg, type Seeded } from '../../test/helpers/seed.js';
 import { buildTestApp, type TestApp } from '../../test/helpers/test-app.js';
 import { createMirror } from './mirror.js';
 
+/** A CRM on a port for a mirror to read: an organization, and an SDK client with a key that reads leads, accounts and deals. */
+async function openCrm(clock?: ManualClock) {
+  const t = await buildTestApp(clock ? { clock } : {});
+  const origin = await listen(t);
+  const org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+  const reader = await addKey(t.ctx, org.orgId, ['leads:read', 'accounts:read', 'deals:read'], { rateLimitPerMinute: 100_000 });
+  return { t, org, client: createClient({ baseUrl: origin, apiKey: reader.key }) };
+}
+
+/** A write by the organization's own key, which must succeed. */
+async function writeAs(t: TestApp, org: Seeded, method: string, path: string, body?: unknown) {
+  const res = await call(t.app, method, path, { auth: org.auth, body });
+  expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+  return res.body.data;
+}
+
 /*
  * The sync example of docs/sync.md against a real CRM: the mirror loads while others write, follows the feed,
  * survives a restart from its saved state, and ends equal to the CRM — creates, updates, deletes and an erasure.
@@ -21,19 +37,11 @@ describe('example sync mirror', () => {
   let client: ReturnType<typeof createClient>;
 
   beforeAll(async () => {
-    t = await buildTestApp();
-    const origin = await listen(t);
-    org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
-    const reader = await addKey(t.ctx, org.orgId, ['leads:read', 'accounts:read', 'deals:read'], { rateLimitPerMinute: 100_000 });
-    client = createClient({ baseUrl: origin, apiKey: reader.key });
+    ({ t, org, client } = await openCrm());
   });
   afterAll(() => t.close());
 
-  const write = async (method: string, path: string, body?: unknown) => {
-    const res = await call(t.app, method, path, { auth: org.auth, body });
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    return res.body.data;
-  };
+  const write = (method: string, path: string, body?: unknown) => writeAs(t, org, method, path, body);
   const createLead = async (i: number) => (await write('POST', '/leads', { name: `Lead ${i}`, email: `lead${i}@example.com` })).lead.id as string;
 
   /** Every live item, as the API shows it now. */
@@ -103,19 +111,11 @@ describe('example sync mirror, stopped longer than the feed keeps events', () =>
   let client: ReturnType<typeof createClient>;
 
   beforeAll(async () => {
-    t = await buildTestApp({ clock });
-    const origin = await listen(t);
-    org = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
-    const reader = await addKey(t.ctx, org.orgId, ['leads:read', 'accounts:read', 'deals:read'], { rateLimitPerMinute: 100_000 });
-    client = createClient({ baseUrl: origin, apiKey: reader.key });
+    ({ t, org, client } = await openCrm(clock));
   });
   afterAll(() => t.close());
 
-  const write = async (method: string, path: string, body?: unknown) => {
-    const res = await call(t.app, method, path, { auth: org.auth, body });
-    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
-    return res.body.data;
-  };
+  const write = (method: string, path: string, body?: unknown) => writeAs(t, org, method, path, body);
 
   it('loads every list again when its cursor answers 410 CURSOR_EXPIRED, and follows on from there', async () => {
     const kept = (await write('POST', '/leads', { name: 'Kept' })).lead.id as string;

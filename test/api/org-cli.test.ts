@@ -24,6 +24,8 @@ const CLI_TIMEOUT = 120_000;
 describe('crm org list', () => {
   it('lists every organization, oldest first, as JSON and as lines', async () => {
     const paris = await createOrganization(t.ctx, { name: 'Paris office', timezone: 'Europe/Paris' });
+    // Two organizations made in the same millisecond have no older one (their ids' tails are random): wait for the next.
+    while (Date.now() <= Date.parse(paris.createdAt)) await new Promise((resolve) => setTimeout(resolve, 1));
     const tokyo = await createOrganization(t.ctx, { name: 'Tokyo office', timezone: 'Asia/Tokyo' });
     const [json, human] = await Promise.all([runCli(['--json', 'org', 'list'], env), runCli(['org', 'list'], env)]);
     expect(json.code, json.stderr).toBe(0);

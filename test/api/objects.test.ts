@@ -111,6 +111,25 @@ describe('POST /objects', () => {
     expect(reserved.map((e) => [e.field, e.code])).toEqual([['fields.0.key', 'reserved']]);
   });
 
+  it('keeps select options in NFC: two spellings of one option are a duplicate, and a record may name it either way', async () => {
+    const precomposed = 'Caf\u00e9';
+    const combining = 'Cafe\u0301';
+    const twice = expectError(await createObject(a, { slug: slug(), name: 'Twice', fields: [{ key: 'kind', label: 'Kind', type: 'select', options: [precomposed, combining] }] }), 400, 'VALIDATION_FAILED');
+    expect(twice.map((e) => [e.field, e.code])).toEqual([['fields.0.options', 'duplicate']]);
+    const created = await createObject(a, { slug: slug('venues'), name: 'Venues', fields: [{ key: 'kind', label: 'Kind', type: 'multi_select', options: [combining, 'Bar'] }, { key: 'main', label: 'Main', type: 'select', options: [combining] }] });
+    expect(created.status).toBe(201);
+    const object = created.body.data.object;
+    expect(object.fields.map((f: { options: string[] }) => f.options)).toEqual([[precomposed, 'Bar'], [precomposed]]);
+    const record = await call(t.app, 'POST', `/objects/${object.slug}/records`, { auth: a.auth, body: { kind: [combining], main: combining } });
+    expect(record.status).toBe(201);
+    expect(record.body.data.record).toMatchObject({ kind: [precomposed], main: precomposed });
+    for (const spelling of [precomposed, combining]) {
+      const found = await call(t.app, 'GET', `/objects/${object.slug}/records?filter[main]=${encodeURIComponent(spelling)}&filter[kind]=${encodeURIComponent(spelling)}`, { auth: a.auth });
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect(found.body.data.records.map((r: { id: string }) => r.id)).toEqual([record.body.data.record.id]);
+    }
+  });
+
   it('keeps slugs unique per organization (409), not across organizations', async () => {
     const s = slug('dup');
     expect((await createObject(a, { slug: s, name: 'One' })).status).toBe(201);

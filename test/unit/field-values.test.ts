@@ -28,6 +28,15 @@ describe('parseInstant', () => {
 });
 
 describe('parseFieldValue', () => {
+  it('reads a (multi) select option in any Unicode spelling as the option the definition lists', () => {
+    const precomposed = 'Caf\u00e9';
+    const combining = 'Cafe\u0301';
+    expect(value(field('select', { options: [precomposed, 'Bar'] }), combining)).toBe(precomposed);
+    expect(value(field('multi_select', { options: ['Bar', precomposed] }), [combining, 'Bar'])).toEqual(['Bar', precomposed]);
+    expect(value(field('multi_select', { options: [precomposed] }), [combining, precomposed])).toBe('duplicate');
+    expect(value(field('select', { options: [precomposed] }), 'Cafe')).toBe('invalid_value');
+  });
+
   it('checks types without coercion', () => {
     expect(value(field('number'), 1.5)).toBe(1.5);
     expect(value(field('number'), '1')).toBe('invalid_type');

@@ -26,7 +26,8 @@ export function normalizeField(f: FieldDefinition): Field {
     label: f.label.trim(),
     type: f.type,
     required: f.required === true,
-    ...(f.options !== undefined ? { options: [...f.options] } : {}),
+    // In NFC, so that two spellings of one option (a precomposed é, or e and a combining accent) are one option.
+    ...(f.options !== undefined ? { options: f.options.map((o) => o.normalize('NFC')) } : {}),
     ...(f.target !== undefined ? { target: f.target } : {}),
     ...(f.role !== undefined ? { role: f.role } : {}),
   };
@@ -65,6 +66,9 @@ export function definitionErrors(d: Definition, existingKeys: ReadonlySet<string
     seen.add(f.key);
     if (hasOptions(f) && (f.options === undefined || f.options.length === 0)) {
       errors.push({ field: `${at}.options`, code: 'required', message: `are required on a ${f.type} field (at least one)` });
+    }
+    if (f.options !== undefined && new Set(f.options).size !== f.options.length) {
+      errors.push({ field: `${at}.options`, code: 'duplicate', message: 'must not list an option twice (also as two Unicode spellings of the same text)' });
     }
     if (!hasOptions(f) && f.options !== undefined) {
       errors.push({ field: `${at}.options`, code: 'not_allowed', message: 'are only allowed on a select or multi_select field' });

@@ -35,15 +35,28 @@ const ID = new RegExp(ID_PATTERN);
 const inOptionOrder = (options: readonly string[], values: readonly string[]): string[] => options.filter((o) => values.includes(o));
 
 /**
+ * The option of a (multi) select that `value` names, as the definition spells it: compared in Unicode's NFC, so
+ * "Café" typed with a combining accent (as macOS and some keyboards send it) is the option "Café". Undefined when
+ * it names none.
+ */
+export function optionOf(field: Pick<Field, 'options'>, value: string): string | undefined {
+  const options = field.options ?? [];
+  if (options.includes(value)) return value;
+  const nfc = value.normalize('NFC');
+  return options.find((o) => o.normalize('NFC') === nfc);
+}
+
+/**
  * A multi_select value: distinct options of the field, in the order the definition lists them. An empty array is
  * the caller's to treat as "no value".
  */
 export function parseOptions(field: Field, value: unknown): ParseResult {
   if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) return fail('invalid_type', 'must be an array of strings');
   const options = field.options ?? [];
-  if (!value.every((v) => options.includes(v))) return fail('invalid_value', `must hold only: ${options.join(', ')}`);
-  if (new Set(value).size !== value.length) return fail('duplicate', 'must not repeat an option');
-  return { ok: true, value: inOptionOrder(options, value) };
+  const named = value.map((v) => optionOf(field, v));
+  if (!named.every((o) => o !== undefined)) return fail('invalid_value', `must hold only: ${options.join(', ')}`);
+  if (new Set(named).size !== named.length) return fail('duplicate', 'must not repeat an option');
+  return { ok: true, value: inOptionOrder(options, named) };
 }
 
 // Calendar date, time (seconds and fraction optional), then Z or an offset (±hh:mm, ±hhmm or ±hh).
@@ -115,8 +128,10 @@ export function parseFieldValue(field: Field, value: unknown): ParseResult {
       const instant = parseInstant(value);
       return instant ? { ok: true, value: instant } : fail('invalid_format', 'must be an ISO 8601 timestamp with Z or an offset, e.g. 2026-11-21T10:00:00+01:00');
     }
-    case 'select':
-      return field.options?.includes(value) ? { ok: true, value } : fail('invalid_value', `must be one of: ${(field.options ?? []).join(', ')}`);
+    case 'select': {
+      const option = optionOf(field, value);
+      return option !== undefined ? { ok: true, value: option } : fail('invalid_value', `must be one of: ${(field.options ?? []).join(', ')}`);
+    }
     case 'email':
       return isEmail(value) ? { ok: true, value: normalizeEmail(value) } : fail('invalid_format', 'must be a valid e-mail address');
     case 'phone': {

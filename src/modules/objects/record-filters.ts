@@ -4,7 +4,7 @@ import { isEmail, normalizeEmail, normalizePhone } from '../../lib/contact.js';
 import { parseDateOnly } from '../../lib/dates.js';
 import type { Definition, Field } from './definition.js';
 import { ID_PATTERN } from '../../lib/ids.js';
-import { isContactField, parseInstant } from './field-values.js';
+import { isContactField, optionOf, parseInstant } from './field-values.js';
 import { isFilterable, TEXT_PREFIX } from './record-values.js';
 
 /**
@@ -63,7 +63,7 @@ function parseValue(field: Field, raw: string, blind: { blindIndex: BlindIndex; 
       return parseInstant(raw);
     case 'select':
     case 'multi_select':
-      return field.options?.includes(raw) ? raw : null;
+      return optionOf(field, raw) ?? null;
     case 'relation':
       return ID.test(raw) ? raw : null;
     case 'email':

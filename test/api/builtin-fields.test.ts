@@ -56,6 +56,21 @@ describe('defining custom fields on built-in resources', () => {
     expect(await typed('deals')).toMatchObject({ expectedCloseDate: 'date', amount: 'text', updatedAt: 'datetime' });
   });
 
+  it('shows an enumeration as a select with its options, and a reference to another item as a relation to its kind', async () => {
+    const fields = async (slug: string) =>
+      Object.fromEntries(((await call(t.app, 'GET', `/objects/${slug}`, { auth: b.auth })).body.data.object.fields as { key: string }[]).map((f) => [f.key, f]));
+    const leads = await fields('leads');
+    expect(leads.status).toMatchObject({ type: 'select', options: ['NEW', 'CONTACTED', 'QUALIFIED', 'UNQUALIFIED', 'CONVERTED'] });
+    expect(leads.source).toMatchObject({ type: 'select', options: expect.arrayContaining(['WEBSITE', 'REFERRAL', 'OTHER']) });
+    expect(leads.accountId).toMatchObject({ type: 'relation', target: 'accounts' });
+    expect(leads.duplicateOf).toMatchObject({ type: 'relation', target: 'leads' });
+    const deals = await fields('deals');
+    expect(deals.accountId).toMatchObject({ type: 'relation', target: 'accounts' });
+    expect(deals.leadId).toMatchObject({ type: 'relation', target: 'leads' });
+    expect(leads.name).not.toHaveProperty('options');
+    expect(leads.name).not.toHaveProperty('target');
+  });
+
   it('refuses a key of a standard field, a prototype name, a due role, stages, and a new slug named like a built-in', async () => {
     for (const key of ['email', 'name', 'externalId', 'ownerId', 'createdAt']) {
       const res = await call(t.app, 'PATCH', '/objects/leads', { auth: a.auth, body: { fields: [{ key, label: 'X', type: 'text' }] } });

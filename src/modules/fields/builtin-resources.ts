@@ -15,6 +15,10 @@ export interface StandardField {
   label: string;
   type: FieldType;
   required: boolean;
+  /** A `select`'s values (the enumeration the API checks). */
+  options?: string[];
+  /** A `relation`'s kind of item. */
+  target?: string;
   readOnly: true;
 }
 
@@ -49,6 +53,18 @@ function typeOf(shown: TSchema, written: TSchema | undefined): FieldType {
   return 'text';
 }
 
+/** The standard fields that hold the id of another item, as a relation field to it would. */
+const TARGETS: Readonly<Record<string, string>> = { accountId: 'accounts', leadId: 'leads', duplicateOf: 'leads' };
+
+/** A standard field as a custom field of the same kind would be defined: type, and its options or target. */
+function standardField(key: string, shown: TSchema, written: TSchema | undefined): StandardField {
+  const base = { key, label: label(key), required: key === 'name', readOnly: true as const };
+  const options = variantsOf(shown).find((s) => Array.isArray(s.enum))?.enum as string[] | undefined;
+  if (options) return { ...base, type: 'select', options: [...options] };
+  if (key in TARGETS) return { ...base, type: 'relation', target: TARGETS[key]! };
+  return { ...base, type: typeOf(shown, written) };
+}
+
 const label = (key: string) => key.replace(/([A-Z])/g, ' $1').replace(/^./, (c) => c.toUpperCase());
 
 function shape(name: string, shown: TObject, body: TObject): BuiltinShape {
@@ -59,7 +75,7 @@ function shape(name: string, shown: TObject, body: TObject): BuiltinShape {
     standard,
     writable,
     readOnly: new Set([...standard].filter((k) => !writable.has(k))),
-    fields: Object.entries(shown.properties).map(([key, schema]) => ({ key, label: label(key), type: typeOf(schema, body.properties[key]), required: key === 'name', readOnly: true as const })),
+    fields: Object.entries(shown.properties).map(([key, schema]) => standardField(key, schema, body.properties[key])),
   };
 }
 

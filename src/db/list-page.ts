@@ -61,14 +61,22 @@ export function afterPosition(key: SortKey, p: ListPosition): Expression<SqlBool
   return sql<SqlBool>`(${key.expr} ${beyond} ${p.value} or (${key.expr} = ${p.value} and ${seqBeyond}) ${tail})`;
 }
 
+/** The columns holding an item's creation and change times (an erasure receipt is created when it completes). */
+export interface TimeColumns {
+  created: string;
+  updated: string;
+}
+
+const TIMESTAMPS: TimeColumns = { created: 'created_at', updated: 'updated_at' };
+
 /** The creation and change time conditions of a list, on `table` (text timestamps compare in time order). */
-export function timeRangeConditions(table: string, range: TimeRange): Expression<SqlBool>[] {
-  const col = (c: string) => sql.ref(`${table}.${c}`);
+export function timeRangeConditions(table: string, range: TimeRange, columns: TimeColumns = TIMESTAMPS): Expression<SqlBool>[] {
+  const col = (c: keyof TimeColumns) => sql.ref(`${table}.${columns[c]}`);
   return [
-    ...(range.createdAfter !== undefined ? [sql<SqlBool>`${col('created_at')} > ${range.createdAfter}`] : []),
-    ...(range.createdBefore !== undefined ? [sql<SqlBool>`${col('created_at')} < ${range.createdBefore}`] : []),
-    ...(range.updatedAfter !== undefined ? [sql<SqlBool>`${col('updated_at')} > ${range.updatedAfter}`] : []),
-    ...(range.updatedBefore !== undefined ? [sql<SqlBool>`${col('updated_at')} < ${range.updatedBefore}`] : []),
+    ...(range.createdAfter !== undefined ? [sql<SqlBool>`${col('created')} > ${range.createdAfter}`] : []),
+    ...(range.createdBefore !== undefined ? [sql<SqlBool>`${col('created')} < ${range.createdBefore}`] : []),
+    ...(range.updatedAfter !== undefined ? [sql<SqlBool>`${col('updated')} > ${range.updatedAfter}`] : []),
+    ...(range.updatedBefore !== undefined ? [sql<SqlBool>`${col('updated')} < ${range.updatedBefore}`] : []),
   ];
 }
 
@@ -103,6 +111,15 @@ export interface ListPage<R> {
 export type PositionOf<R> = (row: R) => { value: string | number | null; seq: number };
 
 /**
+ * Runs the page's query (filtered, ordered and limited, nothing selected yet) and returns its items in order:
+ * by default every column; a store selects its own, or joins the page as a subquery (a delivery's attempts).
+ * The page's builder is untyped, so the items are the store's rows as it declares them to readPage.
+ */
+export type ReadRows = (page: SelectQueryBuilder<any, any, any>) => Promise<unknown[]>;
+
+const everyColumn: ReadRows = (page) => page.selectAll().execute();
+
+/**
  * Reads one page of `query` (filtered and scoped by the store) in the order of `key`. Cursor mode reads one
  * row past the page to know whether there is more and never counts; page mode counts the filter (in
  * parallel with the page) as lists always did. Both return the cursor of the page's last row.
@@ -112,7 +129,7 @@ export async function readPage<R>(
   key: SortKey,
   request: ListRequest,
   positionOf: PositionOf<R>,
-  select: (q: SelectQueryBuilder<any, any, any>) => SelectQueryBuilder<any, any, any> = (q) => q.selectAll(),
+  read: ReadRows = everyColumn,
 ): Promise<ListPage<R>> {
   const cursorOf = (row: R | undefined) => (row === undefined ? null : request.cursorAt(positionOf(row)));
   if (request.cursor) {
@@ -121,12 +138,12 @@ export async function readPage<R>(
       throw validationFailed([{ field: 'after', code: 'invalid_cursor', message: 'is not a cursor of this list (pass back nextCursor unchanged)' }]);
     }
     const scoped = request.after ? query.where(afterPosition(key, request.after)) : query;
-    const rows = (await select(scoped).orderBy(orderBy(key)).limit(request.limit + 1).execute()) as R[];
+    const rows = (await read(scoped.orderBy(orderBy(key)).limit(request.limit + 1))) as R[];
     const page = rows.slice(0, request.limit);
     return { rows: page, pagination: cursorPagination(request.limit, rows.length > request.limit ? cursorOf(page.at(-1)) : null) };
   }
   const [rows, count] = await Promise.all([
-    select(query).orderBy(orderBy(key)).limit(request.limit).offset(offsetOf(request)).execute() as Promise<R[]>,
+    read(query.orderBy(orderBy(key)).limit(request.limit).offset(offsetOf(request))) as Promise<R[]>,
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow() as Promise<{ n: number | string }>,
   ]);
   return { rows, pagination: paginate(request, Number(count.n), cursorOf(rows.at(-1))) };
@@ -143,5 +160,8 @@ export function readColumnPage<R>(query: SelectQueryBuilder<any, any, any>, tabl
   return readPage<R>(query, columnSort(table, request.sort, columns), request, columnPosition<R>(request.sort, columns));
 }
 
-/** Creation order as `seq` (deliveries and erasures have no other; objects and webhooks add their sorts to it). */
+/**
+ * Creation order as `seq`: a delivery's or an erasure's cursor holds a number, as it did before sorts came, so
+ * cursors handed out then still open (deliveries and erasures have no other order; objects and webhooks add theirs).
+ */
 export const CREATION_ORDER: Record<string, string> = { createdAt: 'seq' };

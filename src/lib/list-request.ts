@@ -14,6 +14,8 @@ export const NAMED_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt'
 export const DEFAULT_SORT = '-createdAt';
 /** The sorts of lists whose items have no name (notes; tasks add their due day). */
 export const TIME_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt'] as const;
+/** The sorts of logs, in creation order only (a webhook's deliveries, erasure receipts). */
+export const CREATION_SORTS = ['-createdAt', 'createdAt'] as const;
 
 const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description }));
 
@@ -23,6 +25,9 @@ export const TimeRangeQuery = {
   updatedAfter: instant('Only items last changed strictly after this instant.'),
   updatedBefore: instant('Only items last changed strictly before this instant.'),
 };
+
+/** The creation range alone: the list of items that never change (erasure receipts) takes no updated* bounds. */
+export const CreatedRangeQuery = { createdAfter: TimeRangeQuery.createdAfter, createdBefore: TimeRangeQuery.createdBefore };
 
 export const AfterQuery = {
   after: Type.Optional(

@@ -31,15 +31,15 @@ const RESOURCES = [
 const list = (path: string, qs: string, who: Seeded = org) => call(t.app, 'GET', `${path}${qs ? `?${qs}` : ''}`, { auth: who.auth });
 
 /** Every item of a cursor walk, following nextCursor from the first page. */
-async function walk(path: string, key: string, qs: string, limit = 3): Promise<Item[]> {
+async function walk(path: string, key: string, qs: string, limit = 3, who: Seeded = org): Promise<Item[]> {
   const seen: Item[] = [];
-  let res = await list(path, `${qs}&limit=${limit}`);
+  let res = await list(path, `${qs}&limit=${limit}`, who);
   for (;;) {
     expect(res.status).toBe(200);
     seen.push(...(res.body.data[key] as Item[]));
     const next = res.body.data.pagination.nextCursor as string | null;
     if (next === null) return seen;
-    res = await list(path, `${qs}&limit=${limit}&after=${encodeURIComponent(next)}`);
+    res = await list(path, `${qs}&limit=${limit}&after=${encodeURIComponent(next)}`, who);
     expect(res.body.data.pagination).not.toHaveProperty('total');
     expect(res.body.data.pagination).not.toHaveProperty('page');
   }
@@ -230,5 +230,97 @@ describe('the other lists: objects, webhooks, deliveries, erasures', () => {
     expect(await walkIds('/privacy/erasures', 'erasures', o)).toHaveLength(3);
     const recent = await call(t.app, 'GET', `/objects?createdAfter=${encodeURIComponent(clock.now().toISOString().replace(/T.*/, 'T00:00:00Z'))}&limit=100`, { auth: o.auth });
     expect(recent.body.data.objects).toHaveLength(5);
+  });
+});
+
+describe("the logs: a webhook's deliveries and erasure receipts, in creation order", () => {
+  /** Both orders, by page and by cursor: every item once, the same sequence both ways; a cursor keeps to its sort. Returns a cursor of `sort=createdAt`. */
+  async function checkSorts(path: string, key: string, made: string[], who: Seeded) {
+    for (const [sort, expected] of [['-createdAt', [...made].reverse()], ['createdAt', made]] as const) {
+      expect((await walk(path, key, `sort=${sort}`, 2, who)).map((i) => i.id), sort).toEqual(expected);
+      const paged: string[] = [];
+      for (let page = 1; page <= 3; page++) paged.push(...(await list(path, `sort=${sort}&limit=2&page=${page}`, who)).body.data[key].map((i: Item) => i.id));
+      expect(paged, sort).toEqual(expected);
+    }
+    expect((await list(path, 'limit=100', who)).body.data[key].map((i: Item) => i.id)).toEqual([...made].reverse());
+    const oldestFirst = await list(path, 'sort=createdAt&limit=1', who);
+    const cursor = oldestFirst.body.data.pagination.nextCursor as string;
+    expect(expectError(await list(path, `after=${cursor}`, who), 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after', code: 'invalid_cursor' });
+    expect((await list(path, `sort=createdAt&limit=1&after=${cursor}`, who)).body.data[key][0].id).toBe(made[1]);
+    return cursor;
+  }
+
+  /** Names the refused parameter of each query. */
+  async function refused(path: string, who: Seeded, queries: Record<string, string>) {
+    for (const [qs, field] of Object.entries(queries)) expect(expectError(await list(path, qs, who), 400, 'VALIDATION_FAILED')[0]!.field, qs).toBe(field);
+  }
+
+  it("deliveries: sort either way, creation and change times as strict bounds, with status and cursors", async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const hook = (await call(t.app, 'POST', '/webhooks', { auth: o.auth, body: { url: 'http://127.0.0.1:9/log', events: ['*'] } })).body.data.webhook.id as string;
+    const path = `/webhooks/${hook}/deliveries`;
+    const made: Item[] = [];
+    for (let i = 0; i < 5; i++) {
+      clock.advance(1000);
+      const res = await call(t.app, 'POST', `/webhooks/${hook}/test`, { auth: o.auth });
+      expect(res.status).toBe(201);
+      made.push(res.body.data.delivery);
+    }
+    // Re-sent out of creation order (3, then 0): each is changed, the others keep their creation time.
+    const resent: Item[] = [];
+    for (const i of [3, 0]) {
+      clock.advance(1000);
+      const res = await call(t.app, 'POST', `${path}/${made[i]!.id}/retry`, { auth: o.auth });
+      expect(res.status).toBe(200);
+      resent.push(res.body.data.delivery);
+    }
+    expect(resent.map((d) => d.updatedAt)).toEqual([...resent.map((d) => d.updatedAt)].sort());
+    await checkSorts(path, 'deliveries', made.map((d) => d.id), o);
+    const ids = async (qs: string) => (await list(path, qs, o)).body.data.deliveries.map((d: Item) => d.id);
+    expect(await ids(`createdAfter=${made[1]!.createdAt}&createdBefore=${made[4]!.createdAt}&sort=createdAt`)).toEqual([made[2]!.id, made[3]!.id]);
+    expect(await ids(`updatedAfter=${made[4]!.createdAt}`)).toEqual([made[3]!.id, made[0]!.id]);
+    expect(await ids(`updatedAfter=${resent[0]!.updatedAt}`)).toEqual([made[0]!.id]);
+    expect(await ids(`updatedBefore=${made[2]!.createdAt}`)).toEqual([made[1]!.id]);
+    expect(await ids(`status=PENDING&createdBefore=${made[1]!.createdAt}`)).toEqual([made[0]!.id]);
+    expect(await ids(`status=SUCCEEDED&updatedAfter=${made[4]!.createdAt}`)).toEqual([]);
+    const changed = await walk(path, 'deliveries', `sort=createdAt&updatedAfter=${made[4]!.createdAt}`, 1, o);
+    expect(changed.map((d) => d.id)).toEqual([made[0]!.id, made[3]!.id]);
+    const inParis = new Date(Date.parse(made[2]!.createdAt) + 3_600_000).toISOString().replace('Z', '+01:00');
+    expect(await ids(`createdAfter=${encodeURIComponent(inParis)}&sort=createdAt`)).toEqual([made[3]!.id, made[4]!.id]);
+    await refused(path, o, {
+      'sort=-updatedAt': 'sort',
+      'sort=name': 'sort',
+      'createdAfter=yesterday': 'createdAfter',
+      'createdBefore=2026-11-01T10:00:00': 'createdBefore',
+      'updatedAfter=2026-13-01T00:00:00Z': 'updatedAfter',
+      'updatedBefore=': 'updatedBefore',
+      'changedSince=2026-11-01T00:00:00Z': 'changedSince',
+    });
+  });
+
+  it('erasures: sort either way, creation times (completedAt) as strict bounds, no updated bounds', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 100_000 });
+    const made: (Item & { completedAt: string })[] = [];
+    for (const email of ['a@example.com', 'b@example.com', 'c@example.com', 'd@example.com']) {
+      clock.advance(1000);
+      const res = await call(t.app, 'POST', '/privacy/erasures', { auth: o.auth, body: { email } });
+      expect(res.status).toBe(201);
+      made.push(res.body.data.erasure);
+    }
+    const cursor = await checkSorts('/privacy/erasures', 'erasures', made.map((e) => e.id), o);
+    expect(expectError(await list('/privacy/erasures', `sort=createdAt&after=${cursor}`, other), 400, 'VALIDATION_FAILED')[0]).toMatchObject({ field: 'after', code: 'invalid_cursor' });
+    const ids = async (qs: string) => (await list('/privacy/erasures', qs, o)).body.data.erasures.map((e: Item) => e.id);
+    expect(await ids(`createdAfter=${made[0]!.completedAt}&createdBefore=${made[3]!.completedAt}`)).toEqual([made[2]!.id, made[1]!.id]);
+    expect(await ids(`createdAfter=${made[3]!.completedAt}`)).toEqual([]);
+    expect(await ids(`createdBefore=${made[1]!.completedAt}&sort=createdAt`)).toEqual([made[0]!.id]);
+    const walked = await walk('/privacy/erasures', 'erasures', `createdAfter=${made[0]!.completedAt}&sort=createdAt`, 1, o);
+    expect(walked.map((e) => e.id)).toEqual(made.slice(1).map((e) => e.id));
+    await refused('/privacy/erasures', o, {
+      [`updatedAfter=${made[0]!.completedAt}`]: 'updatedAfter',
+      [`updatedBefore=${made[0]!.completedAt}`]: 'updatedBefore',
+      'sort=-updatedAt': 'sort',
+      'createdAfter=last-week': 'createdAfter',
+      'createdBefore=2026-11-01': 'createdBefore',
+    });
   });
 });

@@ -93,6 +93,10 @@ describe('SDK webhooks with the real dispatcher', () => {
       return d!;
     });
     expect(delivered.attempts[0]).toMatchObject({ responseStatus: 200, succeeded: true });
+    const queuedSince = [];
+    for await (const d of log.iterate({ sort: 'createdAt', createdAfter: new Date(Date.parse(queued.createdAt) - 1).toISOString(), limit: 1 })) queuedSince.push(d.id);
+    expect(queuedSince).toEqual([queued.id]);
+    expect((await log.list({ createdBefore: queued.createdAt })).deliveries).toEqual([]);
     await log.retry(queued.id);
     await h.receiver.waitFor(endpoint.path, 2);
     expect(JSON.parse(h.receiver.requests(endpoint.path)[1]!.body).id).toBe(JSON.parse(received!.body).id);

@@ -188,6 +188,9 @@ describe('SDK client against the API', () => {
     const iterated = [];
     for await (const past of crm.privacy.erasures.iterate()) iterated.push(past.id);
     expect(iterated).toEqual([erasure.id]);
+    const justBefore = new Date(Date.parse(erasure.completedAt) - 1).toISOString();
+    expect((await crm.privacy.erasures.list({ sort: 'createdAt', createdAfter: justBefore })).erasures.map((e) => e.id)).toEqual([erasure.id]);
+    expect((await crm.privacy.erasures.list({ createdBefore: erasure.completedAt })).erasures).toEqual([]);
     expect((await crm.privacy.export({ email: 'sdk.subject@example.com' })).leads).toEqual([]);
   });
 

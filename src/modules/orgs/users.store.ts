@@ -95,7 +95,7 @@ export async function listUsersPage(db: Executor, dialect: Dialect, organization
   for (const c of timeRangeConditions('users', request.range)) q = q.where(c);
   const seq = sql.ref(USER_SEQ[dialect]);
   const key = { ...columnSort('users', request.sort, TIME_AND_NAME), seq };
-  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort), (rows) => rows.select([...COLUMNS, sql<number>`${seq}`.as('seq')]));
+  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort), (rows) => rows.select([...COLUMNS, sql<number>`${seq}`.as('seq')]).execute());
   return { rows: page.rows.map(toUser), pagination: page.pagination };
 }
 

@@ -36,7 +36,7 @@ export function registerPrivacyRoutes(parent: FastifyInstance, ctx: AppContext):
 
   app.get('/privacy/erasures', {
     config: { auth: { anyOf: ['privacy:write', 'privacy:read'] } },
-    schema: { tags, summary: 'List erasures', description: 'The receipts of past erasures, newest first.', querystring: ListErasuresQuery, response: { 200: ErasureListEnvelope } },
+    schema: { tags, summary: 'List erasures', description: 'The receipts of past erasures, newest first by default; `sort=createdAt` for oldest first. createdAfter/createdBefore bound `completedAt`, the instant the receipt was written. A receipt never changes, so there is no updatedAt sort or filter. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort).', querystring: ListErasuresQuery, response: { 200: ErasureListEnvelope } },
     handler: async (request) => ok(await listErasures(ctx, requirePrincipal(request).organization.id, request.query)),
   });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { AfterQuery } from '../../lib/list-request.js';
+import { AfterQuery, CREATION_SORTS, CreatedRangeQuery, SortQuery } from '../../lib/list-request.js';
 import { Account } from '../accounts/accounts.schemas.js';
 import { Deal } from '../deals/deals.schemas.js';
 import { Lead } from '../leads/leads.schemas.js';
@@ -42,7 +42,7 @@ export const Erasure = Type.Object(
 export type Erasure = Static<typeof Erasure>;
 
 export const ErasureEnvelope = Envelope(Type.Object({ erasure: Type.Ref(Erasure) }));
-export const ListErasuresQuery = Type.Object({ ...PageQuery, ...AfterQuery }, { additionalProperties: false });
+export const ListErasuresQuery = Type.Object({ ...PageQuery, ...AfterQuery, ...CreatedRangeQuery, ...SortQuery(CREATION_SORTS) }, { additionalProperties: false });
 export type ListErasuresQuery = Static<typeof ListErasuresQuery>;
 export const ErasureListEnvelope = Envelope(Type.Object({ erasures: Type.Array(Type.Ref(Erasure)), pagination: Type.Ref(Pagination) }));
 

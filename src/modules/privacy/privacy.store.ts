@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { toStored, type StoredRecord } from '../objects/records.store.js';
 import type { PrivacyErasuresTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
-import { CREATION_ORDER, readColumnPage, type ListPage } from '../../db/list-page.js';
+import { CREATION_ORDER, readColumnPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
 import type { BuiltinResource } from '../fields/builtin-resources.js';
 
 /*
@@ -142,9 +142,13 @@ export async function insertErasure(db: Executor, row: ErasureRow): Promise<void
   await db.insertInto('privacy_erasures').values(row).execute();
 }
 
-/** A page of the organization's erasure receipts, newest first (db/list-page.ts). */
+/** A receipt is written as its erasure completes and never changes: `completed_at` is its creation and its last change. */
+const RECEIPT_TIMES = { created: 'completed_at', updated: 'completed_at' };
+
+/** A page of the organization's erasure receipts in creation order, newest first by default (db/list-page.ts). */
 export async function listErasures(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<ErasureRow>> {
-  const q = db.selectFrom('privacy_erasures').where('privacy_erasures.organization_id', '=', organizationId);
+  let q = db.selectFrom('privacy_erasures').where('privacy_erasures.organization_id', '=', organizationId);
+  for (const c of timeRangeConditions('privacy_erasures', request.range, RECEIPT_TIMES)) q = q.where(c);
   return readColumnPage<ErasureRow>(q, 'privacy_erasures', request, CREATION_ORDER);
 }
 

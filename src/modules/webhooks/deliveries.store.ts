@@ -1,6 +1,7 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
-import { cursorPagination, offsetOf, paginate } from '../../lib/pagination.js';
+import { columnSort, CREATION_ORDER, equalityConditions, readPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
+import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
 import type { DeliveryStatus } from './webhooks.schemas.js';
 
@@ -85,31 +86,28 @@ export async function findDelivery(db: Executor, endpointId: string, id: string)
 
 type AttemptRow = Omit<WebhookAttemptsTable, 'seq'>;
 
+export interface DeliveryWithAttempts {
+  delivery: StoredDelivery;
+  attempts: StoredAttempt[];
+  seq: number;
+}
+
 /**
- * Deliveries of one endpoint (a page, newest first, or one by id) with every attempt, oldest first, read in ONE
- * statement: a delivery and its attempts always come from the same snapshot, even while the dispatcher writes.
+ * The deliveries `page` selects (one endpoint's, filtered, ordered and limited) with every attempt, oldest first,
+ * read in ONE statement: a delivery and its attempts always come from the same snapshot, even while the
+ * dispatcher writes. `descending` is the page's order by `seq`.
  */
-async function deliveriesWithAttempts(
-  db: Executor,
-  endpointId: string,
-  filter: { id?: string; status?: DeliveryStatus; eventId?: string },
-  page: { limit: number; offset: number; beforeSeq?: number },
-): Promise<{ delivery: StoredDelivery; attempts: StoredAttempt[]; seq: number }[]> {
-  let inner = db.selectFrom('webhook_deliveries').select([...COLUMNS, 'seq']).where('endpoint_id', '=', endpointId);
-  if (filter.id) inner = inner.where('id', '=', filter.id);
-  if (filter.status) inner = inner.where('status', '=', filter.status);
-  if (filter.eventId) inner = inner.where('event_id', '=', filter.eventId);
-  if (page.beforeSeq !== undefined) inner = inner.where('seq', '<', page.beforeSeq);
+async function withAttempts(db: Executor, page: SelectQueryBuilder<DB, 'webhook_deliveries', Row & { seq: number }>, descending: boolean): Promise<DeliveryWithAttempts[]> {
   const rows = await db
-    .selectFrom(inner.orderBy('seq', 'desc').limit(page.limit).offset(page.offset).as('d'))
+    .selectFrom(page.as('d'))
     .leftJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
     .select(COLUMNS.map((c) => `d.${c}` as const))
     .select('d.seq')
     .select(['a.attempt', 'a.started_at', 'a.duration_ms', 'a.response_status', 'a.response_excerpt', 'a.error as attempt_error', 'a.succeeded'])
-    .orderBy('d.seq', 'desc')
+    .orderBy('d.seq', descending ? 'desc' : 'asc')
     .orderBy('a.seq', 'asc')
     .execute();
-  const out = new Map<string, { delivery: StoredDelivery; attempts: StoredAttempt[]; seq: number }>();
+  const out = new Map<string, DeliveryWithAttempts>();
   for (const r of rows) {
     let entry = out.get(r.id);
     if (!entry) out.set(r.id, (entry = { delivery: toStored(r), attempts: [], seq: Number(r.seq) }));
@@ -130,29 +128,25 @@ async function deliveriesWithAttempts(
   return [...out.values()];
 }
 
-/** A page of one endpoint's deliveries with their attempts, newest first, and the filter's total. */
-export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus; eventId?: string }, request: ListRequest) {
-  const cursorOf = (seq: number) => request.cursorAt({ value: seq, seq });
-  if (request.cursor) {
-    // Newest first by seq: a cursor page is one range of the (endpoint, seq) index, one row read past it.
-    const rows = await deliveriesWithAttempts(db, endpointId, filter, { limit: request.limit + 1, offset: 0, ...(request.after ? { beforeSeq: request.after.seq } : {}) });
-    const deliveries = rows.slice(0, request.limit);
-    return { deliveries, pagination: cursorPagination(request.limit, rows.length > request.limit ? cursorOf(deliveries.at(-1)!.seq) : null) };
-  }
-  let count = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
-  if (filter.status) count = count.where('status', '=', filter.status);
-  if (filter.eventId) count = count.where('event_id', '=', filter.eventId);
-  const [deliveries, total] = await Promise.all([
-    deliveriesWithAttempts(db, endpointId, filter, { limit: request.limit, offset: offsetOf(request) }),
-    count.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const last = deliveries.at(-1);
-  return { deliveries, pagination: paginate(request, Number(total.n), last ? cursorOf(last.seq) : null) };
+/** The equality filters of GET /webhooks/{id}/deliveries and their columns. */
+const DELIVERY_FILTERS: Record<string, string> = { status: 'status', eventId: 'event_id' };
+
+/**
+ * A page of one endpoint's deliveries with their attempts, in creation order (`seq`, newest first by default)
+ * through the shared list reader (db/list-page.ts): a cursor page is one range of the (endpoint, seq) index.
+ * The filters and time ranges are checked on the rows that range reads.
+ */
+export async function listDeliveries(db: Executor, endpointId: string, filter: { status?: DeliveryStatus | undefined; eventId?: string | undefined }, request: ListRequest): Promise<ListPage<DeliveryWithAttempts>> {
+  let q = db.selectFrom('webhook_deliveries').where('webhook_deliveries.endpoint_id', '=', endpointId);
+  for (const c of [...equalityConditions('webhook_deliveries', DELIVERY_FILTERS, filter), ...timeRangeConditions('webhook_deliveries', request.range)]) q = q.where(c);
+  const key = columnSort('webhook_deliveries', request.sort, CREATION_ORDER);
+  return readPage<DeliveryWithAttempts>(q, key, request, (d) => ({ value: d.seq, seq: d.seq }), (page) => withAttempts(db, page.select([...COLUMNS, 'seq']), key.descending));
 }
 
 /** One delivery of an endpoint with its attempts. */
-export async function findDeliveryWithAttempts(db: Executor, endpointId: string, id: string) {
-  return (await deliveriesWithAttempts(db, endpointId, { id }, { limit: 1, offset: 0 }))[0];
+export async function findDeliveryWithAttempts(db: Executor, endpointId: string, id: string): Promise<DeliveryWithAttempts | undefined> {
+  const one = db.selectFrom('webhook_deliveries').select([...COLUMNS, 'seq']).where('endpoint_id', '=', endpointId).where('id', '=', id);
+  return (await withAttempts(db, one, true))[0];
 }
 
 /**

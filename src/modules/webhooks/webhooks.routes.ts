@@ -145,7 +145,8 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
     schema: {
       tags,
       summary: 'Delivery log of an endpoint',
-      description: 'Newest first; every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days.',
+      description:
+        'Every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days. In creation order: newest first by default, `sort=createdAt` oldest first (no updatedAt order: a delivery changes at every attempt, and an index in that order would cost every attempt another write; filter on updatedAfter/updatedBefore instead). Filtered by status, eventId, createdAfter/createdBefore (when the event was queued for this endpoint) and updatedAfter/updatedBefore (the latest change: an attempt starting or ending, a re-send, a cancellation). Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort).',
       params: IdParams,
       querystring: ListDeliveriesQuery,
       response: { 200: DeliveryListEnvelope },

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
-import { PageQuery, Pagination } from '../../lib/pagination.js';
-import { AfterQuery, ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
+import { Pagination } from '../../lib/pagination.js';
+import { CREATION_SORTS, ListParams, SortQuery, TIME_SORTS } from '../../lib/list-request.js';
 import { EVENT_TYPES } from '../events/events.js';
 import { Written } from '../shared/minimal-view.js';
 
@@ -98,8 +98,8 @@ export const ListDeliveriesQuery = Type.Object(
   {
     status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
     eventId: Type.Optional(Type.String({ maxLength: 64, description: 'Only the delivery of this event.' })),
-    ...PageQuery,
-    ...AfterQuery,
+    ...ListParams,
+    ...SortQuery(CREATION_SORTS),
   },
   { additionalProperties: false },
 );

@@ -264,8 +264,8 @@ export async function sendTestEvent(ctx: Ctx, trx: Executor, caller: Caller, id:
 export async function listWebhookDeliveries(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, id: string, query: ListDeliveriesQuery) {
   const db = ctx.database.db;
   await requireEndpoint(db, organizationId, id);
-  const { deliveries, pagination } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, listRequest(query, listCursors(ctx, organizationId)));
-  return { deliveries: deliveries.map((d) => toDelivery(d.delivery, d.attempts)), pagination };
+  const { rows, pagination } = await listDeliveries(db, id, { status: query.status, eventId: query.eventId }, listRequest(query, listCursors(ctx, organizationId)));
+  return { deliveries: rows.map((d) => toDelivery(d.delivery, d.attempts)), pagination };
 }
 
 /** Re-sends a delivery: same delivery id, same event id and body, a new attempt with a fresh signature. */

@@ -103,7 +103,7 @@ export async function listEndpoints(db: Executor, organizationId: string, reques
   let q = db.selectFrom('webhook_endpoints').where('webhook_endpoints.organization_id', '=', organizationId);
   for (const c of timeRangeConditions('webhook_endpoints', request.range)) q = q.where(c);
   const key = columnSort('webhook_endpoints', request.sort, ENDPOINT_SORTS);
-  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, ENDPOINT_SORTS), (rows) => rows.select([...COLUMNS, 'seq']));
+  const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, ENDPOINT_SORTS), (rows) => rows.select([...COLUMNS, 'seq']).execute());
   return { rows: page.rows.map(toStoredEndpoint), pagination: page.pagination };
 }
 

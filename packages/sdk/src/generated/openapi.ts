@@ -637,7 +637,7 @@ export interface paths {
         };
         /**
          * List erasures
-         * @description The receipts of past erasures, newest first.
+         * @description The receipts of past erasures, newest first by default; `sort=createdAt` for oldest first. createdAfter/createdBefore bound `completedAt`, the instant the receipt was written. A receipt never changes, so there is no updatedAt sort or filter. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort).
          */
         get: operations["listPrivacyErasures"];
         put?: never;
@@ -836,7 +836,7 @@ export interface paths {
         };
         /**
          * Delivery log of an endpoint
-         * @description Newest first; every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days.
+         * @description Every attempt with its status, duration and the first kilobyte of the answer. Kept 30 days. In creation order: newest first by default, `sort=createdAt` oldest first (no updatedAt order: a delivery changes at every attempt, and an index in that order would cost every attempt another write; filter on updatedAfter/updatedBefore instead). Filtered by status, eventId, createdAfter/createdBefore (when the event was queued for this endpoint) and updatedAfter/updatedBefore (the latest change: an attempt starting or ending, a re-send, a cancellation). Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort).
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -7523,10 +7523,16 @@ export interface operations {
             query?: {
                 /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt";
             };
             header?: never;
             path?: never;
@@ -9007,14 +9013,24 @@ export interface operations {
             query?: {
                 /** @description Cursor mode: `nextCursor` of the previous page, unchanged (made with the same `sort`; sealed for the organization, so an altered or another organization's cursor is 400). The page then carries no `total`; its cost does not grow with depth. */
                 after?: string;
+                /** @description Only items created strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only items created strictly before this instant. */
+                createdBefore?: string;
                 /** @description Only the delivery of this event. */
                 eventId?: string;
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */
                 page?: number;
+                /** @description Order of the list; default `-createdAt` (newest first). A leading - is descending; ties are broken by creation order. */
+                sort?: "-createdAt" | "createdAt";
                 /** @description Only deliveries in this state. */
                 status?: "PENDING" | "SENDING" | "SUCCEEDED" | "FAILED";
+                /** @description Only items last changed strictly after this instant. */
+                updatedAfter?: string;
+                /** @description Only items last changed strictly before this instant. */
+                updatedBefore?: string;
             };
             header?: never;
             path: {

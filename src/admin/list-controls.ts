@@ -7,10 +7,11 @@ import { html, type SafeHtml } from './html.js';
 import { viewerOf } from './module.js';
 
 /**
- * The console lists' order and creation-date filter (leads, accounts, the deals table, records): the API's
- * `sort` and `createdAfter`/`createdBefore`, chosen in the search form and kept by the pager. Days are the
- * organization's, as the tables' Created column shows them: a lead created at 23:00 in Los Angeles is found on
- * that day, not on the next UTC one. Each list offers the orders its API takes (records have no name, but their date and number fields).
+ * The console lists' order and creation-date filter (leads, accounts, the deals table, records, a webhook's
+ * delivery log, the erasure receipts): the API's `sort` and `createdAfter`/`createdBefore`, chosen in the
+ * search form and kept by the pager. Days are the organization's, as the tables' Created column shows them: a
+ * lead created at 23:00 in Los Angeles is found on that day, not on the next UTC one. Each list offers the orders
+ * its API takes (records have no name, but their date and number fields; the logs have creation order only).
  */
 
 export const CONSOLE_SORTS: readonly Option[] = [
@@ -23,6 +24,8 @@ export const CONSOLE_SORTS: readonly Option[] = [
 
 /** The orders of lists whose items have no name. */
 export const TIME_CONSOLE_SORTS: readonly Option[] = CONSOLE_SORTS.filter((o) => !o.value.endsWith('name'));
+/** The orders of the logs (a webhook's deliveries, erasure receipts): creation order only. */
+export const CREATION_CONSOLE_SORTS: readonly Option[] = CONSOLE_SORTS.filter((o) => o.value.endsWith('createdAt'));
 
 export interface ListControls {
   sort: string;
@@ -65,19 +68,20 @@ export function listControlsQuery(c: ListControls): { sort?: string; createdAfte
 
 /**
  * A range whose last day comes before its first finds nothing: said next to "Created to", as a 400 like any bad
- * control, rather than shown as an empty list. (The API answers such a range with an empty page.)
+ * control, rather than shown as an empty list. (The API answers such a range with an empty page.) `day` names
+ * the list's creation time as its table does ("Completed" for erasure receipts).
  */
-export function rangeErrors(c: ListControls): FieldError[] {
+export function rangeErrors(c: ListControls, day = 'Created'): FieldError[] {
   const from = c.from ? dayOf(c.from) : undefined;
   const to = c.to ? dayOf(c.to) : undefined;
   if (!from?.ok || !to?.ok || to.value >= from.value) return [];
-  return [{ field: 'createdBefore', code: 'out_of_range', message: 'must be on or after the Created from day' }];
+  return [{ field: 'createdBefore', code: 'out_of_range', message: `must be on or after the ${day} from day` }];
 }
 
 /** The pager's query parameters for the controls. */
 export const listControlsParams = (c: ListControls) => ({ sort: c.sort || undefined, from: c.from || undefined, to: c.to || undefined });
 
-export function listControls(c: ListControls, errors: { field: string; message: string }[] = [], sorts: readonly Option[] = CONSOLE_SORTS): SafeHtml {
+export function listControls(c: ListControls, errors: { field: string; message: string }[] = [], sorts: readonly Option[] = CONSOLE_SORTS, day = 'Created'): SafeHtml {
   const error = (f: string) => errors.find((e) => e.field === f)?.message;
   // The query holds an instant, but the control takes a day: say what is wrong with the day as typed.
   const dayError = (f: string, value: string) => {
@@ -85,6 +89,6 @@ export function listControls(c: ListControls, errors: { field: string; message: 
     return error(f) && (day.ok ? error(f) : day.reason);
   };
   return html`${selectField({ name: 'sort', label: 'Order', value: c.sort || '-createdAt', options: sorts, error: error('sort'), markOptional: false })}
-  ${textField({ name: 'from', label: 'Created from', type: 'date', value: c.from, error: dayError('createdAfter', c.from), markOptional: false })}
-  ${textField({ name: 'to', label: 'Created to', type: 'date', value: c.to, error: dayError('createdBefore', c.to), markOptional: false })}`;
+  ${textField({ name: 'from', label: `${day} from`, type: 'date', value: c.from, error: dayError('createdAfter', c.from), markOptional: false })}
+  ${textField({ name: 'to', label: `${day} to`, type: 'date', value: c.to, error: dayError('createdBefore', c.to), markOptional: false })}`;
 }

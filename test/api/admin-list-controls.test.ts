@@ -7,7 +7,8 @@ import { addConsoleUser, fieldError, get, signIn, type ConsoleSession } from '..
 
 /*
  * The console's order and creation-date controls on the leads, accounts and deals lists and on an object's records
- * (the API's sort and createdAfter/Before), and the status, due and order controls of My tasks.
+ * (the API's sort and createdAfter/Before), the status, due and order controls of My tasks, and the same order and
+ * days on the logs: a webhook's delivery log and the past erasures.
  */
 
 const clock = new ManualClock('2026-05-01T10:00:00.000Z');
@@ -16,7 +17,7 @@ let a: Seeded;
 let s: ConsoleSession;
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
+  t = await buildTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   a = await seedOrg(t.ctx);
   for (const [name, day] of [['Bravo', '2026-05-01'], ['Alpha', '2026-05-02'], ['Charlie', '2026-05-03']] as const) {
     clock.set(`${day}T10:00:00.000Z`);
@@ -164,5 +165,71 @@ describe('console My tasks', () => {
     expect(done.body).toContain('>Finished<');
     expect(done.body).not.toContain('>Late one<');
     expect((await get(t.app, '/admin/data/tasks?status=done&due=overdue', s.cookie)).status).toBe(400);
+  });
+});
+
+describe("console logs: a webhook's delivery log and the past erasures", () => {
+  let hook: string;
+  const events: string[] = [];
+
+  // One delivery and one erasure a day, 1 to 3 May (UTC organization).
+  beforeAll(async () => {
+    const before = clock.now();
+    hook = (await call(t.app, 'POST', '/webhooks', { auth: a.auth, body: { url: 'http://127.0.0.1:9/console-log', events: ['*'] } })).body.data.webhook.id;
+    for (const [n, day] of ['2026-05-01', '2026-05-02', '2026-05-03'].entries()) {
+      clock.set(`${day}T11:00:00.000Z`);
+      const sent = await call(t.app, 'POST', `/webhooks/${hook}/test`, { auth: a.auth });
+      expect(sent.status).toBe(201);
+      events.push(sent.body.data.delivery.eventId);
+      expect((await call(t.app, 'POST', '/privacy/erasures', { auth: a.auth, body: { email: `gone${n}@example.com`, reason: `ticket-${n + 1}` } })).status).toBe(201);
+    }
+    clock.set(before);
+  });
+
+  it('the delivery log orders by creation either way, filters by creation day and status, and refuses what the API refuses', async () => {
+    const path = `/admin/config/webhooks/${hook}`;
+    const newest = await get(t.app, path, s.cookie);
+    expect(newest.status).toBe(200);
+    expectInOrder(newest.body, [...events].reverse());
+    const oldest = await get(t.app, `${path}?sort=createdAt`, s.cookie);
+    expectInOrder(oldest.body, events);
+    expect(oldest.body).toContain('value="createdAt" selected');
+    expect(oldest.body).not.toContain('value="-updatedAt"');
+    const day = await get(t.app, `${path}?from=2026-05-02&to=2026-05-02`, s.cookie);
+    expect(day.status).toBe(200);
+    expect(day.body).toContain(`>${events[1]}<`);
+    expect(day.body).not.toContain(`>${events[0]}<`);
+    expect(day.body).not.toContain(`>${events[2]}<`);
+    const pending = await get(t.app, `${path}?status=PENDING&from=2026-05-03`, s.cookie);
+    expect(pending.body).toContain(`>${events[2]}<`);
+    expect(pending.body).not.toContain(`>${events[1]}<`);
+    expect((await get(t.app, `${path}?status=SUCCEEDED`, s.cookie)).body).toContain('No deliveries match.');
+    expect((await get(t.app, `${path}?sort=-updatedAt`, s.cookie)).status).toBe(400);
+    const bogus = await get(t.app, `${path}?status=BOGUS`, s.cookie);
+    expect(bogus.status).toBe(400);
+    expect(fieldError(bogus.body, 'status')).toContain('must be one of');
+    const reversed = await get(t.app, `${path}?from=2026-05-03&to=2026-05-01`, s.cookie);
+    expect(reversed.status).toBe(400);
+    expect(fieldError(reversed.body, 'to')).toContain('must be on or after the Created from day');
+    expect(reversed.body).not.toContain(`>${events[0]}<`);
+  });
+
+  it('the past erasures order by completion either way and filter by completion day', async () => {
+    const newest = await get(t.app, '/admin/config/privacy', s.cookie);
+    expect(newest.status).toBe(200);
+    expectInOrder(newest.body, ['ticket-3', 'ticket-2', 'ticket-1']);
+    expect(newest.body).toContain('Completed from');
+    expectInOrder((await get(t.app, '/admin/config/privacy?sort=createdAt', s.cookie)).body, ['ticket-1', 'ticket-2', 'ticket-3']);
+    const day = await get(t.app, '/admin/config/privacy?from=2026-05-02&to=2026-05-02', s.cookie);
+    expect(day.status).toBe(200);
+    expect(day.body).toContain('>ticket-2<');
+    expect(day.body).not.toContain('>ticket-1<');
+    expect(day.body).not.toContain('>ticket-3<');
+    expect((await get(t.app, '/admin/config/privacy?from=2026-06-01', s.cookie)).body).toContain('No erasures match.');
+    expect((await get(t.app, '/admin/config/privacy?sort=name', s.cookie)).status).toBe(400);
+    const reversed = await get(t.app, '/admin/config/privacy?from=2026-05-03&to=2026-05-01', s.cookie);
+    expect(reversed.status).toBe(400);
+    expect(fieldError(reversed.body, 'to')).toContain('must be on or after the Completed from day');
+    expect(fieldError((await get(t.app, '/admin/config/privacy?from=2024-13-45', s.cookie)).body, 'from')).toContain('is not a real calendar date');
   });
 });

@@ -1,20 +1,26 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listErasures, eraseSubject } from '../../modules/privacy/privacy.service.js';
-import { ErasureBody, SubjectEnvelope, SubjectQuery, type Erasure } from '../../modules/privacy/privacy.schemas.js';
+import { ErasureBody, ListErasuresQuery, SubjectEnvelope, SubjectQuery, type Erasure } from '../../modules/privacy/privacy.schemas.js';
+import type { FieldError } from '../../errors.js';
+import { validateValue } from '../../http/validation.js';
+import type { Pagination } from '../../lib/pagination.js';
+import { CREATION_CONSOLE_SORTS, listControls, listControlsOf, listControlsParams, listControlsQuery, rangeErrors, type ListControls } from '../list-controls.js';
 import { exportSubject } from '../../modules/privacy/subject-export.js';
 import { ok } from '../../http/schemas.js';
 import { localDate } from '../../lib/dates.js';
 import { own } from '../../lib/own.js';
-import { button, checkbox, csrfField, dataTable, errorSummary, textField } from '../components.js';
+import { button, checkbox, csrfField, dataTable, errorSummary, pager, textField } from '../components.js';
 import { timeTag } from '../format.js';
 import { plural } from '../../lib/plural.js';
-import { checkedBody, defined, formBody, orUndefined, problemOf, queryText, text, type FormProblem } from '../forms.js';
+import { checkedBody, defined, formBody, orUndefined, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 
 const PATH = '/admin/config/privacy';
 const EXPORT_PATH = `${PATH}/export`;
 const LABELS = { email: 'E-mail', phoneNumber: 'Phone', reason: 'Reason', confirm: 'Confirmation' };
+/** What the past erasures' table calls a receipt's creation time. */
+const COMPLETED = 'Completed';
 const ERASURE_INPUTS = { email: 'email', phoneNumber: 'phoneNumber' };
 /** The export form's inputs are named apart from the erasure form's, so that the two forms on the page never share an id. */
 const EXPORT_INPUTS = { email: 'exportEmail', phoneNumber: 'exportPhoneNumber' };
@@ -67,27 +73,47 @@ ${errorSummary(state.problem, LABELS)}
 </form></section>`;
 }
 
+/**
+ * The past erasures with their order and completion days (list-controls.ts: a receipt is created as its erasure
+ * completes), 50 a page; no table while a control is refused (shown next to it).
+ */
+function pastErasures(controls: ListControls, errors: readonly FieldError[], page: { erasures: readonly Erasure[]; pagination: Pagination } | undefined, timeZone: string): SafeHtml {
+  const filtered = Boolean(controls.sort || controls.from || controls.to);
+  const table = page
+    ? html`${dataTable(
+        'Past erasures',
+        ['Completed', 'Removed', 'Reason', 'Id'],
+        page.erasures.map((e) => html`<tr><td>${timeTag(e.completedAt, timeZone)}</td><td>${matched(e)}</td><td>${e.reason ?? '—'}</td><td><code>${e.id}</code></td></tr>`),
+        filtered ? 'No erasures match.' : 'No erasures yet.',
+      )}${pager(PATH, listControlsParams(controls), page.pagination)}`
+    : '';
+  return html`<section class="panel" aria-labelledby="past"><h2 id="past">Past erasures</h2>
+<form method="get" action="${PATH}" class="search" role="search" aria-label="Filter past erasures">
+  ${listControls(controls, [...errors], CREATION_CONSOLE_SORTS, COMPLETED)}
+  ${button('Filter', 'secondary')}
+  ${filtered ? html`<a href="${PATH}">Clear</a>` : ''}
+</form>
+${table}</section>`;
+}
+
 async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: FastifyReply, opts: { exporting?: FormState; erasing?: FormState; status?: number } = {}) {
   const viewer = viewerOf(request);
-  const { erasures } = await listErasures(deps.ctx, viewer.organization.id, { page: 1, limit: 50 });
+  const controls = listControlsOf(request);
+  const query = { ...listControlsQuery(controls), page: queryPage(request), limit: 50 };
+  const errors = [...validateValue(ListErasuresQuery, query, 'query'), ...rangeErrors(controls, COMPLETED)];
+  const page = errors.length ? undefined : await listErasures(deps.ctx, viewer.organization.id, query as ListErasuresQuery);
   const tz = viewer.organization.timezone;
-  const shown = erasures.find((e) => e.id === queryText(request, 'erasure'));
-  const table = dataTable(
-    'Past erasures (newest first)',
-    ['Completed', 'Removed', 'Reason', 'Id'],
-    erasures.map((e) => html`<tr><td>${timeTag(e.completedAt, tz)}</td><td>${matched(e)}</td><td>${e.reason ?? '—'}</td><td><code>${e.id}</code></td></tr>`),
-    'No erasures yet.',
-  );
+  const shown = page?.erasures.find((e) => e.id === queryText(request, 'erasure'));
   return deps.render(request, reply, {
     title: 'Privacy',
     crumbs: ['Configuration'],
-    status: opts.status,
+    status: opts.status ?? (errors.length ? 400 : undefined),
     notice: shown ? 'Erasure completed.' : undefined,
     body: html`<p>Answer a data subject's requests about an e-mail or phone number: access (GDPR Art. 15/20), with a download of everything held about it, and erasure (Art. 17), which removes all of it in one step, trashed items included. The API does both too (<code>GET /privacy/subject</code>, <code>POST /privacy/erasures</code>).</p>
 ${shown ? receipt(shown, tz) : ''}
 ${viewer.user.isAdmin ? html`${exportForm(request, opts.exporting ?? {})}
 ${erasureForm(request, opts.erasing ?? {})}` : html`<p class="muted">Only administrators can export or erase a person's data.</p>`}
-${table}`,
+${pastErasures(controls, errors, page, tz)}`,
   });
 }
 

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
-import { ALL_EVENTS, CreateWebhookBody, DELIVERY_STATUSES, UpdateWebhookBody, type DeliveryStatus, type Webhook } from '../../modules/webhooks/webhooks.schemas.js';
+import { ALL_EVENTS, CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody, type Webhook } from '../../modules/webhooks/webhooks.schemas.js';
+import { validateValue } from '../../http/validation.js';
 import {
   checkWebhookInput,
   createWebhook,
@@ -18,6 +19,7 @@ import { button, csrfField, errorSummary, pager, secretOnce } from '../component
 import { checkedBody, formBody, list, problemOf, queryPage, queryText, text, type FormProblem } from '../forms.js';
 import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
+import { listControlsOf, listControlsQuery, rangeErrors } from '../list-controls.js';
 import { lastDeliveries } from './webhooks.store.js';
 import { deliveryLog, endpointPanel, endpointSummary, WEBHOOK_LABELS, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
 import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
@@ -79,18 +81,20 @@ async function endpointPage(deps: AdminDeps, request: FastifyRequest, reply: Fas
   const viewer = viewerOf(request);
   const org = viewer.organization;
   const w = await getWebhook(deps.ctx, org.id, id);
-  const wanted = queryText(request, 'status');
-  const status = (DELIVERY_STATUSES as readonly string[]).includes(wanted) ? (wanted as DeliveryStatus) : undefined;
-  const log = await listWebhookDeliveries(deps.ctx, org.id, w.id, { ...(status ? { status } : {}), page: queryPage(request), limit: 25 });
+  const status = queryText(request, 'status');
+  const controls = listControlsOf(request);
+  const query = { ...(status ? { status } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: 25 };
+  const errors = [...validateValue(ListDeliveriesQuery, query, 'query'), ...rangeErrors(controls)];
+  const log = errors.length ? undefined : await listWebhookDeliveries(deps.ctx, org.id, w.id, query as ListDeliveriesQuery);
   return deps.render(request, reply, {
     title: w.url,
     crumbs: CRUMBS,
-    status: opts.status,
+    status: opts.status ?? (errors.length ? 400 : undefined),
     notice: NOTICES[queryText(request, 'notice')],
     body: html`${opts.secret ? secretOnce('New signing secret', opts.secret, `${SECRET_NOTE} The previous secret also signs deliveries for 24 hours.`) : ''}
 ${errorSummary(opts.problem, {})}
 ${endpointPanel(request, w, { timeZone: org.timezone, isAdmin: viewer.user.isAdmin })}
-${deliveryLog(request, w, log.deliveries, { timeZone: org.timezone, isAdmin: viewer.user.isAdmin, status: status ?? '', pagination: log.pagination, error: wanted && !status ? `must be one of: ${DELIVERY_STATUSES.join(', ')}` : undefined })}`,
+${deliveryLog(request, w, log, { timeZone: org.timezone, isAdmin: viewer.user.isAdmin, status, controls, errors })}`,
   });
 }
 

@@ -8,6 +8,8 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { LastDelivery } from './webhooks.store.js';
 import { versionField } from './edit-version.js';
+import { CREATION_CONSOLE_SORTS, listControls, listControlsParams, type ListControls } from '../list-controls.js';
+import type { FieldError } from '../../errors.js';
 
 export const WEBHOOKS_PATH = '/admin/config/webhooks';
 export const WEBHOOK_LABELS = { url: 'Endpoint URL', events: 'Events', description: 'Description' };
@@ -100,9 +102,18 @@ function responseCell(d: WebhookDelivery): SafeHtml {
   return html`${status} <span class="excerpt">${short}</span>${excerpt.length > 60 ? html`<details><summary>Full answer</summary><pre class="code">${excerpt}</pre></details>` : ''}`;
 }
 
-export function deliveryLog(request: FastifyRequest, w: Webhook, deliveries: readonly WebhookDelivery[], opts: { timeZone: string; isAdmin: boolean; status: string; pagination: Pagination; error?: string | undefined }): SafeHtml {
+/**
+ * The delivery log with its filter: status, order and creation days (list-controls.ts). `log` is the page, or
+ * undefined when a control was refused (`errors`, shown next to it, and no table).
+ */
+export function deliveryLog(
+  request: FastifyRequest,
+  w: Webhook,
+  log: { deliveries: readonly WebhookDelivery[]; pagination: Pagination } | undefined,
+  opts: { timeZone: string; isAdmin: boolean; status: string; controls: ListControls; errors: readonly FieldError[] },
+): SafeHtml {
   const base = `${WEBHOOKS_PATH}/${w.id}`;
-  const rows = deliveries.map(
+  const rows = (log?.deliveries ?? []).map(
     (d) => html`<tr>
   <td><code>${d.eventType}</code><span class="subline"><code>${d.eventId}</code></span></td>
   <td>${deliveryBadge(d.status)}<span class="subline">Attempt ${d.attempt}</span></td>
@@ -114,14 +125,18 @@ export function deliveryLog(request: FastifyRequest, w: Webhook, deliveries: rea
 </tr>`,
   );
   const head = ['Event', 'Status', 'Duration', 'Response', 'Next attempt', 'Created', ...(opts.isAdmin ? ['Action'] : [])];
+  const c = opts.controls;
+  const filtered = Boolean(opts.status || c.sort || c.from || c.to);
   const filter = html`<form method="get" action="${base}" class="search" role="search" aria-label="Filter deliveries">
-  ${selectField({ name: 'status', label: 'Status', value: opts.status, error: opts.error, options: DELIVERY_STATUSES.map((s) => ({ value: s, label: humanize(s) })), blank: 'Any status', markOptional: false })}
+  ${selectField({ name: 'status', label: 'Status', value: opts.status, error: opts.errors.find((e) => e.field === 'status')?.message, options: DELIVERY_STATUSES.map((s) => ({ value: s, label: humanize(s) })), blank: 'Any status', markOptional: false })}
+  ${listControls(c, [...opts.errors], CREATION_CONSOLE_SORTS)}
   ${button('Filter', 'secondary')}
+  ${filtered ? html`<a href="${base}">Clear</a>` : ''}
 </form>`;
   return html`<section class="panel" aria-labelledby="log"><h2 id="log">Delivery log</h2>
-<p class="muted">Every event sent to this endpoint in the last 30 days, newest first, with its latest attempt.</p>
+<p class="muted">Every event sent to this endpoint in the last 30 days, with its latest attempt; newest first unless you choose another order.</p>
 ${filter}
-${dataTable('Deliveries', head, rows, 'No deliveries match.')}
-${pager(base, { status: opts.status || undefined }, opts.pagination)}
+${log ? html`${dataTable('Deliveries', head, rows, 'No deliveries match.')}
+${pager(base, { status: opts.status || undefined, ...listControlsParams(c) }, log.pagination)}` : ''}
 </section>`;
 }

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB } from '../../db/schema.js';
@@ -7,6 +7,7 @@ import { API_PREFIX } from '../../http/openapi.js';
 import { ok } from '../../http/schemas.js';
 import { runIdempotent } from '../idempotency/idempotency.service.js';
 import type { BuiltinResource } from '../fields/builtin-resources.js';
+import { FieldFilterArgs } from '../objects/records.schemas.js';
 import { customFieldCheck } from '../fields/custom-fields.service.js';
 import type { Actor, Principal, Scope } from '../orgs/principal.js';
 
@@ -160,6 +161,13 @@ export const deleteDescription = (what: string) =>
 /** `{id, changes, ifMatch?}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>
   Type.Object({ id: IdArg(what), changes, ifMatch: Type.Optional(IfMatchArg(what)) }, { additionalProperties: false });
+
+/**
+ * A REST list query as a search tool's input: the same parameters, but a `filter[…]` value may be a JSON number
+ * or boolean besides a string (`"filter[amount][gte]": 100`, `"filter[done]": true`), as an agent writes them;
+ * the service reads it as the query string's text for a number or boolean field and refuses it for any other.
+ */
+export const withJsonFilters = <T extends TObject>(query: T) => Type.Object(query.properties as T['properties'], { additionalProperties: false, patternProperties: FieldFilterArgs });
 
 /** How a list tool pages (cursor first, pages still work). */
 export const PAGING_HELP = 'Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after` for the next page (same `sort` and filters), or use `page`.';

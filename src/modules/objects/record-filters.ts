@@ -12,7 +12,9 @@ import { isFilterable, TEXT_PREFIX } from './record-values.js';
  * object's definition: equality on select, boolean, text, email, phone (and number, date, datetime), ranges
  * on number, date and datetime. On a multi_select, `=option` finds the records holding that option; on a
  * relation, `=id` the records pointing at that item (a reverse lookup; the item need not be live, so links to
- * a trashed or purged item can still be found). Every bad parameter is reported, named as sent.
+ * a trashed or purged item can still be found). Every bad parameter is reported, named as sent. A value is the
+ * query string's text; the MCP tools' arguments are JSON, so there a number field also takes a JSON number and a
+ * boolean field a JSON boolean, read as their text (`3` as `"3"`, `true` as `"true"`).
  */
 
 export const RANGE_OPERATORS = ['gte', 'lte', 'gt', 'lt'] as const;
@@ -89,6 +91,16 @@ const EXPECTED: Record<string, string> = {
   phone: 'a phone number with its country code',
 };
 
+/** A filter's value as the query string's text, or null when its JSON type is not one the field's type gives meaning to. */
+function queryText(field: Field, raw: unknown): string | null {
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' && field.type === 'number' && Number.isFinite(raw)) return String(raw);
+  if (typeof raw === 'boolean' && field.type === 'boolean') return String(raw);
+  return null;
+}
+
+const JSON_TYPES: Record<string, string> = { number: 'a number (or its text)', boolean: 'true or false (or their text)' };
+
 /** The `filter[...]` parameters of a query, checked and grouped by field. */
 export function recordFilters(definition: Definition, query: Record<string, unknown>, blind: { blindIndex: BlindIndex; organizationId: string }): FieldFilter[] {
   const errors: FieldError[] = [];
@@ -103,11 +115,13 @@ export function recordFilters(definition: Definition, query: Record<string, unkn
     if (m[2] !== undefined && !(RANGE_OPERATORS as readonly string[]).includes(m[2])) { errors.push(fail(param, 'unknown_operator', `must be one of: ${RANGE_OPERATORS.join(', ')}`)); continue; }
     const operator = (m[2] ?? 'eq') as FilterOperator;
     if (operator !== 'eq' && !RANGED.has(field.type)) { errors.push(fail(param, 'invalid_operator', `${field.type} fields take equality only`)); continue; }
-    const value = parseValue(field, String(raw), blind);
+    const text = queryText(field, raw);
+    if (text === null) { errors.push(fail(param, 'invalid_type', `must be ${JSON_TYPES[field.type] ?? `a string, ${EXPECTED[field.type] ?? 'the text to match'}`}: ${field.key} is a ${field.type} field`)); continue; }
+    const value = parseValue(field, text, blind);
     if (value === null) { errors.push(fail(param, 'invalid_value', `must be ${EXPECTED[field.type] ?? 'a value of the field'}`)); continue; }
     const column = field.type === 'number' || field.type === 'boolean' ? 'num_value' : 'text_value';
     const entry = byField.get(field.key) ?? { field, column, conditions: [] };
-    entry.conditions.push({ operator, value, ...(field.type === 'text' ? { fullText: String(raw) } : {}) });
+    entry.conditions.push({ operator, value, ...(field.type === 'text' ? { fullText: text } : {}) });
     byField.set(field.key, entry);
   }
   if (errors.length) throw validationFailed(errors);

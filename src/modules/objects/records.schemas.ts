@@ -49,8 +49,14 @@ export const ObjectRecord = Type.Object(
 export const ObjectParams = Type.Object({ object: Type.String({ description: 'Object slug.' }) });
 export const RecordParams = Type.Object({ object: Type.String({ description: 'Object slug.' }), id: Type.String({ description: 'Record id.' }) });
 
+const FIELD_FILTER = '^filter\\[[a-zA-Z][a-zA-Z0-9_]{0,49}\\](\\[[a-z]{1,10}\\])?$';
 /** filter[<field>] and filter[<field>][gte|lte|gt|lt], checked against a definition by the service (record-filters.ts). */
-export const FieldFilterParams = { '^filter\\[[a-zA-Z][a-zA-Z0-9_]{0,49}\\](\\[[a-z]{1,10}\\])?$': Type.String({ maxLength: 1000 }) };
+export const FieldFilterParams = { [FIELD_FILTER]: Type.String({ maxLength: 1000 }) };
+/**
+ * The same parameters as JSON arguments (the MCP tools): a value may also be a number or a boolean, which the
+ * service takes for a number or a boolean field only and refuses, naming the parameter, for any other.
+ */
+export const FieldFilterArgs = { [FIELD_FILTER]: Type.Union([Type.String({ maxLength: 1000 }), Type.Number(), Type.Boolean()]) };
 
 export const ListRecordsQuery = Type.Object(
   {

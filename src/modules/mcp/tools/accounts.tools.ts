@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -12,7 +12,7 @@ export const accountTools = [
     customFields: { resource: 'accounts', at: 'filters' },
     scopes: ['accounts:read'],
     readOnly: true,
-    input: ListAccountsQuery,
+    input: withJsonFilters(ListAccountsQuery),
     run: ({ ctx, organizationId }, input) => listAccounts(ctx, organizationId, input),
   }),
   defineTool({

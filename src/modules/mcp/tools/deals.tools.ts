@@ -3,7 +3,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -23,7 +23,7 @@ export const dealTools = [
     customFields: { resource: 'deals', at: 'filters' },
     scopes: ['deals:read'],
     readOnly: true,
-    input: ListDealsQuery,
+    input: withJsonFilters(ListDealsQuery),
     run: ({ ctx, organizationId }, input) => listDeals(ctx, organizationId, input),
   }),
   defineTool({

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
 import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -12,7 +12,7 @@ export const leadTools = [
     customFields: { resource: 'leads', at: 'filters' },
     scopes: ['leads:read'],
     readOnly: true,
-    input: ListLeadsQuery,
+    input: withJsonFilters(ListLeadsQuery),
     run: ({ ctx, organizationId }, input) => listLeads(ctx, organizationId, input),
   }),
   defineTool({

@@ -4,7 +4,7 @@ import { ListObjectsQuery } from '../../objects/objects.schemas.js';
 import { getObject, listObjects } from '../../objects/objects.service.js';
 import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
 import { createRecord, deleteRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg, withJsonFilters } from '../mcp.tool.js';
 
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
@@ -34,11 +34,11 @@ export const recordTools = [
     name: 'search_records',
     title: 'Search records of a custom object',
     description:
-      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields, the records holding an option on a multi_select, the records pointing at an item id on a relation (reverse lookup); `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields. `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
+      "Find records of one object, newest first: `q` is a case-insensitive substring of its text fields, `stage` a stage key, `overdue: true` keeps records whose due date is before the organization's local today. Field filters (see describe_object): `filter[<key>]` for equality on select, boolean, text, email, phone, number, date and datetime fields, the records holding an option on a multi_select, the records pointing at an item id on a relation (reverse lookup); `filter[<key>][gte|lte|gt|lt]` for ranges on number, date and datetime fields; a value is a string, or a JSON number for a number field and true/false for a boolean field (`{\"filter[amount][gte]\": 100}`, `{\"filter[done]\": true}`). `sort`: createdAt, updatedAt or a date/number field key, `-` for descending (default -createdAt). Time filters createdAfter/createdBefore/updatedAfter/updatedBefore. Paged with `limit` (max 100): pass `pagination.nextCursor` back as `after`.",
     scopes: ['records:read'],
     readOnly: true,
     // filter[<key>] parameters are pattern properties of the list query: they must reach the service, which checks them.
-    input: Type.Object({ object: objectArg, ...ListRecordsQuery.properties }, { additionalProperties: false, patternProperties: ListRecordsQuery.patternProperties }),
+    input: withJsonFilters(Type.Object({ object: objectArg, ...ListRecordsQuery.properties })),
     run: ({ ctx, principal }, { object, ...query }) => listRecords(ctx, principal.organization, object, query),
   }),
   defineTool({

@@ -75,6 +75,32 @@ describe('MCP ifMatch', () => {
     expect((await callOk(client, 'delete_lead', { id: read.lead.id, ifMatch: updated.etag })).lead.deletedAt).not.toBeNull();
   });
 
+  it.each([
+    { create: 'create_lead', remove: 'delete_lead', restore: 'restore_lead', key: 'lead', path: '/leads', args: {}, body: { name: 'Back again' } },
+    { create: 'create_record', remove: 'delete_record', restore: 'restore_record', key: 'record', path: '/objects/crates/records', args: { object: 'crates' }, body: { values: { title: 'Back again' } } },
+    { create: 'add_note', remove: 'delete_note', restore: 'restore_note', key: 'note', path: '/notes', args: {}, body: { target: { object: 'deal', id: '' }, body: 'Back again' } },
+    { create: 'create_task', remove: 'delete_task', restore: 'restore_task', key: 'task', path: '/tasks', args: {}, body: { title: 'Back again' } },
+  ])('$restore takes the etag $remove answered; a stale one is refused with the trashed item and it stays in the trash', async ({ create, remove, restore, key, path, args, body }) => {
+    const deal = (await callOk(client, 'create_deal', { name: 'Anchor' })).deal.id;
+    const input = key === 'note' ? { ...body, target: { object: 'deal', id: deal } } : body;
+    const id = (await callOk(client, create, { ...args, ...input }))[key].id;
+    const trashed = await callOk(client, remove, { ...args, id });
+    const stale = await refused(client, restore, { ...args, id, ifMatch: '"old"' });
+    expect(stale[key]).toEqual(trashed[key]);
+    expect(stale.etag).toBe(trashed.etag);
+    expect((await call(t.app, 'GET', `${path}/${id}`, { auth: s.auth })).status).toBe(404);
+    const restored = await callOk(client, restore, { ...args, id, ifMatch: trashed.etag });
+    expect(restored[key].deletedAt).toBeNull();
+    expect(restored.etag).toBe((await call(t.app, 'GET', `${path}/${id}`, { auth: s.auth })).headers.etag);
+  });
+
+  it('get_note and get_task answer the etag the REST GET sends', async () => {
+    const note = (await callOk(client, 'add_note', { target: { object: 'deal', id: (await callOk(client, 'create_deal', { name: 'Noted deal' })).deal.id }, body: 'Read me' })).note;
+    expect(await callOk(client, 'get_note', { id: note.id })).toEqual({ note, etag: (await call(t.app, 'GET', `/notes/${note.id}`, { auth: s.auth })).headers.etag });
+    const task = (await callOk(client, 'create_task', { title: 'Read me', dueDate: '2027-02-01' })).task;
+    expect(await callOk(client, 'get_task', { id: task.id })).toEqual({ task, etag: (await call(t.app, 'GET', `/tasks/${task.id}`, { auth: s.auth })).headers.etag });
+  });
+
   it('an ifMatch that is not a non-empty string is VALIDATION_FAILED', async () => {
     const id = (await callOk(client, 'create_lead', { name: 'Cleo' })).lead.id;
     const { errors } = await callError(client, 'update_lead', { id, changes: { company: 'X' }, ifMatch: '' }, 'VALIDATION_FAILED');

@@ -152,6 +152,7 @@ describe('MCP notes, tasks and timeline tools', () => {
     const { errors } = await callError(client, 'add_note', { target: { object: 'record', id: 'abcdefabcdefabcdefabcdef' }, body: 'x' }, 'VALIDATION_FAILED');
     expect(errors).toEqual([{ field: 'target.objectSlug', code: 'required', message: 'is required for a record' }]);
     await callError(client, 'complete_task', { id: 'abcdefabcdefabcdefabcdef' }, 'NOT_FOUND');
+    for (const tool of ['get_note', 'get_task', 'restore_note', 'restore_task']) await callError(client, tool, { id: 'abcdefabcdefabcdefabcdef' }, 'NOT_FOUND');
     const dealsOnly = await addKey(t.ctx, s.orgId, ['deals:read']);
     const limited = await connect(httpTransport(origin, dealsOnly.key));
     try {

@@ -43,6 +43,41 @@ describe('MCP tools', () => {
     }
   });
 
+  it('needs the scope of the REST route each tool stands for', async () => {
+    const id = 'abcdefabcdefabcdefabcdef';
+    const rest: Record<string, [string, string]> = {};
+    for (const [noun, plural] of [['lead', 'leads'], ['account', 'accounts'], ['deal', 'deals'], ['record', 'objects/parcels/records'], ['note', 'notes'], ['task', 'tasks']] as const) {
+      Object.assign(rest, {
+        [`get_${noun}`]: ['GET', `/${plural}/${id}`],
+        [`update_${noun}`]: ['PATCH', `/${plural}/${id}`],
+        [`delete_${noun}`]: ['DELETE', `/${plural}/${id}`],
+        [`restore_${noun}`]: ['POST', `/${plural}/${id}/restore`],
+      });
+    }
+    Object.assign(rest, {
+      search_leads: ['GET', '/leads'], create_lead: ['POST', '/leads'],
+      search_accounts: ['GET', '/accounts'], create_account: ['POST', '/accounts'],
+      list_deal_stages: ['GET', '/deal-stages'], search_deals: ['GET', '/deals'], create_deal: ['POST', '/deals'], move_deal_stage: ['PATCH', `/deals/${id}`],
+      list_objects: ['GET', '/objects'], describe_object: ['GET', '/objects/parcels'], search_records: ['GET', '/objects/parcels/records'], create_record: ['POST', '/objects/parcels/records'],
+      list_users: ['GET', '/users'],
+      add_note: ['POST', '/notes'], list_notes: ['GET', '/notes'],
+      create_task: ['POST', '/tasks'], search_tasks: ['GET', '/tasks'], complete_task: ['PATCH', `/tasks/${id}`],
+      get_timeline: ['GET', `/leads/${id}/timeline`],
+    });
+    // get_timeline needs the read scope of the item's kind: any of them to be called, the REST route's for a lead.
+    const scopesOf = (tool: string) => (tool === 'get_timeline' ? ['leads:read'] : MCP_TOOLS.find((x) => x.name === tool)!.scopes);
+    expect(Object.keys(rest).sort()).toEqual(MCP_TOOLS.map((tool) => tool.name).sort());
+    const unrelated = await addKey(t.ctx, s.orgId, ['webhooks:read']);
+    const mismatched = [];
+    for (const [tool, [method, path]] of Object.entries(rest)) {
+      const res = await call(t.app, method as 'GET', path, { auth: unrelated.auth });
+      expect(res.body.code, `${tool}: ${method} ${path}`).toBe('INSUFFICIENT_SCOPE');
+      const needed = /needs the scope (.+)$/.exec(res.body.message)![1]!.split(' or ');
+      if (needed.join() !== scopesOf(tool).join()) mismatched.push(`${tool}: ${scopesOf(tool).join(' or ')} (REST: ${needed.join(' or ')})`);
+    }
+    expect(mismatched).toEqual([]);
+  });
+
   it('requires no argument that has a default (page, limit): clients may leave them out', async () => {
     type Schema = { properties?: Record<string, Schema>; required?: string[]; default?: unknown };
     const requiredWithDefault = (schema: Schema, at: string): string[] =>

@@ -6,7 +6,7 @@ import type { Seeded } from '../helpers/seed.js';
 import { callError, callOk, openMcp, type McpSetup } from '../helpers/mcp.js';
 import { call } from '../helpers/http.js';
 
-/** The delete tools: one per resource (notes and tasks included), marked destructive; trashed items vanish from the other tools. */
+/** The delete and restore tools: one each per resource (notes and tasks included), delete marked destructive; trashed items vanish from the other tools. */
 describe('MCP delete tools', () => {
   let mcp: McpSetup | undefined;
   let t: TestApp;
@@ -20,40 +20,46 @@ describe('MCP delete tools', () => {
   });
   afterAll(() => mcp?.close());
 
-  it('lists one delete tool per resource, annotated destructive (and only those)', async () => {
+  it('lists one delete tool per resource, annotated destructive (and only those: restoring is not)', async () => {
     const { tools } = await client.listTools();
     const destructive = tools.filter((tool) => tool.annotations?.destructiveHint === true).map((tool) => tool.name).sort();
     expect(destructive).toEqual(['delete_account', 'delete_deal', 'delete_lead', 'delete_note', 'delete_record', 'delete_task']);
     for (const name of destructive) expect(tools.find((tool) => tool.name === name)!.annotations?.readOnlyHint).toBe(false);
+    const restores = tools.filter((tool) => tool.name.startsWith('restore_'));
+    expect(restores.map((tool) => tool.name).sort()).toEqual(destructive.map((name) => name.replace('delete_', 'restore_')));
+    for (const tool of restores) expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
   });
 
   it.each([
-    { tool: 'delete_lead', create: 'create_lead', search: 'search_leads', get: 'get_lead', key: 'lead', list: 'leads', args: {}, body: { name: 'Mcp Marmot' } },
-    { tool: 'delete_account', create: 'create_account', search: 'search_accounts', get: 'get_account', key: 'account', list: 'accounts', args: {}, body: { name: 'Mcp Marmot' } },
-    { tool: 'delete_deal', create: 'create_deal', search: 'search_deals', get: 'get_deal', key: 'deal', list: 'deals', args: {}, body: { name: 'Mcp Marmot' } },
-    { tool: 'delete_record', create: 'create_record', search: 'search_records', get: 'get_record', key: 'record', list: 'records', args: { object: 'parcels' }, body: { values: { title: 'Mcp Marmot' } } },
-  ])('$tool trashes the item: gone from search and get, back after restore; permanent removes it', async ({ tool, create, search, get, key, list, args, body }) => {
+    { tool: 'delete_lead', restore: 'restore_lead', create: 'create_lead', search: 'search_leads', get: 'get_lead', key: 'lead', list: 'leads', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_account', restore: 'restore_account', create: 'create_account', search: 'search_accounts', get: 'get_account', key: 'account', list: 'accounts', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_deal', restore: 'restore_deal', create: 'create_deal', search: 'search_deals', get: 'get_deal', key: 'deal', list: 'deals', args: {}, body: { name: 'Mcp Marmot' } },
+    { tool: 'delete_record', restore: 'restore_record', create: 'create_record', search: 'search_records', get: 'get_record', key: 'record', list: 'records', args: { object: 'parcels' }, body: { values: { title: 'Mcp Marmot' } } },
+  ])('$tool trashes the item: gone from search and get, back after $restore; permanent removes it', async ({ tool, restore, create, search, get, key, list, args, body }) => {
     const created = (await callOk(client, create, { ...args, ...body }))[key];
     const trashed = (await callOk(client, tool, { ...args, id: created.id }))[key];
     expect(trashed.deletedAt).not.toBeNull();
     expect((await callOk(client, search, { ...args, q: 'marmot' }))[list]).toEqual([]);
     await callError(client, get, { ...args, id: created.id }, 'NOT_FOUND');
     await callError(client, tool, { ...args, id: created.id }, 'NOT_FOUND');
-    const path = key === 'record' ? '/objects/parcels/records' : `/${list}`;
-    expect((await call(t.app, 'POST', `${path}/${created.id}/restore`, { auth: s.auth })).status).toBe(200);
+    expect((await callOk(client, search, { ...args, deleted: true }))[list].map((x: { id: string }) => x.id)).toEqual([created.id]);
+    const restored = await callOk(client, restore, { ...args, id: created.id });
+    expect(restored[key]).toMatchObject({ id: created.id, deletedAt: null });
+    expect(restored).toEqual(await callOk(client, get, { ...args, id: created.id }));
+    await callError(client, restore, { ...args, id: created.id }, 'NOT_FOUND');
     expect((await callOk(client, search, { ...args, q: 'marmot' }))[list].map((x: { id: string }) => x.id)).toEqual([created.id]);
     const events = async () => (await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id })).map((e) => [e.type, e.data.actor.channel]);
-    expect(await events()).toEqual([[`${key}.created`, 'MCP'], [`${key}.deleted`, 'MCP'], [`${key}.restored`, 'API']]);
+    expect(await events()).toEqual([[`${key}.created`, 'MCP'], [`${key}.deleted`, 'MCP'], [`${key}.restored`, 'MCP']]);
     await callOk(client, tool, { ...args, id: created.id, permanent: true });
-    expect((await call(t.app, 'POST', `${path}/${created.id}/restore`, { auth: s.auth })).status).toBe(404);
+    await callError(client, restore, { ...args, id: created.id }, 'NOT_FOUND');
     // Removed for good: the earlier events that described it go too, and the purge is recorded.
     expect(await events()).toEqual([[`${key}.purged`, 'MCP']]);
   });
 
   it.each([
-    { tool: 'delete_note', create: 'add_note', list: 'list_notes', key: 'note', plural: 'notes', body: { body: 'Wrong lead: meant for Bob' } },
-    { tool: 'delete_task', create: 'create_task', list: 'search_tasks', key: 'task', plural: 'tasks', body: { title: 'Call the wrong Bob' } },
-  ])('$tool trashes a $key: gone from its list and the timeline, back after restore; permanent removes it', async ({ tool, create, list, key, plural, body }) => {
+    { tool: 'delete_note', restore: 'restore_note', get: 'get_note', create: 'add_note', list: 'list_notes', key: 'note', plural: 'notes', body: { body: 'Wrong lead: meant for Bob' } },
+    { tool: 'delete_task', restore: 'restore_task', get: 'get_task', create: 'create_task', list: 'search_tasks', key: 'task', plural: 'tasks', body: { title: 'Call the wrong Bob' } },
+  ])('$tool trashes a $key: gone from its list, $get and the timeline, back after $restore; permanent removes it', async ({ tool, restore, get, create, list, key, plural, body }) => {
     const lead = (await callOk(client, 'create_lead', { name: `Target of ${key}` })).lead.id;
     const created = (await callOk(client, create, { ...body, target: { object: 'lead', id: lead } }))[key];
     const listed = async () => (await callOk(client, list, { targetId: lead }))[plural].map((x: { id: string }) => x.id);
@@ -62,10 +68,16 @@ describe('MCP delete tools', () => {
     expect(await listed()).toEqual([]);
     expect(await onTimeline()).toBe(0);
     await callError(client, tool, { id: created.id }, 'NOT_FOUND');
-    expect((await call(t.app, 'POST', `/${plural}/${created.id}/restore`, { auth: s.auth })).status).toBe(200);
+    await callError(client, get, { id: created.id }, 'NOT_FOUND');
+    const restored = await callOk(client, restore, { id: created.id });
+    expect(restored[key]).toMatchObject({ id: created.id, deletedAt: null });
+    expect(restored).toEqual(await callOk(client, get, { id: created.id }));
     expect(await listed()).toEqual([created.id]);
+    expect(await onTimeline()).toBe(1);
+    const restoredEvents = (await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id })).map((e) => [e.type, e.data.actor.channel]);
+    expect(restoredEvents).toEqual([[`${key}.created`, 'MCP'], [`${key}.deleted`, 'MCP'], [`${key}.restored`, 'MCP']]);
     await callOk(client, tool, { id: created.id, permanent: true });
-    expect((await call(t.app, 'POST', `/${plural}/${created.id}/restore`, { auth: s.auth })).status).toBe(404);
+    await callError(client, restore, { id: created.id }, 'NOT_FOUND');
     const events = (await listEvents(t.ctx.database.db, s.orgId, { objectId: created.id })).map((e) => [e.type, e.data.actor.channel]);
     expect(events).toEqual([[`${key}.purged`, 'MCP']]);
   });

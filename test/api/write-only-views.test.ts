@@ -285,10 +285,11 @@ describe('MCP tools of a key that may write but not read', () => {
     await reader?.close();
   });
 
-  it('update, delete, stage and completion tools answer minimal views; create tools the whole item', async () => {
+  it('update, delete, restore, stage and completion tools answer minimal views; create tools the whole item', async () => {
     const victim = await victimLead();
     expect((await callOk(writer, 'update_lead', { id: victim.id, changes: { status: 'CONTACTED' } })).lead).toEqual({ id: victim.id, updatedAt: expect.any(String), deletedAt: null });
     expect(fieldsOf((await callOk(writer, 'delete_lead', { id: victim.id })).lead)).toEqual(MINIMAL);
+    expect(fieldsOf((await callOk(writer, 'restore_lead', { id: victim.id })).lead)).toEqual(MINIMAL);
     expect((await callOk(writer, 'create_lead', { name: 'Made by MCP', company: 'Mine' })).lead).toMatchObject({ name: 'Made by MCP', company: 'Mine' });
     const record = (await call(t.app, 'POST', '/objects/parcels/records', { auth: a.auth, body: { title: 'Confidential parcel' } })).body.data.record;
     expect(fieldsOf((await callOk(writer, 'update_record', { object: 'parcels', id: record.id, changes: { title: 'x' } })).record)).toEqual(RECORD_MINIMAL);
@@ -299,6 +300,8 @@ describe('MCP tools of a key that may write but not read', () => {
     expect(fieldsOf((await callOk(writer, 'move_deal_stage', { id: deal.id, stage: 'proposal' })).deal)).toEqual(MINIMAL);
     const note = (await call(t.app, 'POST', '/notes', { auth: a.auth, body: { target: { object: 'deal', id: deal.id }, body: 'Board approved' } })).body.data.note;
     expect(fieldsOf((await callOk(writer, 'update_note', { id: note.id, changes: { body: 'x' } })).note)).toEqual(MINIMAL);
+    await callOk(writer, 'delete_note', { id: note.id });
+    expect(fieldsOf((await callOk(writer, 'restore_note', { id: note.id })).note)).toEqual(MINIMAL);
   });
 
   it('a key that may also read gets the whole lead', async () => {

@@ -156,7 +156,14 @@ export const DeleteInput = (what: string) =>
 
 /** The description of a delete tool. */
 export const deleteDescription = (what: string) =>
-  `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable in the console or with POST …/restore until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
+  `Delete a ${what}: it moves to the trash (gone from searches and reads; restorable with restore_${what}, in the console or with POST …/restore until it is purged after the retention period). \`permanent: true\` removes it for good at once. Ask the user before deleting.`;
+
+/** `{id, ifMatch?}` of a restore tool. */
+export const RestoreInput = (what: string) => Type.Object({ id: IdArg(what), ifMatch: Type.Optional(IfMatchArg(what)) }, { additionalProperties: false });
+
+/** The description of a restore tool; `search` is the tool that lists the trash. */
+export const restoreDescription = (what: string, search: string) =>
+  `Bring a deleted ${what} back from the trash (records ${what}.restored). Find it with ${search} and \`deleted: true\`. NOT_FOUND for a ${what} that is not in the trash (live, unknown, deleted for good or purged after the retention period).`;
 
 /** `{id, changes, ifMatch?}` where `changes` is the REST PATCH body of the resource. */
 export const UpdateInput = <T extends TSchema>(what: string, changes: T) =>

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody } from '../../accounts/accounts.schemas.js';
-import { createAccount, deleteAccount, getAccount, listAccounts, updateAccount } from '../../accounts/accounts.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
+import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from '../../accounts/accounts.service.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters , RestoreInput, restoreDescription } from '../mcp.tool.js';
 
 export const accountTools = [
   defineTool({
@@ -59,5 +59,15 @@ export const accountTools = [
     input: DeleteInput('Account'),
     etag: 'account',
     run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ account: await inTransaction(ctx, (trx) => deleteAccount(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
+  }),
+  defineTool({
+    name: 'restore_account',
+    title: 'Restore a account',
+    description: restoreDescription('account', 'search_accounts'),
+    scopes: ['accounts:write'],
+    readOnly: false,
+    input: RestoreInput('Account'),
+    etag: 'account',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ account: await inTransaction(ctx, (trx) => restoreAccount(ctx, trx, caller, id, { ifMatch })) }),
   }),
 ];

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody } from '../../deals/deals.schemas.js';
-import { createDeal, deleteDeal, getDeal, listDeals, updateDeal } from '../../deals/deals.service.js';
+import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from '../../deals/deals.service.js';
 import { getDealStages } from '../../deals/stages.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters , RestoreInput, restoreDescription } from '../mcp.tool.js';
 
 export const dealTools = [
   defineTool({
@@ -84,5 +84,15 @@ export const dealTools = [
     input: DeleteInput('Deal'),
     etag: 'deal',
     run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ deal: await inTransaction(ctx, (trx) => deleteDeal(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
+  }),
+  defineTool({
+    name: 'restore_deal',
+    title: 'Restore a deal',
+    description: restoreDescription('deal', 'search_deals'),
+    scopes: ['deals:write'],
+    readOnly: false,
+    input: RestoreInput('Deal'),
+    etag: 'deal',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ deal: await inTransaction(ctx, (trx) => restoreDeal(ctx, trx, caller, id, { ifMatch })) }),
   }),
 ];

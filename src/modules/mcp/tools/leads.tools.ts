@@ -1,7 +1,7 @@
 import { inTransaction } from '../../../db/transaction.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody } from '../../leads/leads.schemas.js';
-import { createLead, deleteLead, getLead, listLeads, updateLead } from '../../leads/leads.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters } from '../mcp.tool.js';
+import { createLead, deleteLead, getLead, listLeads, restoreLead, updateLead } from '../../leads/leads.service.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, UpdateInput, customFieldErrors, customChangeErrors, withJsonFilters , RestoreInput, restoreDescription } from '../mcp.tool.js';
 
 export const leadTools = [
   defineTool({
@@ -60,5 +60,15 @@ export const leadTools = [
     input: DeleteInput('Lead'),
     etag: 'lead',
     run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ lead: await inTransaction(ctx, (trx) => deleteLead(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
+  }),
+  defineTool({
+    name: 'restore_lead',
+    title: 'Restore a lead',
+    description: restoreDescription('lead', 'search_leads'),
+    scopes: ['leads:write'],
+    readOnly: false,
+    input: RestoreInput('Lead'),
+    etag: 'lead',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ lead: await inTransaction(ctx, (trx) => restoreLead(ctx, trx, caller, id, { ifMatch })) }),
   }),
 ];

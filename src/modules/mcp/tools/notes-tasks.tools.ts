@@ -3,15 +3,15 @@ import { inTransaction } from '../../../db/transaction.js';
 import { AppError, validationFailed } from '../../../errors.js';
 import { StringEnum } from '../../../http/schemas.js';
 import { CreateNoteBody, ListNotesQuery, UpdateNoteBody } from '../../notes/notes.schemas.js';
-import { createNote, deleteNote, listNotes, updateNote } from '../../notes/notes.service.js';
+import { createNote, deleteNote, getNote, listNotes, restoreNote, updateNote } from '../../notes/notes.service.js';
 import type { Scope } from '../../orgs/principal.js';
 import { SLUG_PATTERN } from '../../objects/objects.schemas.js';
 import { slugErrors, TARGET_OBJECTS } from '../../shared/item-target.js';
 import { CreateTaskBody, ListTasksQuery, UpdateTaskBody } from '../../tasks/tasks.schemas.js';
-import { createTask, deleteTask, listTasks, updateTask } from '../../tasks/tasks.service.js';
+import { createTask, deleteTask, getTask, listTasks, restoreTask, updateTask } from '../../tasks/tasks.service.js';
 import { TimelineQuery } from '../../timeline/timeline.schemas.js';
 import { readTimeline } from '../../timeline/timeline.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg, PAGING_HELP, UpdateInput } from '../mcp.tool.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, GetInput, IdArg, IfMatchArg, PAGING_HELP, RestoreInput, restoreDescription, UpdateInput } from '../mcp.tool.js';
 
 const READ_SCOPE: Record<(typeof TARGET_OBJECTS)[number], Scope> = { lead: 'leads:read', account: 'accounts:read', deal: 'deals:read', record: 'records:read' };
 
@@ -35,6 +35,26 @@ export const noteTaskTools = [
     input: CreateTaskBody,
     rest: (input) => ({ path: '/tasks', body: input }),
     create: async ({ ctx, caller }, trx, input) => ({ task: await createTask(ctx, trx, caller, input) }),
+  }),
+  defineTool({
+    name: 'get_note',
+    title: 'Get a note',
+    description: 'One note by id: its markdown body, its target (the lead, account, deal or record it is on) and times.',
+    scopes: ['notes:read'],
+    readOnly: true,
+    input: GetInput('Note'),
+    etag: 'note',
+    run: async ({ ctx, organizationId }, { id }) => ({ note: await getNote(ctx, organizationId, id) }),
+  }),
+  defineTool({
+    name: 'get_task',
+    title: 'Get a task',
+    description: 'One task by id: its title, status, due date, assignee, target (the item it is on, if any) and times.',
+    scopes: ['tasks:read'],
+    readOnly: true,
+    input: GetInput('Task'),
+    etag: 'task',
+    run: async ({ ctx, organizationId }, { id }) => ({ task: await getTask(ctx, organizationId, id) }),
   }),
   defineTool({
     name: 'update_note',
@@ -81,6 +101,16 @@ export const noteTaskTools = [
     run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ note: await inTransaction(ctx, (trx) => deleteNote(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
   }),
   defineTool({
+    name: 'restore_note',
+    title: 'Restore a note',
+    description: restoreDescription('note', 'list_notes'),
+    scopes: ['notes:write'],
+    readOnly: false,
+    input: RestoreInput('Note'),
+    etag: 'note',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ note: await inTransaction(ctx, (trx) => restoreNote(ctx, trx, caller, id, { ifMatch })) }),
+  }),
+  defineTool({
     name: 'delete_task',
     title: 'Delete a task',
     description: deleteDescription('task'),
@@ -90,6 +120,16 @@ export const noteTaskTools = [
     input: DeleteInput('Task'),
     etag: 'task',
     run: async ({ ctx, caller }, { id, permanent, ifMatch }) => ({ task: await inTransaction(ctx, (trx) => deleteTask(ctx, trx, caller, id, permanent === true, { ifMatch })) }),
+  }),
+  defineTool({
+    name: 'restore_task',
+    title: 'Restore a task',
+    description: restoreDescription('task', 'search_tasks'),
+    scopes: ['tasks:write'],
+    readOnly: false,
+    input: RestoreInput('Task'),
+    etag: 'task',
+    run: async ({ ctx, caller }, { id, ifMatch }) => ({ task: await inTransaction(ctx, (trx) => restoreTask(ctx, trx, caller, id, { ifMatch })) }),
   }),
   defineTool({
     name: 'list_notes',

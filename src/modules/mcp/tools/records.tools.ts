@@ -3,8 +3,8 @@ import { inTransaction } from '../../../db/transaction.js';
 import { ListObjectsQuery } from '../../objects/objects.schemas.js';
 import { getObject, listObjects } from '../../objects/objects.service.js';
 import { ListRecordsQuery, RecordInput, RecordPatch } from '../../objects/records.schemas.js';
-import { createRecord, deleteRecord, getRecord, listRecords, updateRecord } from '../../objects/records.service.js';
-import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg, withJsonFilters } from '../mcp.tool.js';
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord } from '../../objects/records.service.js';
+import { defineCreateTool, defineTool, deleteDescription, DeleteInput, IdArg, IfMatchArg, RestoreInput, restoreDescription, withJsonFilters } from '../mcp.tool.js';
 
 const objectArg = Type.String({ minLength: 1, maxLength: 100, description: 'Slug of the custom object (see list_objects).' });
 
@@ -82,5 +82,15 @@ export const recordTools = [
     input: Type.Object({ object: objectArg, ...DeleteInput('Record').properties }, { additionalProperties: false }),
     etag: 'record',
     run: async ({ ctx, caller }, { object, id, permanent, ifMatch }) => ({ record: await inTransaction(ctx, (trx) => deleteRecord(ctx, trx, caller, object, id, permanent === true, { ifMatch })) }),
+  }),
+  defineTool({
+    name: 'restore_record',
+    title: 'Restore a record',
+    description: restoreDescription('record', 'search_records'),
+    scopes: ['records:write'],
+    readOnly: false,
+    input: Type.Object({ object: objectArg, ...RestoreInput('Record').properties }, { additionalProperties: false }),
+    etag: 'record',
+    run: async ({ ctx, caller }, { object, id, ifMatch }) => ({ record: await inTransaction(ctx, (trx) => restoreRecord(ctx, trx, caller, object, id, { ifMatch })) }),
   }),
 ];

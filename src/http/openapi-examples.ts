@@ -12,6 +12,7 @@ type Schema = {
   const?: unknown;
   default?: unknown;
   examples?: unknown[];
+  'x-example-items'?: Record<string, unknown>[];
 };
 
 const SAMPLE_ID = '6650f0c8f1e2d3c4b5a69788';
@@ -59,6 +60,7 @@ export function exampleOf(schema: Schema | undefined, schemas: Record<string, un
     case 'object':
       return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([key, s]) => [key, exampleOf(s, schemas, depth + 1, key)]));
     case 'array':
+      if (schema.items && schema['x-example-items']) return schema['x-example-items'].map((item) => exampleItem(item, schema.items!, schemas, depth + 1));
       return schema.items ? [exampleOf(schema.items, schemas, depth + 1)] : [];
     case 'integer':
     case 'number':
@@ -74,4 +76,14 @@ export function exampleOf(schema: Schema | undefined, schemas: Record<string, un
     default:
       return undefined;
   }
+}
+
+/**
+ * One item of an array whose schema lists the items to show (`x-example-items`: a batch's results, one per
+ * outcome, rather than one item holding every optional property): its properties as given, those given as
+ * `true` generated from the item schema (the resource of a result, which its route's schema names).
+ */
+function exampleItem(template: Record<string, unknown>, items: Schema, schemas: Record<string, unknown>, depth: number): unknown {
+  const item = items.$ref ? (schemas[items.$ref.split('/').pop()!] as Schema) : items;
+  return Object.fromEntries(Object.entries(template).map(([key, value]) => [key, value === true ? exampleOf(item.properties?.[key], schemas, depth + 1, key) : value]));
 }

@@ -59,8 +59,8 @@ const present = <R>(noun: string, results: BatchItemResult<R>[]) =>
  */
 export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppContext, spec: BatchRouteSpec<R, P>): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
-  const { noun } = spec.resource;
-  const response = { 200: BatchEnvelope(noun, Written(spec.resourceSchema)) };
+  const { noun, label } = spec.resource;
+  const written = Written(spec.resourceSchema);
   const bodyLimit = ctx.config.bodyLimitBytes * BATCH_BODY_LIMIT_FACTOR;
   const createBody = BatchCreateBody(spec.resource.createSchema, spec.upsertBy, spec.examples.create);
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);
@@ -80,7 +80,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       headers: IdempotencyHeaders,
       ...(spec.params ? { params: spec.params } : {}),
       body: createBody,
-      response,
+      response: { 200: BatchEnvelope(noun, label, written, 'create') },
     },
     handler: async (request, reply) => {
       const caller = callerOf(request);
@@ -108,7 +108,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
         'A bad item never stops the others. One request for the rate limit.',
       ...(spec.params ? { params: spec.params } : {}),
       body: updateBody,
-      response,
+      response: { 200: BatchEnvelope(noun, label, written, 'update') },
     },
     handler: async (request) => {
       const caller = callerOf(request);

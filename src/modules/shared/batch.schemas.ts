@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_DESCRIPTIONS, type ErrorCode } from '../../errors.js';
+import type { ErrorCode } from '../../errors.js';
 import { Envelope, FieldErrorSchema, Id, StringEnum } from '../../http/schemas.js';
 
 /** Items per batch request (contract §8). */
@@ -17,10 +17,20 @@ const IfMatch = Type.String({
 /** A record body takes its object's field keys: an item composed from a body is as open as the body. */
 const sameAdditional = (body: TSchema) => ({ additionalProperties: (body as { additionalProperties?: boolean }).additionalProperties ?? false });
 
+/**
+ * The codes an item's own failure can have (batch.service.ts: the single-item checks and services, whose other
+ * refusals — a missing key or scope, the rate limit, the Idempotency-Key, an unknown object — are the whole
+ * request's, before any item runs).
+ */
+export const BATCH_ITEM_ERROR_CODES = ['VALIDATION_FAILED', 'NOT_FOUND', 'EXTERNAL_ID_TAKEN', 'PRECONDITION_FAILED'] as const satisfies readonly ErrorCode[];
+
 /** An item's error: the error envelope's code, message and field errors. */
 export const BatchItemError = Type.Object(
   {
-    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: Object.keys(ERROR_DESCRIPTIONS) }),
+    code: StringEnum(BATCH_ITEM_ERROR_CODES, {
+      description:
+        'VALIDATION_FAILED (400): the item is invalid, `errors` lists every bad field. NOT_FOUND (404): a PATCH item\'s id names no live item of the organization. EXTERNAL_ID_TAKEN (409): another item (possibly in the trash) holds its externalId. PRECONDITION_FAILED (412): its ifMatch is not the current ETag.',
+    }),
     message: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
   },
@@ -53,8 +63,30 @@ export function BatchResult(noun: string, resource: TSchema) {
   );
 }
 
-export function BatchEnvelope(noun: string, resource: TSchema) {
-  return Envelope(Type.Object({ results: Type.Array(BatchResult(noun, resource), { description: 'One entry per item, in the order of `items`.' }) }));
+const invalidItem = (index: number) => ({
+  index,
+  status: 400,
+  error: { code: 'VALIDATION_FAILED', message: 'externalId: must not be empty', errors: [{ field: 'externalId', code: 'too_short', message: 'must not be empty' }] },
+});
+
+/**
+ * The results a route's document shows (openapi-examples.ts, `x-example-items`), `true` standing for the
+ * generated resource: POST a created item, an upsert hit and a refused item; PATCH an updated item, a 412 with
+ * the current one and an unknown id.
+ */
+function exampleResults(noun: string, label: string, route: 'create' | 'update'): Record<string, unknown>[] {
+  if (route === 'create') return [{ index: 0, status: 201, [noun]: true, etag: true }, { index: 1, status: 200, [noun]: true, etag: true }, invalidItem(2)];
+  return [
+    { index: 0, status: 200, [noun]: true, etag: true },
+    { index: 1, status: 412, [noun]: true, etag: true, error: { code: 'PRECONDITION_FAILED', message: 'ifMatch does not match the current version; the current resource is returned' } },
+    { index: 2, status: 404, error: { code: 'NOT_FOUND', message: `${label} not found` } },
+  ];
+}
+
+/** The answer of `POST …/batch` (route `create`) or `PATCH …/batch` (`update`). */
+export function BatchEnvelope(noun: string, label: string, resource: TSchema, route: 'create' | 'update') {
+  const results = Type.Array(BatchResult(noun, resource), { description: 'One entry per item, in the order of `items`.', 'x-example-items': exampleResults(noun, label, route) });
+  return Envelope(Type.Object({ results }));
 }
 
 /**

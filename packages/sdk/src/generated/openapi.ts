@@ -1620,8 +1620,11 @@ export interface components {
         };
         /** @description Why one item of a batch was not applied, in the shape of the error envelope (`code`, `message`, `errors`). */
         BatchItemError: {
-            /** @enum {string} */
-            code: "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "VALIDATION_FAILED" | "INVALID_JSON" | "MALFORMED_REQUEST" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "CONFLICT" | "LIMIT_EXCEEDED" | "EXTERNAL_ID_TAKEN" | "CURSOR_EXPIRED" | "PRECONDITION_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_USE" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            /**
+             * @description VALIDATION_FAILED (400): the item is invalid, `errors` lists every bad field. NOT_FOUND (404): a PATCH item's id names no live item of the organization. EXTERNAL_ID_TAKEN (409): another item (possibly in the trash) holds its externalId. PRECONDITION_FAILED (412): its ifMatch is not the current ETag.
+             * @enum {string}
+             */
+            code: "VALIDATION_FAILED" | "NOT_FOUND" | "EXTERNAL_ID_TAKEN" | "PRECONDITION_FAILED";
             errors?: {
                 /** @description Stable machine-readable reason, e.g. required, invalid_format, unknown_field. */
                 code: string;
@@ -3170,7 +3173,7 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "index": 1,
+                     *             "index": 0,
                      *             "status": 201,
                      *             "account": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -3186,15 +3189,38 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
-                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": 200,
+                     *             "account": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "domain": "string",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "industry": "string",
+                     *               "website": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 400,
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
+                     *               "code": "VALIDATION_FAILED",
+                     *               "message": "externalId: must not be empty",
                      *               "errors": [
                      *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
+                     *                   "field": "externalId",
+                     *                   "code": "too_short",
+                     *                   "message": "must not be empty"
                      *                 }
                      *               ]
                      *             }
@@ -3302,8 +3328,27 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
+                     *             "index": 0,
+                     *             "status": 200,
+                     *             "account": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "domain": "string",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "industry": "string",
+                     *               "website": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
                      *             "index": 1,
-                     *             "status": 201,
+                     *             "status": 412,
                      *             "account": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
                      *               "name": "Ada Lovelace",
@@ -3320,15 +3365,16 @@ export interface operations {
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
-                     *               "errors": [
-                     *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
-                     *                 }
-                     *               ]
+                     *               "code": "PRECONDITION_FAILED",
+                     *               "message": "ifMatch does not match the current version; the current resource is returned"
+                     *             }
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 404,
+                     *             "error": {
+                     *               "code": "NOT_FOUND",
+                     *               "message": "Account not found"
                      *             }
                      *           }
                      *         ]
@@ -3365,10 +3411,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -4284,7 +4328,7 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "index": 1,
+                     *             "index": 0,
                      *             "status": 201,
                      *             "deal": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -4301,15 +4345,39 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
-                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": 200,
+                     *             "deal": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "stage": "string",
+                     *               "amount": "48000.00",
+                     *               "currency": "EUR",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 400,
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
+                     *               "code": "VALIDATION_FAILED",
+                     *               "message": "externalId: must not be empty",
                      *               "errors": [
                      *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
+                     *                   "field": "externalId",
+                     *                   "code": "too_short",
+                     *                   "message": "must not be empty"
                      *                 }
                      *               ]
                      *             }
@@ -4419,8 +4487,28 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
+                     *             "index": 0,
+                     *             "status": 200,
+                     *             "deal": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "stage": "string",
+                     *               "amount": "48000.00",
+                     *               "currency": "EUR",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "leadId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
                      *             "index": 1,
-                     *             "status": 201,
+                     *             "status": 412,
                      *             "deal": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
                      *               "name": "Ada Lovelace",
@@ -4438,15 +4526,16 @@ export interface operations {
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
-                     *               "errors": [
-                     *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
-                     *                 }
-                     *               ]
+                     *               "code": "PRECONDITION_FAILED",
+                     *               "message": "ifMatch does not match the current version; the current resource is returned"
+                     *             }
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 404,
+                     *             "error": {
+                     *               "code": "NOT_FOUND",
+                     *               "message": "Deal not found"
                      *             }
                      *           }
                      *         ]
@@ -4483,10 +4572,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -5347,7 +5434,7 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "index": 1,
+                     *             "index": 0,
                      *             "status": 201,
                      *             "lead": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -5368,15 +5455,43 @@ export interface operations {
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
                      *               "deletedAt": "2026-11-21T10:00:00.000Z"
                      *             },
-                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": 200,
+                     *             "lead": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "source": "WEBSITE",
+                     *               "sourceCampaign": "string",
+                     *               "status": "NEW",
+                     *               "company": "Analytical Engines",
+                     *               "title": "string",
+                     *               "notes": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 400,
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
+                     *               "code": "VALIDATION_FAILED",
+                     *               "message": "externalId: must not be empty",
                      *               "errors": [
                      *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
+                     *                   "field": "externalId",
+                     *                   "code": "too_short",
+                     *                   "message": "must not be empty"
                      *                 }
                      *               ]
                      *             }
@@ -5493,8 +5608,32 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
+                     *             "index": 0,
+                     *             "status": 200,
+                     *             "lead": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com",
+                     *               "phoneNumber": "+14155550100",
+                     *               "source": "WEBSITE",
+                     *               "sourceCampaign": "string",
+                     *               "status": "NEW",
+                     *               "company": "Analytical Engines",
+                     *               "title": "string",
+                     *               "notes": "string",
+                     *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "accountId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
                      *             "index": 1,
-                     *             "status": 201,
+                     *             "status": 412,
                      *             "lead": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
                      *               "name": "Ada Lovelace",
@@ -5516,15 +5655,16 @@ export interface operations {
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
-                     *               "errors": [
-                     *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
-                     *                 }
-                     *               ]
+                     *               "code": "PRECONDITION_FAILED",
+                     *               "message": "ifMatch does not match the current version; the current resource is returned"
+                     *             }
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 404,
+                     *             "error": {
+                     *               "code": "NOT_FOUND",
+                     *               "message": "Lead not found"
                      *             }
                      *           }
                      *         ]
@@ -5561,10 +5701,8 @@ export interface operations {
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -7099,7 +7237,7 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
-                     *             "index": 1,
+                     *             "index": 0,
                      *             "status": 201,
                      *             "record": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -7110,15 +7248,33 @@ export interface operations {
                      *               "deletedAt": "2026-11-21T10:00:00.000Z",
                      *               "externalId": "6650f0c8f1e2d3c4b5a69788"
                      *             },
-                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "status": 200,
+                     *             "record": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string",
+                     *               "stage": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 400,
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
+                     *               "code": "VALIDATION_FAILED",
+                     *               "message": "externalId: must not be empty",
                      *               "errors": [
                      *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
+                     *                   "field": "externalId",
+                     *                   "code": "too_short",
+                     *                   "message": "must not be empty"
                      *                 }
                      *               ]
                      *             }
@@ -7224,8 +7380,22 @@ export interface operations {
                      *       "data": {
                      *         "results": [
                      *           {
+                     *             "index": 0,
+                     *             "status": 200,
+                     *             "record": {
+                     *               "id": "6650f0c8f1e2d3c4b5a69788",
+                     *               "objectSlug": "string",
+                     *               "stage": "string",
+                     *               "createdAt": "2026-11-21T10:00:00.000Z",
+                     *               "updatedAt": "2026-11-21T10:00:00.000Z",
+                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
+                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             },
+                     *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
+                     *           },
+                     *           {
                      *             "index": 1,
-                     *             "status": 201,
+                     *             "status": 412,
                      *             "record": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
                      *               "objectSlug": "string",
@@ -7237,15 +7407,16 @@ export interface operations {
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
-                     *               "code": "UNAUTHORIZED",
-                     *               "message": "string",
-                     *               "errors": [
-                     *                 {
-                     *                   "field": "string",
-                     *                   "code": "string",
-                     *                   "message": "string"
-                     *                 }
-                     *               ]
+                     *               "code": "PRECONDITION_FAILED",
+                     *               "message": "ifMatch does not match the current version; the current resource is returned"
+                     *             }
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "status": 404,
+                     *             "error": {
+                     *               "code": "NOT_FOUND",
+                     *               "message": "Record not found"
                      *             }
                      *           }
                      *         ]
@@ -7283,10 +7454,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -38,8 +38,11 @@ const BY_NAME: Record<string, string> = {
   url: 'https://example.com/crm',
   currency: 'EUR',
   amount: '1200.00',
+  externalId: 'erp-10042',
 };
-const isIdName = (name: string) => /(^id|Id|Of)$/.test(name);
+const isIdName = (name: string) => name !== 'externalId' && /(^id|Id|Of)$/.test(name);
+/** Nullable fields that are null on the usual item (a live one, not a duplicate): the example shows them so. */
+const NULL_WHEN_USUAL: ReadonlySet<string> = new Set(['deletedAt', 'duplicateOf']);
 
 /**
  * An example value for a response schema, built from what the schema already says (its examples, defaults,
@@ -53,7 +56,10 @@ export function exampleOf(schema: Schema | undefined, schemas: Record<string, un
   if (schema.default !== undefined) return schema.default;
   if (schema.enum?.length) return schema.enum[0];
   const variants = schema.anyOf ?? schema.oneOf;
-  if (variants) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], schemas, depth + 1, name);
+  if (variants) {
+    if (NULL_WHEN_USUAL.has(name) && variants.some((v) => v.type === 'null')) return null;
+    return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], schemas, depth + 1, name);
+  }
   if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s) => exampleOf(s, schemas, depth + 1)));
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   switch (type) {

@@ -39,6 +39,10 @@ describe('GET /openapi.json', () => {
     expect(doc.components.responses.IdempotencyKeyReused.description).toContain('IDEMPOTENCY_KEY_REUSED');
     expect(post.parameters.some((p: { name: string; in: string }) => p.name === 'idempotency-key' && p.in === 'header')).toBe(true);
     expect(post.requestBody.content['application/json'].example).toMatchObject({ name: 'Ada Lovelace' });
+    // The example lead reads as a usual one: live, no duplicate, an external id that is the integrator's own key.
+    const lead = post.responses['201'].content['application/json'].example.data.lead;
+    expect(lead).toMatchObject({ deletedAt: null, duplicateOf: null, externalId: 'erp-10042' });
+    expect(lead.accountId).toMatch(/^[0-9a-f]{24}$/);
   });
 
   it('documents Idempotent-Replayed on the successes of every operation that takes an Idempotency-Key, and only there', () => {

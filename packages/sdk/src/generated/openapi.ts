@@ -2522,10 +2522,10 @@ export interface operations {
                      *             "industry": "string",
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "pagination": {
@@ -2625,10 +2625,10 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -2697,10 +2697,10 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -2783,10 +2783,10 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -2870,10 +2870,10 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -2942,10 +2942,10 @@ export interface operations {
                      *           "industry": "string",
                      *           "website": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -3039,7 +3039,7 @@ export interface operations {
                      *               "body": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "task": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -3055,7 +3055,7 @@ export interface operations {
                      *               "completedAt": "2026-11-21T10:00:00.000Z",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             }
                      *           }
                      *         ],
@@ -3184,10 +3184,10 @@ export interface operations {
                      *               "industry": "string",
                      *               "website": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -3203,10 +3203,10 @@ export interface operations {
                      *               "industry": "string",
                      *               "website": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -3339,10 +3339,10 @@ export interface operations {
                      *               "industry": "string",
                      *               "website": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -3358,10 +3358,10 @@ export interface operations {
                      *               "industry": "string",
                      *               "website": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
@@ -3666,10 +3666,10 @@ export interface operations {
                      *             "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "pagination": {
@@ -3771,10 +3771,10 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -3844,10 +3844,10 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -3931,10 +3931,10 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -4021,10 +4021,10 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -4094,10 +4094,10 @@ export interface operations {
                      *           "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -4191,7 +4191,7 @@ export interface operations {
                      *               "body": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "task": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -4207,7 +4207,7 @@ export interface operations {
                      *               "completedAt": "2026-11-21T10:00:00.000Z",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             }
                      *           }
                      *         ],
@@ -4340,10 +4340,10 @@ export interface operations {
                      *               "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -4360,10 +4360,10 @@ export interface operations {
                      *               "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -4499,10 +4499,10 @@ export interface operations {
                      *               "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -4519,10 +4519,10 @@ export interface operations {
                      *               "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
@@ -4733,11 +4733,11 @@ export interface operations {
                      *             "notes": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "duplicateOf": null,
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "pagination": {
@@ -4848,11 +4848,11 @@ export interface operations {
                      *           "notes": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": null,
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -4925,11 +4925,11 @@ export interface operations {
                      *           "notes": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": null,
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -5016,11 +5016,11 @@ export interface operations {
                      *           "notes": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": null,
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -5116,11 +5116,11 @@ export interface operations {
                      *           "notes": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": null,
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -5193,11 +5193,11 @@ export interface operations {
                      *           "notes": "string",
                      *           "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *           "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *           "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *           "duplicateOf": null,
+                     *           "externalId": "erp-10042",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -5291,7 +5291,7 @@ export interface operations {
                      *               "body": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "task": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -5307,7 +5307,7 @@ export interface operations {
                      *               "completedAt": "2026-11-21T10:00:00.000Z",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             }
                      *           }
                      *         ],
@@ -5449,11 +5449,11 @@ export interface operations {
                      *               "notes": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": null,
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -5473,11 +5473,11 @@ export interface operations {
                      *               "notes": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": null,
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -5623,11 +5623,11 @@ export interface operations {
                      *               "notes": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": null,
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -5647,11 +5647,11 @@ export interface operations {
                      *               "notes": "string",
                      *               "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *               "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *               "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *               "duplicateOf": null,
+                     *               "externalId": "erp-10042",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
@@ -5859,7 +5859,7 @@ export interface operations {
                      *             "body": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "pagination": {
@@ -5961,7 +5961,7 @@ export interface operations {
                      *           "body": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -6031,7 +6031,7 @@ export interface operations {
                      *           "body": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -6115,7 +6115,7 @@ export interface operations {
                      *           "body": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -6191,7 +6191,7 @@ export interface operations {
                      *           "body": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -6261,7 +6261,7 @@ export interface operations {
                      *           "body": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -6615,8 +6615,8 @@ export interface operations {
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             "deletedAt": null,
+                     *             "externalId": "erp-10042"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -6709,8 +6709,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *           "deletedAt": null,
+                     *           "externalId": "erp-10042"
                      *         }
                      *       }
                      *     }
@@ -6779,8 +6779,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *           "deletedAt": null,
+                     *           "externalId": "erp-10042"
                      *         }
                      *       }
                      *     }
@@ -6862,8 +6862,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *           "deletedAt": null,
+                     *           "externalId": "erp-10042"
                      *         }
                      *       }
                      *     }
@@ -6940,8 +6940,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *           "deletedAt": null,
+                     *           "externalId": "erp-10042"
                      *         }
                      *       }
                      *     }
@@ -7009,8 +7009,8 @@ export interface operations {
                      *           "stage": "string",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *           "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *           "deletedAt": null,
+                     *           "externalId": "erp-10042"
                      *         }
                      *       }
                      *     }
@@ -7106,7 +7106,7 @@ export interface operations {
                      *               "body": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             },
                      *             "task": {
                      *               "id": "6650f0c8f1e2d3c4b5a69788",
@@ -7122,7 +7122,7 @@ export interface operations {
                      *               "completedAt": "2026-11-21T10:00:00.000Z",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *               "deletedAt": null
                      *             }
                      *           }
                      *         ],
@@ -7245,8 +7245,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *               "deletedAt": null,
+                     *               "externalId": "erp-10042"
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -7259,8 +7259,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *               "deletedAt": null,
+                     *               "externalId": "erp-10042"
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -7388,8 +7388,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *               "deletedAt": null,
+                     *               "externalId": "erp-10042"
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\""
                      *           },
@@ -7402,8 +7402,8 @@ export interface operations {
                      *               "stage": "string",
                      *               "createdAt": "2026-11-21T10:00:00.000Z",
                      *               "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *               "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *               "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *               "deletedAt": null,
+                     *               "externalId": "erp-10042"
                      *             },
                      *             "etag": "\"k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp\"",
                      *             "error": {
@@ -7908,11 +7908,11 @@ export interface operations {
                      *             "notes": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "accountId": "6650f0c8f1e2d3c4b5a69788",
-                     *             "duplicateOf": "6650f0c8f1e2d3c4b5a69788",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "duplicateOf": null,
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "accounts": [
@@ -7925,10 +7925,10 @@ export interface operations {
                      *             "industry": "string",
                      *             "website": "string",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "deals": [
@@ -7942,10 +7942,10 @@ export interface operations {
                      *             "leadId": "6650f0c8f1e2d3c4b5a69788",
                      *             "ownerId": "6650f0c8f1e2d3c4b5a69788",
                      *             "expectedCloseDate": "2026-03-31T00:00:00.000Z",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788",
+                     *             "externalId": "erp-10042",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "records": [
@@ -7955,8 +7955,8 @@ export interface operations {
                      *             "stage": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z",
-                     *             "externalId": "6650f0c8f1e2d3c4b5a69788"
+                     *             "deletedAt": null,
+                     *             "externalId": "erp-10042"
                      *           }
                      *         ],
                      *         "notes": [
@@ -7970,7 +7970,7 @@ export interface operations {
                      *             "body": "string",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "tasks": [
@@ -7988,7 +7988,7 @@ export interface operations {
                      *             "completedAt": "2026-11-21T10:00:00.000Z",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "events": [
@@ -8118,7 +8118,7 @@ export interface operations {
                      *             "completedAt": "2026-11-21T10:00:00.000Z",
                      *             "createdAt": "2026-11-21T10:00:00.000Z",
                      *             "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *             "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *             "deletedAt": null
                      *           }
                      *         ],
                      *         "pagination": {
@@ -8231,7 +8231,7 @@ export interface operations {
                      *           "completedAt": "2026-11-21T10:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -8305,7 +8305,7 @@ export interface operations {
                      *           "completedAt": "2026-11-21T10:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -8393,7 +8393,7 @@ export interface operations {
                      *           "completedAt": "2026-11-21T10:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -8491,7 +8491,7 @@ export interface operations {
                      *           "completedAt": "2026-11-21T10:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }
@@ -8565,7 +8565,7 @@ export interface operations {
                      *           "completedAt": "2026-11-21T10:00:00.000Z",
                      *           "createdAt": "2026-11-21T10:00:00.000Z",
                      *           "updatedAt": "2026-11-21T10:00:00.000Z",
-                     *           "deletedAt": "2026-11-21T10:00:00.000Z"
+                     *           "deletedAt": null
                      *         }
                      *       }
                      *     }

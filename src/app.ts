@@ -115,7 +115,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   }
   registerErrorHandling(app);
   app.addHook('onRoute', refuseUndeclaredQuery);
-  registerEntityTags(app);
+  registerEntityTags(app, ctx.entityTagger);
   registerMinimalViews(app);
   await registerOpenApi(app, { version: VERSION, webhookEvents: { schema: WEBHOOK_EVENT_SCHEMA, section: webhooksSection } });
   app.addSchema(Lead);

@@ -6,6 +6,7 @@ import { createFieldCipher, type FieldCipher } from './crypto/field-cipher.js';
 import { createBlindIndex, type BlindIndex } from './crypto/blind-index.js';
 import { createRequestHasher, type RequestHasher } from './crypto/request-hash.js';
 import { createCursorSeal, type CursorSeal } from './crypto/cursor-seal.js';
+import { createEntityTagger, type EntityTagger } from './crypto/entity-tag.js';
 import { forgetOnBroadcast, stopForgetting } from './crypto/plaintext-eviction.js';
 import { loadBlindIndexKey } from './crypto/blind-index-key.store.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -24,6 +25,8 @@ export interface AppContext {
   readonly requestHasher: RequestHasher;
   /** Seals the cursors handed to clients (lists, the change feed, timelines). */
   readonly cursorSeal: CursorSeal;
+  /** Tags the resources the API answers (ETag, a batch result's `etag`, a 412's), keyed (derived from the blind-index key). */
+  readonly entityTagger: EntityTagger;
   readonly clock: Clock;
   readonly rateLimiter: RateLimiter;
   /** Woken after commits that wrote events (see db/transaction.ts). */
@@ -42,7 +45,7 @@ export interface ContextOverrides {
   httpThread?: boolean;
 }
 
-/** Opens the database (migrating it), the key ring, the blind index (and the request hasher and cursor seal) and the rate limiter. */
+/** Opens the database (migrating it), the key ring, the blind index (and the request hasher, cursor seal and entity tagger) and the rate limiter. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const database = overrides.database ?? openDatabase(config.database);
   if (overrides.migrate !== false && !overrides.httpThread) await migrateToLatest(database);
@@ -53,12 +56,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const blindIndex = createBlindIndex(blindIndexKey);
   const requestHasher = createRequestHasher(blindIndexKey);
   const cursorSeal = createCursorSeal(blindIndexKey);
+  const entityTagger = createEntityTagger(blindIndexKey);
   const limiter =
     overrides.rateLimiter ??
     (config.redisUrl ? new RedisRateLimiter(new Redis(config.redisUrl, { maxRetriesPerRequest: 2 })) : new MemoryRateLimiter(clock));
   const metrics = createMetrics(overrides.httpThread ? { clock } : { outbox: outboxProbe(database), clock });
   const rateLimiter = countingRateLimiter(limiter, metrics.rateLimited);
-  return { config, database, cipher, blindIndex, requestHasher, cursorSeal, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
+  return { config, database, cipher, blindIndex, requestHasher, cursorSeal, entityTagger, clock, rateLimiter, outbox: new OutboxSignal(), metrics };
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -14,8 +14,9 @@ export const BLIND_INDEX_KEY_COLUMNS: EncryptedColumn[] = [
 /**
  * The blind-index HMAC key is generated once per deployment and stored wrapped by the encryption key ring:
  * encryption keys can rotate (the wrapper is re-encrypted, see BLIND_INDEX_KEY_COLUMNS) while every stored
- * index entry stays valid. It is also the root of the cursor seal's key (cursor-seal.ts, under its own label),
- * so cursors outlive a rotation too.
+ * index entry stays valid. It is also the root of the keys of the cursor seal (cursor-seal.ts), the idempotency
+ * request hash (request-hash.ts) and the entity tags (entity-tag.ts), each under its own label, so cursors, stored
+ * request hashes and ETags outlive a rotation too.
  * Several instances starting at once agree on one key: the first insert wins, the others read it.
  */
 export async function loadBlindIndexKey(db: Executor, cipher: FieldCipher, now: Date): Promise<Buffer> {

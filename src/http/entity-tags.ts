@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify';
-import { etagMatches, etagOf } from '../lib/etag.js';
+import type { EntityTagger } from '../crypto/entity-tag.js';
+import { etagMatches } from '../lib/etag.js';
 import { errorResponse } from './openapi-responses.js';
 
 declare module 'fastify' {
@@ -65,12 +66,12 @@ function taggedPart(resource: unknown, omits: readonly string[]): unknown {
  * The answer of a one-resource route gets the resource's ETag (computed once, from the object the handler
  * returns, before serialization); a GET whose If-None-Match names it answers 304 without a body.
  */
-function tagged(handler: RouteHandlerMethod, key: string, omits: readonly string[], isGet: boolean): RouteHandlerMethod {
+function tagged(tagger: EntityTagger, handler: RouteHandlerMethod, key: string, omits: readonly string[], isGet: boolean): RouteHandlerMethod {
   return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     const payload: unknown = await handler.call(this, request, reply);
     const resource = (payload as { data?: Record<string, unknown> } | undefined)?.data?.[key];
     if (resource === undefined || reply.sent) return payload;
-    const etag = etagOf(taggedPart(resource, omits));
+    const etag = tagger.tagOf(taggedPart(resource, omits));
     reply.header('etag', etag);
     const ifNoneMatch = request.headers['if-none-match'];
     if (isGet && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag, 'weak')) return reply.code(304).send();
@@ -82,14 +83,14 @@ function tagged(handler: RouteHandlerMethod, key: string, omits: readonly string
  * Entity tags (contract §8, optimistic concurrency) for every route that declares `config.etag`: one place
  * rather than code in each handler, and no cost on the routes that don't (lists, the feed).
  */
-export function registerEntityTags(app: FastifyInstance): void {
+export function registerEntityTags(app: FastifyInstance, tagger: EntityTagger): void {
   app.addHook('onRoute', (route) => {
     const config = route.config as { etag?: string; etagOmits?: readonly string[]; ifMatch?: boolean } | undefined;
     if (!config?.etag && config?.ifMatch !== true) return;
     const isGet = route.method === 'GET' || (Array.isArray(route.method) && route.method.includes('GET'));
     document(route, isGet, config.etag !== undefined, config.ifMatch === true);
     // A route that answers no resource (a deletion's stub) takes If-Match without tagging its answer.
-    if (config.etag) route.handler = tagged(route.handler, config.etag, config.etagOmits ?? [], isGet);
+    if (config.etag) route.handler = tagged(tagger, route.handler, config.etag, config.etagOmits ?? [], isGet);
   });
 }
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etagOf } from '../../src/lib/etag.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { setAssignmentRules } from '../../src/modules/orgs/rules.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
@@ -36,7 +35,7 @@ async function world(): Promise<World> {
   const create = async (body: Record<string, unknown>) => {
     const lead = (await call(t.app, 'POST', '/leads', { auth: org.auth, body })).body.data.lead;
     labels.set(lead.id, `existing:${body.name}`);
-    tags.set(String(body.name), etagOf(lead));
+    tags.set(String(body.name), t.ctx.entityTagger.tagOf(lead));
     return lead;
   };
   await create({ name: 'Ada', email: 'ada@example.com', phoneNumber: '+14155550001', externalId: 'x-ada' });

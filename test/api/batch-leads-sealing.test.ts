@@ -143,7 +143,7 @@ describe('POST /leads/batch: new leads prepared before the transaction', () => {
       expect(prepared.size).toBe(6);
       const defined = await call(t.app, 'PATCH', '/objects/leads', { auth: org.auth, body: { fields: [{ key: 'region', label: 'Region', type: 'text' }, { key: 'tier', label: 'Tier', type: 'text', required: true }] } });
       expect(defined.status).toBe(200);
-      const results = await t.ctx.database.transaction((trx) => runCreateBatch(spec, { trx, dialect: t.ctx.database.dialect, caller, params: {} }, items, undefined, prepared));
+      const results = await t.ctx.database.transaction((trx) => runCreateBatch(spec, { trx, dialect: t.ctx.database.dialect, entityTagger: t.ctx.entityTagger, caller, params: {} }, items, undefined, prepared));
       const byIndex = new Map(results.map((r) => [r.index, r]));
       for (let i = 0; i < 6; i++) expect(byIndex.get(i)).toMatchObject({ status: 201, resource: { tier: 'gold' } });
       for (let i = 6; i < 12; i++) expect(byIndex.get(i)).toMatchObject({ status: 400, error: { errors: [{ field: 'tier', code: 'required' }] } });

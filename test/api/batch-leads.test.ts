@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { etagOf } from '../../src/lib/etag.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -74,7 +73,7 @@ describe('POST /leads/batch', () => {
     const lead = await create({ name: 'Ada', externalId: 'a-1' }, o);
     const gone = await create({ name: 'Gone', externalId: 'a-2' }, o);
     await call(t.app, 'DELETE', `/leads/${gone.id}`, { auth: o.auth });
-    const res = await batch({ upsertBy: 'externalId', items: [{ name: 'Ada L.', externalId: 'a-1', ifMatch: etagOf(lead) }, { name: 'Back?', externalId: 'a-2' }, { name: 'No key' }] }, o);
+    const res = await batch({ upsertBy: 'externalId', items: [{ name: 'Ada L.', externalId: 'a-1', ifMatch: t.ctx.entityTagger.tagOf(lead) }, { name: 'Back?', externalId: 'a-2' }, { name: 'No key' }] }, o);
     expect(res.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 409, 400]);
     expect(res.body.data.results[0].lead).toMatchObject({ id: lead.id, name: 'Ada L.' });
     expect(res.body.data.results[2].error.errors).toEqual([{ field: 'externalId', code: 'required', message: expect.any(String) }]);
@@ -108,10 +107,10 @@ describe('POST /leads/batch', () => {
   it('items of one batch naming one existing lead (upsert key or PATCH id): applied in order, each event\'s before the previous after', async () => {
     const o = await seedOrg(t.ctx);
     const lead = await create({ name: 'Once', email: 'twice@example.com', title: 'T0' }, o);
-    const up = await batch({ upsertBy: 'email', items: [{ name: 'Once', email: 'twice@example.com', title: 'T1' }, { name: 'Once', email: 'TWICE@example.com', title: 'T2', ifMatch: etagOf(lead) }, { name: 'Once', email: 'twice@example.com', title: 'T3' }] }, o);
+    const up = await batch({ upsertBy: 'email', items: [{ name: 'Once', email: 'twice@example.com', title: 'T1' }, { name: 'Once', email: 'TWICE@example.com', title: 'T2', ifMatch: t.ctx.entityTagger.tagOf(lead) }, { name: 'Once', email: 'twice@example.com', title: 'T3' }] }, o);
     expect(up.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
     expect(up.body.data.results[1].lead).toMatchObject({ id: lead.id, title: 'T1' });
-    const patched = await patch({ items: [{ id: lead.id, title: 'T4' }, { id: lead.id, title: 'T5', ifMatch: etagOf(up.body.data.results[2].lead) }, { id: lead.id, status: 'CONTACTED' }] }, o);
+    const patched = await patch({ items: [{ id: lead.id, title: 'T4' }, { id: lead.id, title: 'T5', ifMatch: t.ctx.entityTagger.tagOf(up.body.data.results[2].lead) }, { id: lead.id, status: 'CONTACTED' }] }, o);
     expect(patched.body.data.results.map((r: { status: number }) => r.status)).toEqual([200, 412, 200]);
     expect(patched.body.data.results[2].lead).toMatchObject({ title: 'T4', status: 'CONTACTED' });
     const updates = (await events(o)).filter((e) => e.type === 'lead.updated').map((e) => (e.data as unknown as { changes: { before: object; after: object } }).changes);
@@ -233,7 +232,7 @@ describe('PATCH /leads/batch', () => {
     // Without the batch's row lock, PostgreSQL lets both read the version ifMatch names before either writes.
     for (let round = 0; round < 4; round++) {
       const current = await Promise.all(leads.map(async (l) => (await call(t.app, 'GET', `/leads/${l.id}`, { auth: o.auth })).body.data.lead));
-      const items = (title: string) => current.map((l) => ({ id: l.id, title, ifMatch: etagOf(l) }));
+      const items = (title: string) => current.map((l) => ({ id: l.id, title, ifMatch: t.ctx.entityTagger.tagOf(l) }));
       const [a, b] = await Promise.all([patch({ items: items(`A${round}`) }, o), patch({ items: items(`B${round}`) }, o)]);
       current.forEach((_, i) => expect([a.body.data.results[i].status, b.body.data.results[i].status].sort()).toEqual([200, 412]));
     }
@@ -247,11 +246,11 @@ describe('PATCH /leads/batch', () => {
     const res = await patch(
       {
         items: [
-          { id: a.id, status: 'QUALIFIED', ifMatch: etagOf(a) },
+          { id: a.id, status: 'QUALIFIED', ifMatch: t.ctx.entityTagger.tagOf(a) },
           { id: '0123456789abcdef01234567', name: 'Nobody' },
           { id: c.id, status: 'WRONG' },
           { id: c.id, externalId: 'b' },
-          { id: b.id, name: 'B2', ifMatch: etagOf(a) },
+          { id: b.id, name: 'B2', ifMatch: t.ctx.entityTagger.tagOf(a) },
           { name: 'no id' },
         ],
       },

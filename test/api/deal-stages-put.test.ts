@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, CrmApiError, etagOf, type DealStage } from '@crm/sdk';
-import { etagOf as tagOf } from '../../src/lib/etag.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import { DEFAULT_DEAL_STAGES } from '../../src/modules/deals/stages.service.js';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
@@ -122,7 +121,7 @@ describe('ETag and If-Match on the stage list', () => {
   it('GET and PUT answer with the tag of the list they return; If-None-Match with it (weakly, in a list, or *) is 304', async () => {
     const o = await seedOrg(t.ctx);
     const first = await read(o);
-    expect(etag(first)).toBe(tagOf(first.body.data.stages));
+    expect(etag(first)).toBe(t.ctx.entityTagger.tagOf(first.body.data.stages));
     for (const header of [etag(first), `W/${etag(first)}`, `"other", ${etag(first)}`, '*']) {
       const res = await read(o, { 'if-none-match': header });
       expect(res.status, header).toBe(304);
@@ -130,7 +129,7 @@ describe('ETag and If-Match on the stage list', () => {
       expect(etag(res)).toBe(etag(first));
     }
     const replaced = await put(o, { stages: LEAN });
-    expect(etag(replaced)).toBe(tagOf(LEAN));
+    expect(etag(replaced)).toBe(t.ctx.entityTagger.tagOf(LEAN));
     expect(etag(replaced)).not.toBe(etag(first));
     const changed = await read(o, { 'if-none-match': etag(first) });
     expect(changed.status).toBe(200);
@@ -180,7 +179,7 @@ describe('ETag and If-Match on the stage list', () => {
     const o = await seedOrg(t.ctx);
     const crm = createClient({ baseUrl: await listen(t), apiKey: o.key });
     const mine = await crm.dealStages.get();
-    expect(etagOf(mine)).toBe(tagOf(DEFAULTS));
+    expect(etagOf(mine)).toBe(t.ctx.entityTagger.tagOf(DEFAULTS));
     const theirs = await crm.dealStages.put([...DEFAULTS, { key: 'onboarding', label: 'Onboarding', kind: 'open' }], {}, { ifMatch: etagOf(mine) });
     const refused = await crm.dealStages.put([...LEAN], {}, { ifMatch: etagOf(mine) }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(CrmApiError);

@@ -1,5 +1,4 @@
 import { eventually } from '../helpers/receiver.js';
-import { etagOf } from '../../src/lib/etag.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
@@ -91,7 +90,7 @@ describe.each(kinds)('externalId on $list', ({ path, key, list, body }) => {
     // Without the batch's row lock, PostgreSQL lets both read the version ifMatch names before either writes.
     for (let round = 0; round < 3; round++) {
       const current = await Promise.all(items.map(async (x) => (await call(t.app, 'GET', `${path}/${x.id}`, { auth: s.auth })).body.data[key]));
-      const batch = (side: string) => call(t.app, 'PATCH', `${path}/batch`, { auth: s.auth, body: { items: current.map((x, i) => ({ id: x.id, ifMatch: etagOf(x), externalId: `${key}-race-${side}${round}-${i}` })) } });
+      const batch = (side: string) => call(t.app, 'PATCH', `${path}/batch`, { auth: s.auth, body: { items: current.map((x, i) => ({ id: x.id, ifMatch: t.ctx.entityTagger.tagOf(x), externalId: `${key}-race-${side}${round}-${i}` })) } });
       const [a, b] = await Promise.all([batch('a'), batch('b')]);
       current.forEach((_, i) => expect([a.body.data.results[i].status, b.body.data.results[i].status].sort()).toEqual([200, 412]));
     }

@@ -2,7 +2,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { etagOf } from '../../src/lib/etag.js';
 import { revokeApiKey } from '../../src/modules/orgs/orgs.service.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
@@ -48,7 +47,7 @@ describe('MCP over Streamable HTTP', () => {
     const byName = await callOk(client, 'search_leads', { q: 'hopp', limit: 5 });
     expect(byName.leads.map((l: { id: string }) => l.id)).toContain(lead.id);
     expect(byName.pagination).toMatchObject({ page: 1, limit: 5 });
-    expect(await callOk(client, 'get_lead', { id: lead.id })).toEqual({ lead, etag: etagOf(lead) });
+    expect(await callOk(client, 'get_lead', { id: lead.id })).toEqual({ lead, etag: t.ctx.entityTagger.tagOf(lead) });
   });
 
   it('updates only the fields sent and records events with channel MCP', async () => {

@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { etagOf } from '../../src/lib/etag.js';
 import { MCP_TOOLS } from '../../src/modules/mcp/tools/index.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { addKey, seedOrg, type Seeded } from '../helpers/seed.js';
@@ -98,7 +97,7 @@ describe('MCP tools', () => {
       expect(account).toMatchObject({ name: 'Analytical Engines Ltd', domain: 'analytical.example' });
       expect((await callOk(client, 'search_accounts', { q: 'engines' })).accounts.map((a: { id: string }) => a.id)).toEqual([account.id]);
       expect((await callOk(client, 'search_accounts', { q: 'hello@analytical.example' })).accounts).toHaveLength(1);
-      expect(await callOk(client, 'get_account', { id: account.id })).toEqual({ account, etag: etagOf(account) });
+      expect(await callOk(client, 'get_account', { id: account.id })).toEqual({ account, etag: t.ctx.entityTagger.tagOf(account) });
       const { account: updated } = await callOk(client, 'update_account', { id: account.id, changes: { industry: 'Computing' } });
       expect(updated.industry).toBe('Computing');
       const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: account.id });
@@ -193,7 +192,7 @@ describe('MCP tools', () => {
       expect(record).toMatchObject({ objectSlug: 'projects', stage: 'planned', title: 'Website relaunch', due_on: '2026-03-01T00:00:00.000Z' });
       const found = await callOk(client, 'search_records', { object: 'projects', q: 'RELAUNCH', stage: 'planned' });
       expect(found.records.map((r: { id: string }) => r.id)).toEqual([record.id]);
-      expect(await callOk(client, 'get_record', { object: 'projects', id: record.id })).toEqual({ record, etag: etagOf(record) });
+      expect(await callOk(client, 'get_record', { object: 'projects', id: record.id })).toEqual({ record, etag: t.ctx.entityTagger.tagOf(record) });
       const moved = await callOk(client, 'update_record', { object: 'projects', id: record.id, changes: { stage: 'done', priority: 'low' } });
       expect(moved.record).toMatchObject({ stage: 'done', priority: 'low' });
       const events = await listEvents(t.ctx.database.db, s.orgId, { objectId: record.id });

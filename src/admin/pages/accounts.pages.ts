@@ -3,7 +3,6 @@ import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateAccountBody, ListAccountsQuery, UpdateAccountBody, type Account } from '../../modules/accounts/accounts.schemas.js';
-import { etagOf } from '../../lib/etag.js';
 import { createAccount, deleteAccount, getAccount, listAccounts, restoreAccount, updateAccount } from '../../modules/accounts/accounts.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { listDeals } from '../../modules/deals/deals.service.js';
@@ -149,7 +148,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       const viewer = viewerOf(request);
       const account = await getAccount(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await accountFields(deps, viewer.organization.id), account, viewer.organization.timezone);
-      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, version: etagOf(account), values: accountFormValues(account), custom });
+      return formPage(deps, request, reply, { accountId: account.id, accountName: account.name, version: ctx.entityTagger.tagOf(account), values: accountFormValues(account), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/accounts/:id', async (request, reply) => {
@@ -168,7 +167,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         await inTransaction(ctx, (trx) => updateAccount(ctx, trx, callerOfViewer(viewer), account.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${ACCOUNTS_PATH}/${account.id}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict<Account>(err, editedWithCustom('account', ACCOUNT_LABELS, accountFormValues, { fields, timeZone }), { ...values, ...custom });
+        const conflict = editConflict<Account>(ctx, err, editedWithCustom('account', ACCOUNT_LABELS, accountFormValues, { fields, timeZone }), { ...values, ...custom });
         if (conflict) {
           const { item: current, version, problem } = conflict;
           return formPage(deps, request, reply, { accountId: current.id, accountName: current.name, version, values: accountFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });

@@ -7,7 +7,6 @@ import { plural } from '../../lib/plural.js';
 import { formBody, queryText, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
-import { etagOf } from '../../lib/etag.js';
 import { conflictingItem, submittedVersion, versionField } from './edit-version.js';
 import { filledRows, moveRow, readRows, rowAction, rowProblem, withBlankRows, type Row } from '../rows.js';
 
@@ -77,7 +76,7 @@ async function renderPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     notice: queryText(request, 'notice') === 'saved' ? 'Deal stages saved.' : undefined,
     body: html`<p>The pipeline every deal moves through, shown as the columns of the <a href="/admin/data/deals/board">deals board</a>. Open stages are in progress; won and lost close a deal.</p>
 ${table}
-${viewer.user.isAdmin ? editor(request, rows, opts.problem, opts.version ?? etagOf(stages)) : html`<p class="muted">Only administrators can change the stages.</p>`}`,
+${viewer.user.isAdmin ? editor(request, rows, opts.problem, opts.version ?? deps.ctx.entityTagger.tagOf(stages)) : html`<p class="muted">Only administrators can change the stages.</p>`}`,
   });
 }
 

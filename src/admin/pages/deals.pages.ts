@@ -3,7 +3,6 @@ import { inTransaction } from '../../db/transaction.js';
 import { validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
-import { etagOf } from '../../lib/etag.js';
 import { CreateDealBody, ListDealsQuery, UpdateDealBody, type Deal } from '../../modules/deals/deals.schemas.js';
 import { createDeal, deleteDeal, getDeal, listDeals, restoreDeal, updateDeal } from '../../modules/deals/deals.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
@@ -234,7 +233,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
       const viewer = viewerOf(request);
       const deal = await getDeal(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await dealFields(deps, viewer.organization.id), deal, viewer.organization.timezone);
-      return formPage(deps, request, reply, { deal, version: etagOf(deal), values: dealFormValues(deal), custom });
+      return formPage(deps, request, reply, { deal, version: ctx.entityTagger.tagOf(deal), values: dealFormValues(deal), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/deals/:id', async (request, reply) => {
@@ -253,7 +252,7 @@ ${dealBoard(request, columns, filters, new Map(people.map((p) => [p.id, p.name])
         await inTransaction(ctx, (trx) => updateDeal(ctx, trx, callerOfViewer(viewer), deal.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${DEALS_PATH}/${deal.id}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict<Deal>(err, editedWithCustom('deal', DEAL_LABELS, dealFormValues, { fields, timeZone }), { ...values, ...custom });
+        const conflict = editConflict<Deal>(ctx, err, editedWithCustom('deal', DEAL_LABELS, dealFormValues, { fields, timeZone }), { ...values, ...custom });
         if (conflict) {
           const { item: current, version, problem } = conflict;
           return formPage(deps, request, reply, { deal: current, version, values: dealFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });

@@ -1,5 +1,5 @@
+import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { etagOf } from '../../lib/etag.js';
 import { text, type FormBody, type FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 
@@ -14,7 +14,7 @@ import { html, type SafeHtml } from '../html.js';
 
 const VERSION = '_version';
 
-/** The hidden input naming the version of the item the form shows: its ETag (src/lib/etag.ts), as GET answers it. */
+/** The hidden input naming the version of the item the form shows: its ETag (the context's entity tagger), as GET answers it. */
 export const versionField = (version: string | undefined): SafeHtml | '' => (version ? html`<input type="hidden" name="${VERSION}" value="${version}">` : '');
 
 /**
@@ -77,8 +77,13 @@ export interface EditConflict<T> {
  * A save's error as a conflict over the edited item, or undefined for any other error. The form then comes back
  * (409) showing `item` under `version`, with `problem` quoting what the `submitted` form text held.
  */
-export function editConflict<T>(err: unknown, edited: EditedItem<T>, submitted: Readonly<Record<string, string>>): EditConflict<T> | undefined {
+export function editConflict<T>(
+  ctx: Pick<AppContext, 'entityTagger'>,
+  err: unknown,
+  edited: EditedItem<T>,
+  submitted: Readonly<Record<string, string>>,
+): EditConflict<T> | undefined {
   const item = conflictingItem<T>(err, edited.key);
   if (item === undefined) return undefined;
-  return { item, version: etagOf(item), problem: conflictProblem(edited.noun, edited.labels, submitted, edited.formOf(item)) };
+  return { item, version: ctx.entityTagger.tagOf(item), problem: conflictProblem(edited.noun, edited.labels, submitted, edited.formOf(item)) };
 }

@@ -3,7 +3,6 @@ import { inTransaction } from '../../db/transaction.js';
 import { validateValue } from '../../http/validation.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody, type Lead } from '../../modules/leads/leads.schemas.js';
-import { etagOf } from '../../lib/etag.js';
 import { createLead, deleteLead, getLead, listLeads, restoreLead, updateLead } from '../../modules/leads/leads.service.js';
 import { deleteButton, registerConsoleTrash, trashLink } from './trash.pages.js';
 import { defined, formBody, orNull, orUndefined, problemOf, queryPage, queryText, text, type FormBody, type FormProblem } from '../forms.js';
@@ -162,7 +161,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const viewer = viewerOf(request);
       const lead = await getLead(ctx, viewer.organization.id, request.params.id);
       const custom = customFormValues(await leadFields(deps, viewer.organization.id), lead, viewer.organization.timezone);
-      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, version: etagOf(lead), values: leadFormValues(lead), custom });
+      return formPage(deps, request, reply, { leadId: lead.id, leadName: lead.name, version: ctx.entityTagger.tagOf(lead), values: leadFormValues(lead), custom });
     });
 
     app.post<{ Params: { id: string } }>('/data/leads/:id', async (request, reply) => {
@@ -181,7 +180,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
         await inTransaction(ctx, (trx) => updateLead(ctx, trx, callerOfViewer(viewer), lead.id, patch, { ifMatch: submittedVersion(body) }));
         return reply.redirect(`${LEADS_PATH}/${lead.id}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict<Lead>(err, editedWithCustom('lead', LEAD_LABELS, leadFormValues, { fields, timeZone }), { ...values, ...custom });
+        const conflict = editConflict<Lead>(ctx, err, editedWithCustom('lead', LEAD_LABELS, leadFormValues, { fields, timeZone }), { ...values, ...custom });
         if (conflict) {
           const { item: current, version, problem } = conflict;
           return formPage(deps, request, reply, { leadId: current.id, leadName: current.name, version, values: leadFormValues(current), custom: customFormValues(fields, current, timeZone), problem, status: 409 });

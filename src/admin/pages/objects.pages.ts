@@ -10,7 +10,6 @@ import { viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { filledRows, readRows, rowAction, rowProblem, withBlankRows } from '../rows.js';
 import { definitionPath, definitionTables, draftOf, draftText, FIELD_KEYS, itemsApiPath, itemsPage, objectForm, OBJECTS_PATH, objectsTable, STAGE_KEYS, type ObjectDraft } from './objects.views.js';
 import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
-import { etagOf } from '../../lib/etag.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const NOTICES: Record<string, string> = { created: 'Object defined. Its records are under Data.', saved: 'Definition saved.' };
@@ -134,7 +133,7 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
           body: html`<p class="button-row"><a class="button button--secondary" href="${itemsPage(object)}">Records of ${object.name}</a></p>${definitionTables(object)}<p class="muted">Only administrators can change the definition.</p>`,
         });
       }
-      return formPage(deps, request, reply, { slug: object.slug, version: etagOf(object), draft: editableDraft(object) });
+      return formPage(deps, request, reply, { slug: object.slug, version: ctx.entityTagger.tagOf(object), draft: editableDraft(object) });
     });
 
     app.post<{ Params: { slug: string } }>('/config/objects/:slug/definition', { config: ADMIN }, async (request, reply) => {
@@ -153,7 +152,7 @@ ${objectsTable(objects, viewer.organization.timezone, viewer.user.isAdmin)}${pag
         await ctx.database.changesSeen?.();
         return reply.redirect(`${definitionPath(object.slug)}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict(err, EDITED_DEFINITION, draftText(draft));
+        const conflict = editConflict(ctx, err, EDITED_DEFINITION, draftText(draft));
         if (conflict) return formPage(deps, request, reply, { slug: object.slug, version: conflict.version, draft: editableDraft(conflict.item), problem: conflict.problem, status: 409 });
         return formPage(deps, request, reply, { slug: object.slug, version, draft, problem: problemOf(err, positions, draft.slug), status: 400 });
       }

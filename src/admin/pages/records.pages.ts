@@ -5,7 +5,6 @@ import { validateValue } from '../../http/validation.js';
 import { localDate } from '../../lib/dates.js';
 import { DEFAULT_LIMIT } from '../../lib/pagination.js';
 import { BUILTIN_RESOURCES } from '../../modules/fields/builtin-resources.js';
-import { etagOf } from '../../lib/etag.js';
 import type { CustomObject } from '../../modules/objects/objects.schemas.js';
 import { getObject } from '../../modules/objects/objects.service.js';
 import { ListRecordsQuery } from '../../modules/objects/records.schemas.js';
@@ -181,7 +180,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const org = viewerOf(request).organization;
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
-      return formPage(deps, request, reply, o, { record, version: etagOf(record), values: formValues(o.fields, record, org.timezone), stage: record.stage ?? '' });
+      return formPage(deps, request, reply, o, { record, version: ctx.entityTagger.tagOf(record), values: formValues(o.fields, record, org.timezone), stage: record.stage ?? '' });
     });
 
     app.post<{ Params: RecordParams }>('/data/objects/:slug/:id', async (request, reply) => {
@@ -198,7 +197,7 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
         await inTransaction(ctx, (trx) => updateRecord(ctx, trx, callerOfViewer(viewer), o.slug, record.id, patch, { ifMatch: version }));
         return reply.redirect(`${recordsPath(o.slug)}/${record.id}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict(err, editedRecord(o, tz), { ...form.values, ...(o.stages.length ? { stage: form.stage } : {}) });
+        const conflict = editConflict(ctx, err, editedRecord(o, tz), { ...form.values, ...(o.stages.length ? { stage: form.stage } : {}) });
         if (conflict) {
           const current = conflict.item;
           return formPage(deps, request, reply, o, { record: current, version: conflict.version, values: formValues(o.fields, current, tz), stage: current.stage ?? '', problem: conflict.problem, status: 409 });

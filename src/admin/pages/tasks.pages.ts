@@ -17,7 +17,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TASKS_PATH, taskActions, type TaskReturn } from './task-actions.views.js';
 import { ASSIGNED_TASK_LABELS, assigneeField, submittedNewTask, taskFields, taskInput, type NewTaskValues } from './task-form.views.js';
 import { editConflict, submittedVersion, versionField, type EditedItem } from './edit-version.js';
-import { etagOf } from '../../lib/etag.js';
 import type { ItemTarget } from '../../modules/shared/item-target.js';
 import { itemsOf } from './relation-items.js';
 import { registerConsoleTrash, trashLink } from './trash.pages.js';
@@ -142,7 +141,7 @@ async function editPage(
     status: opts.status,
     body: html`${errorSummary(opts.problem, ASSIGNED_TASK_LABELS)}
 <form method="post" action="${TASKS_PATH}/${task.id}/edit" class="form" novalidate>
-  ${csrfField(request)}${versionField(opts.version ?? etagOf(task))}<input type="hidden" name="from" value="${from}">
+  ${csrfField(request)}${versionField(opts.version ?? deps.ctx.entityTagger.tagOf(task))}<input type="hidden" name="from" value="${from}">
   ${taskFields(form, f)}
   ${assigneeField(form.assigneeId, assignees, f.assigneeId)}
   <p class="button-row">${button('Save task')} <a class="button button--secondary" href="${backTo(deps, task, from)}">Cancel</a></p>
@@ -215,7 +214,7 @@ ${pager(TASKS_PATH, params, result.pagination)}` : ''}`,
         const task = await inTransaction(ctx, (trx) => updateTask(ctx, trx, callerOfViewer(viewer), request.params.id, patch, { ifMatch: version }));
         return reply.redirect(backTo(deps, task, from, 'saved'), 303);
       } catch (err) {
-        const conflict = editConflict(err, EDITED_TASK, form);
+        const conflict = editConflict(ctx, err, EDITED_TASK, form);
         if (conflict) return editPage(deps, request, reply, conflict.item, from, { version: conflict.version, problem: conflict.problem, status: 409 });
         const problem = problemOf(err);
         return editPage(deps, request, reply, await getTask(ctx, viewer.organization.id, request.params.id), from, { form, version, problem, status: 400 });

@@ -23,7 +23,6 @@ import { listControlsOf, listControlsQuery, rangeErrors } from '../list-controls
 import { lastDeliveries } from './webhooks.store.js';
 import { deliveryLog, endpointPanel, endpointSummary, WEBHOOK_LABELS, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
 import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
-import { etagOf } from '../../lib/etag.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
 const CRUMBS = ['Configuration', 'Marketplace', 'API and Webhooks'];
@@ -161,7 +160,7 @@ ${endpointSummary(created)}
 
     app.get<{ Params: Params }>('/config/webhooks/:id/edit', { config: ADMIN }, async (request, reply) => {
       const w = await getWebhook(ctx, viewerOf(request).organization.id, request.params.id);
-      return formPage(deps, request, reply, { webhook: w, version: etagOf(w), form: formOf(w) });
+      return formPage(deps, request, reply, { webhook: w, version: ctx.entityTagger.tagOf(w), form: formOf(w) });
     });
 
     app.post<{ Params: Params }>('/config/webhooks/:id', { config: ADMIN }, async (request, reply) => {
@@ -175,7 +174,7 @@ ${endpointSummary(created)}
         await inTransaction(ctx, (trx) => updateWebhook(ctx, trx, org, w.id, patch, { ifMatch: version }));
         return reply.redirect(`${WEBHOOKS_PATH}/${w.id}?notice=saved`, 303);
       } catch (err) {
-        const conflict = editConflict(err, EDITED_ENDPOINT, formText(form));
+        const conflict = editConflict(ctx, err, EDITED_ENDPOINT, formText(form));
         if (conflict) return formPage(deps, request, reply, { webhook: conflict.item, version: conflict.version, form: formOf(conflict.item), problem: conflict.problem, status: 409 });
         return formPage(deps, request, reply, { webhook: w, version, form, problem: problemOf(err), status: 400 });
       }

@@ -21,7 +21,7 @@ import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 import { BUILTIN } from '../fields/builtin-resources.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'entityTagger'>;
 
 const TABLE = 'accounts';
 const EVENT_FIELDS = ['name', 'domain', 'email', 'phoneNumber', 'industry', 'website', 'ownerId', 'externalId'] as const;
@@ -133,7 +133,7 @@ export async function updateAccount(ctx: Ctx, trx: Executor, caller: Caller, id:
   if (!current) throw notFound('Account');
   const c = await accountFields(ctx, trx, caller.organizationId);
   const before = toAccount(ctx, c, current);
-  checkCondition(opts, 'account', before);
+  checkCondition(ctx, opts, 'account', before);
   const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const contacts = normalizeContacts(patch);
   await checkOwner(trx, caller.organizationId, patch.ownerId);

@@ -28,7 +28,7 @@ import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.
 import { BUILTIN } from '../fields/builtin-resources.js';
 import { stageLabel } from '../shared/stage-label.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex' | 'entityTagger'>;
 type DealValues = Pick<StoredDeal, 'name' | 'stage' | 'amount' | 'currency' | 'accountId' | 'leadId' | 'ownerId' | 'expectedCloseDate' | 'externalId'>;
 
 // A stage change is its own event (deal.stage_changed); every other field goes to deal.updated.
@@ -188,7 +188,7 @@ export async function updateDeal(ctx: Ctx, trx: Executor, caller: Caller, id: st
   if (!current) throw notFound('Deal');
   const c = await dealFields(ctx, trx, organizationId);
   const before = toDeal(ctx, c, current);
-  checkCondition(opts, 'deal', before);
+  checkCondition(ctx, opts, 'deal', before);
   const customClear = patchedCustom(ctx.cipher, c, id, current.custom, patch);
   const stages = await getDealStages(trx, organizationId);
   const errors: FieldError[] = [];

@@ -8,7 +8,7 @@ import { dealIdsInStage } from './deals.store.js';
 import type { DealStage, PutDealStagesBody } from './stages.schemas.js';
 import { checkStagesDocument, dealCount, lockDealStages, removedStagesInUse, saveDealStages } from './stages.service.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'cipher' | 'blindIndex' | 'entityTagger'>;
 
 /** What is wrong with `moveTo` for this change: each entry must move a removed stage into a kept one. */
 function moveErrors(current: readonly DealStage[], stages: readonly DealStage[], moveTo: Record<string, string>, inUse: readonly [string, number][]): FieldError[] {
@@ -38,7 +38,7 @@ export async function putDealStages(ctx: Ctx, trx: Executor, caller: Caller, bod
   const moveTo = body.moveTo ?? {};
   const organizationId = caller.organizationId;
   const current = await lockDealStages(ctx, trx, organizationId);
-  checkCondition(opts, 'stages', current);
+  checkCondition(ctx, opts, 'stages', current);
   const inUse = await removedStagesInUse(trx, organizationId, current, stages);
   const errors = moveErrors(current, stages, moveTo, inUse);
   if (errors.length) throw validationFailed(errors);

@@ -74,13 +74,13 @@ export async function saveDealStages(ctx: Pick<AppContext, 'clock'>, trx: Execut
  * instead: stage-moves.service.ts). `ifMatch` is compared, as PUT /deal-stages does, with the tag of the list this
  * change replaces, read under the stage lock (412 with it), so a list changed meanwhile isn't overwritten.
  */
-export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock'>, organizationId: string, input: unknown, opts: WriteOptions = {}): Promise<DealStage[]> {
+export async function setDealStages(ctx: Pick<AppContext, 'database' | 'clock' | 'entityTagger'>, organizationId: string, input: unknown, opts: WriteOptions = {}): Promise<DealStage[]> {
   const stages = checkStagesDocument(input);
   if (!(await findOrganization(ctx.database.db, organizationId))) throw notFound('Organization');
   // No events to dispatch, so not inTransaction; but the database's own transaction (SQLite's group commit).
   return ctx.database.transaction(async (trx) => {
     const current = await lockDealStages(ctx, trx, organizationId);
-    checkCondition(opts, 'stages', current);
+    checkCondition(ctx, opts, 'stages', current);
     const inUse = await removedStagesInUse(trx, organizationId, current, stages);
     if (inUse.length) {
       // Trashed deals hold their stage too (one restored later must land in a stage that exists); say how many.

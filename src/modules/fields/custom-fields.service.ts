@@ -156,7 +156,7 @@ const atSentIndex = (errors: FieldError[], at: number[]): FieldError[] =>
   errors.map((e) => ({ ...e, field: e.field.replace(/^fields\.(\d+)/, (_, j: string) => `fields.${at[Number(j)]}`) }));
 
 /** PATCH /objects/leads|accounts|deals: `fields` is the complete new list of custom fields, the standard fields sent back or not. */
-export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationId: string, resource: BuiltinResource, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
+export async function updateBuiltinObject(ctx: Ctx & Pick<AppContext, 'entityTagger'>, trx: Executor, organizationId: string, resource: BuiltinResource, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
   const errors: FieldError[] = [];
   if (patch.name !== undefined && patch.name.trim() !== BUILTIN[resource].name) errors.push({ field: 'name', code: 'read_only', message: `${resource} is a built-in resource; its name is fixed` });
   if (patch.stages !== undefined && patch.stages.length > 0) errors.push({ field: 'stages', code: 'not_allowed', message: `${resource} take custom fields only${resource === 'deals' ? ' (deal stages: PUT /deal-stages)' : ''}` });
@@ -164,7 +164,7 @@ export async function updateBuiltinObject(ctx: Ctx, trx: Executor, organizationI
   if (sent) errors.push(...sent.errors);
   if (errors.length) throw validationFailed(errors);
   const current = (await lockBuiltinDefinition(trx, ctx.database.dialect, organizationId, resource)) ?? empty(resource);
-  checkCondition(opts, 'object', toBuiltinObject(current));
+  checkCondition(ctx, opts, 'object', toBuiltinObject(current));
   if (sent === undefined) return toBuiltinObject(current);
   const next: Definition = { fields: sent.fields, stages: [] };
   const invalid = [

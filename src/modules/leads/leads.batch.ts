@@ -21,7 +21,7 @@ import { ContactSealThread } from '../../crypto/contact-seal-thread.js';
 import { loadBlindIndexKey } from '../../crypto/blind-index-key.store.js';
 import type { CustomFields } from '../fields/custom-values.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'entityTagger'>;
 
 /** A lead prepared before the transaction, and the lead fields it was prepared against. */
 interface EarlyLead {
@@ -115,7 +115,7 @@ async function updateLeads(ctx: Ctx, trx: Executor, caller: Caller, items: Updat
     const before = toLead(ctx, c, current);
     const patch = item.input as UpdateLeadBody;
     try {
-      if (item.ifMatch !== undefined) versionCheck(item.ifMatch, before);
+      if (item.ifMatch !== undefined) versionCheck(ctx, item.ifMatch, before);
       const contacts = normalizeContacts(patch);
       if (refs[k]!.length) throw validationFailed(refs[k]!);
       const { next, contactChanged, customClear } = patchedLead(ctx, c, current, before, patch, contacts);

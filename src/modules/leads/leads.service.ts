@@ -26,7 +26,7 @@ import { customContactKeys, customEventKeys, type CustomFields, customIndexed, t
 import { checkRelationTargets } from '../objects/relation-targets.js';
 import { addItemValues, replaceItemValues } from '../fields/custom-fields.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'blindIndex' | 'clock' | 'entityTagger'>;
 // Re-exported for modules written against the leads service before Caller moved to shared/.
 export type { Caller };
 
@@ -340,7 +340,7 @@ export async function updateLead(ctx: Ctx, trx: Executor, caller: Caller, id: st
   if (!current) throw notFound('Lead');
   const c = await leadFields(ctx, trx, caller.organizationId);
   const before = toLead(ctx, c, current);
-  checkCondition(opts, 'lead', before);
+  checkCondition(ctx, opts, 'lead', before);
   const contacts = normalizeContacts(patch);
   await checkReferences(trx, caller.organizationId, [{ ownerId: patch.ownerId, accountId: patch.accountId }]);
   const { next, contactChanged, customClear } = patchedLead(ctx, c, current, before, patch, contacts);

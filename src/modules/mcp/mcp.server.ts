@@ -10,7 +10,6 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, validationFailed } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
-import { etagOf } from '../../lib/etag.js';
 import type { Principal, Scope } from '../orgs/principal.js';
 import { seenAfterWrite } from '../shared/minimal-view.js';
 import { BUILTIN_RESOURCES, type BuiltinResource } from '../fields/builtin-resources.js';
@@ -162,28 +161,28 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     // A read may be run again, shorter, to fit the bound; a write runs once.
     const answer = tool.readOnly ? await readWithinSize((asked) => tool.run(run, asked), input) : await tool.run(run, input).catch(namedUnder(tool.bodyAt));
-    const tagged = withEtag(answer, tool.etag);
+    const tagged = withEtag(ctx, answer, tool.etag);
     const result = tool.creates ? tagged : seenAfterWrite(scopes, tagged);
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   } catch (err) {
     if (!(err instanceof AppError)) session.logError(err, tool.name);
-    if (err instanceof AppError && err.code === 'PRECONDITION_FAILED' && err.data) return versionChanged(err.data, scopes);
+    if (err instanceof AppError && err.code === 'PRECONDITION_FAILED' && err.data) return versionChanged(ctx, err.data, scopes);
     return toolError(err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'An unexpected error occurred'));
   }
 }
 
 /** The answer with the tag of its item beside it (`etag`), computed on the whole item as the REST ETag is. */
-function withEtag(answer: Record<string, unknown>, key: string | undefined): Record<string, unknown> {
-  return key !== undefined && answer[key] !== undefined ? { ...answer, etag: etagOf(answer[key]) } : answer;
+function withEtag(ctx: Pick<AppContext, 'entityTagger'>, answer: Record<string, unknown>, key: string | undefined): Record<string, unknown> {
+  return key !== undefined && answer[key] !== undefined ? { ...answer, etag: ctx.entityTagger.tagOf(answer[key]) } : answer;
 }
 
 /**
  * A write whose `ifMatch` is not the item's current tag: the current item (its minimal view for a key that may
  * not read it, as a REST 412's `data`) and its etag, so the agent can merge and call again with that etag.
  */
-function versionChanged(data: Record<string, unknown>, scopes: readonly Scope[]): CallToolResult {
+function versionChanged(ctx: Pick<AppContext, 'entityTagger'>, data: Record<string, unknown>, scopes: readonly Scope[]): CallToolResult {
   const [key] = Object.keys(data);
-  const current = seenAfterWrite(scopes, withEtag(data, key));
+  const current = seenAfterWrite(scopes, withEtag(ctx, data, key));
   const message = `The ${key} has changed since the version named by ifMatch: the current ${key} and its etag follow; merge your changes into it and call again with ifMatch set to that etag`;
   return {
     isError: true,

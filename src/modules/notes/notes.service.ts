@@ -13,7 +13,7 @@ import { checkCondition, lockForCondition, type WriteOptions } from '../shared/p
 import { MAX_NOTE_BYTES, type CreateNoteBody, type ListNotesQuery, type Note, type UpdateNoteBody } from './notes.schemas.js';
 import { findNote, insertNote, listNotes as listStored, noteBodyAad, updateNoteBody, type StoredNote } from './notes.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'entityTagger'>;
 
 /** The body is personal data: events report that it changed ("[encrypted]"), never what it says. */
 const EVENT_FIELDS = ['target', 'body'] as const;
@@ -73,7 +73,7 @@ export async function updateNote(ctx: Ctx, trx: Executor, caller: Caller, id: st
   const current = await findNote(trx, caller.organizationId, id);
   if (!current) throw notFound('Note');
   const before = toNote(ctx, current);
-  checkCondition(opts, 'note', before);
+  checkCondition(ctx, opts, 'note', before);
   if (before.body === patch.body) return before;
   const now = ctx.clock.now();
   const next: StoredNote = { ...current, bodyEnc: ctx.cipher.encrypt(patch.body, noteBodyAad(id)), updatedAt: now.toISOString() };

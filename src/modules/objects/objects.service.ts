@@ -148,7 +148,7 @@ async function changeErrors(ctx: Ctx, db: Executor, object: StoredObject, next: 
 }
 
 /** Renames, and replaces the field and stage lists (each, when sent, is the complete new list). */
-export async function updateObject(ctx: Ctx, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
+export async function updateObject(ctx: Ctx & Pick<AppContext, 'entityTagger'>, trx: Executor, organizationId: string, slug: string, patch: UpdateObjectBody, opts: WriteOptions = {}): Promise<CustomObject> {
   if (isBuiltinResource(slug)) return updateBuiltinObject(ctx, trx, organizationId, slug, patch, opts);
   // The body schema takes `readOnly` for the built-ins' standard fields; a custom object has none.
   const readOnly = (patch.fields ?? []).flatMap((f, i) => (f.readOnly ? [{ field: `fields.${i}.readOnly`, code: 'unknown_field', message: 'is not a known field (custom objects have no read-only fields)' }] : []));
@@ -156,7 +156,7 @@ export async function updateObject(ctx: Ctx, trx: Executor, organizationId: stri
   // Read FOR UPDATE already: the tag compared is the one of the version this write replaces.
   const object = await findObject(trx, ctx.database.dialect, organizationId, slug, 'update');
   if (!object) throw notFound('Object');
-  checkCondition(opts, 'object', toCustomObject(object));
+  checkCondition(ctx, opts, 'object', toCustomObject(object));
   const next = buildDefinition(patch.fields ?? object.definition.fields, patch.stages ?? object.definition.stages, object.definition);
   const errors = [...(await definitionTargetErrors(trx, ctx.database.dialect, organizationId, next, object.slug)), ...(await changeErrors(ctx, trx, object, next))];
   if (errors.length) throw validationFailed(errors);

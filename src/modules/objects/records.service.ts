@@ -214,14 +214,14 @@ export async function listRecords(ctx: Ctx & Pick<AppContext, 'blindIndex' | 'cu
  * Applies the sent keys. A stage change records record.stage_changed (stage only); other changed fields one
  * record.updated; nothing changed records nothing and keeps updatedAt. A new due date re-plans the reminder.
  */
-export async function updateRecord(ctx: WriteCtx, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput, opts: WriteOptions = {}): Promise<RecordView> {
+export async function updateRecord(ctx: WriteCtx & Pick<AppContext, 'entityTagger'>, trx: Executor, caller: Caller, slug: string, id: string, patch: RecordInput, opts: WriteOptions = {}): Promise<RecordView> {
   await lockWriteKeys(trx, opts, () => recordKeys(caller.organizationId, slug, [patch]));
   const object = await requireObject(ctx, trx, caller.organizationId, slug, 'share');
   await lockForCondition(ctx, trx, 'records', caller.organizationId, id, opts);
   const current = await findRecord(trx, object, id);
   if (!current) throw notFound('Record');
   const before = toRecordView(ctx, object, current);
-  checkCondition(opts, 'record', before);
+  checkCondition(ctx, opts, 'record', before);
   const parsed = parseRecordInput(object.definition, patch, 'update');
   if (parsed.errors.length) throw validationFailed(parsed.errors);
   // Only the relations sent are checked: a record whose target went to the trash since can still change otherwise.
@@ -276,10 +276,10 @@ async function trashableRecords(ctx: Ctx, trx: Executor, caller: Caller, slug: s
 }
 
 /** DELETE /objects/{object}/records/{id}: to the trash, or for good with `permanent`. */
-export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<RecordView> {
+export async function deleteRecord(ctx: Ctx & Pick<AppContext, 'config' | 'entityTagger'>, trx: Executor, caller: Caller, slug: string, id: string, permanent: boolean, opts: DeleteOptions = {}): Promise<RecordView> {
   return (permanent ? purgeItem : trashItem)(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id, opts);
 }
 
-export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config'>, trx: Executor, caller: Caller, slug: string, id: string, opts: WriteOptions = {}): Promise<RecordView> {
+export async function restoreRecord(ctx: Ctx & Pick<AppContext, 'config' | 'entityTagger'>, trx: Executor, caller: Caller, slug: string, id: string, opts: WriteOptions = {}): Promise<RecordView> {
   return restoreItem(ctx, trx, caller, await trashableRecords(ctx, trx, caller, slug), id, opts);
 }

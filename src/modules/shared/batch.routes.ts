@@ -7,7 +7,7 @@ import { callerOf } from '../../http/auth.js';
 import { idempotentReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
 import { ok } from '../../http/schemas.js';
 import { createValidatorCompiler } from '../../http/validation.js';
-import { etagOf } from '../../lib/etag.js';
+import type { EntityTagger } from '../../crypto/entity-tag.js';
 import type { Scope } from '../orgs/principal.js';
 import { Written } from './minimal-view.js';
 import { BatchCreateBody, BatchEnvelope, BatchUpdateBody, looseItems, type UpsertKey } from './batch.schemas.js';
@@ -44,11 +44,11 @@ function envelopeOnly(body: TSchema): FastifySchemaCompiler<unknown> {
  * The results as the API shows them. An item that carries its resource (201, 200, and the current one on 412)
  * carries its `etag` too, the ETag a GET of it answers, so that a retry with `ifMatch` needs no GET first.
  */
-const present = <R>(noun: string, results: BatchItemResult<R>[]) =>
+const present = <R>(tagger: EntityTagger, noun: string, results: BatchItemResult<R>[]) =>
   results.map(({ index, status, resource, error }) => ({
     index,
     status,
-    ...(resource !== undefined ? { [noun]: resource, etag: etagOf(resource) } : {}),
+    ...(resource !== undefined ? { [noun]: resource, etag: tagger.tagOf(resource) } : {}),
     ...(error ? { error } : {}),
   }));
 
@@ -66,6 +66,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);
   const resource = spec.resource as BatchResource<R, unknown>;
   const { dialect } = ctx.database;
+  const { entityTagger } = ctx;
 
   app.post(`${spec.path}/batch`, {
     config: { auth: { anyOf: [spec.scope] }, idempotent: true },
@@ -90,8 +91,8 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       await resource.checkPath?.(ctx.database.db, caller, request.params);
       const prepared = await prepareCreates(resource, ctx.database.db, caller, request.params, valid, body.upsertBy);
       return idempotentReply(ctx, request, reply, 200, async (trx) => {
-        const applied = await runCreateBatch(resource, { trx, dialect, caller, params: request.params }, valid, body.upsertBy, prepared);
-        return ok({ results: present(noun, inOrder(refused, applied)) });
+        const applied = await runCreateBatch(resource, { trx, dialect, entityTagger, caller, params: request.params }, valid, body.upsertBy, prepared);
+        return ok({ results: present(entityTagger, noun, inOrder(refused, applied)) });
       });
     },
   });
@@ -115,8 +116,8 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
       const open = await resource.openFieldChecks?.(ctx.database.db, caller);
       const { valid, refused } = checkUpdateItems(resource, (request.body as { items: unknown[] }).items, open);
       await resource.checkPath?.(ctx.database.db, caller, request.params);
-      const applied = await inTransaction(ctx, (trx) => runUpdateBatch(resource, { trx, dialect, caller, params: request.params }, valid));
-      return ok({ results: present(noun, inOrder(refused, applied)) });
+      const applied = await inTransaction(ctx, (trx) => runUpdateBatch(resource, { trx, dialect, entityTagger, caller, params: request.params }, valid));
+      return ok({ results: present(entityTagger, noun, inOrder(refused, applied)) });
     },
   });
 }

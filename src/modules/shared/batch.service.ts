@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Dialect } from '../../config.js';
+import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/database.js';
 import { externalIdHolders, type ExternalIdHolder } from '../../db/external-ids.js';
 import { lockKeys, type LockKey } from '../../db/key-locks.js';
@@ -7,7 +8,7 @@ import { lockRows, type LockableTable } from '../../db/row-lock.js';
 import { inSavepoint } from '../../db/savepoint.js';
 import { AppError, notFound, type FieldError } from '../../errors.js';
 import { validateValue } from '../../http/validation.js';
-import { etagMatches, etagOf } from '../../lib/etag.js';
+import { etagMatches } from '../../lib/etag.js';
 import { ID_PATTERN } from '../../lib/ids.js';
 import type { Caller } from './caller.js';
 import { externalIdKeys, externalIdTaken } from './external-id.js';
@@ -75,8 +76,8 @@ export interface BatchResource<R, P> {
   updateMany?(trx: Executor, caller: Caller, params: P, items: { id: string; input: Record<string, unknown>; ifMatch?: string | undefined }[]): Promise<(R | AppError | undefined)[]>;
 }
 
-/** Where a batch runs: the caller's transaction on its database. */
-export interface BatchRun<P> {
+/** Where a batch runs: the caller's transaction on its database, and the tagger its items' ifMatch is compared with. */
+export interface BatchRun<P> extends Pick<AppContext, 'entityTagger'> {
   trx: Executor;
   dialect: Dialect;
   caller: Caller;
@@ -113,8 +114,8 @@ export class PreconditionFailed<R> extends AppError {
 }
 
 /** Throws PreconditionFailed unless `ifMatch` is the current resource's tag (strong comparison, `*` any). */
-export function versionCheck<R>(ifMatch: string, current: R): void {
-  if (!etagMatches(ifMatch, etagOf(current), 'strong')) throw new PreconditionFailed(current);
+export function versionCheck<R>(ctx: Pick<AppContext, 'entityTagger'>, ifMatch: string, current: R): void {
+  if (!etagMatches(ifMatch, ctx.entityTagger.tagOf(current), 'strong')) throw new PreconditionFailed(current);
 }
 
 interface Item {
@@ -203,7 +204,7 @@ export function checkUpdateItems<R>(spec: BatchResource<R, unknown>, raw: unknow
 async function requireVersion<R, P>(spec: BatchResource<R, P>, run: BatchRun<P>, id: string | undefined, ifMatch: string, by: UpsertKey | undefined): Promise<void> {
   const current = id === undefined ? undefined : await spec.find(run.trx, run.caller, run.params, id);
   if (current === undefined) throw PreconditionFailed.noHolder(spec.noun, by);
-  versionCheck(ifMatch, current);
+  versionCheck(run, ifMatch, current);
 }
 
 /** One create or upsert item, as if sent alone: the holder of its key updated (200), else a new item (201). */
@@ -357,7 +358,7 @@ export async function runUpdateBatch<R, P>(spec: BatchResource<R, P>, run: Batch
     if (item.ifMatch !== undefined) {
       const current = await spec.find(trx, caller, params, item.id);
       if (current === undefined) throw notFound(spec.label);
-      versionCheck(item.ifMatch, current);
+      versionCheck(run, item.ifMatch, current);
     }
     return { index: item.index, status: 200, resource: await spec.update(trx, caller, params, item.id, item.input, KEYS_LOCKED) };
   };

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { lockKeys, type LockKey } from '../../db/key-locks.js';
 import { lockRow, type LockableTable } from '../../db/row-lock.js';
 import { AppError } from '../../errors.js';
-import { etagMatches, etagOf } from '../../lib/etag.js';
+import { etagMatches } from '../../lib/etag.js';
 
 /** How a write is asked for: `ifMatch` makes it conditional on the resource's current tag (contract §8). */
 export interface WriteOptions {
@@ -32,9 +32,9 @@ export async function lockForCondition(ctx: Pick<AppContext, 'database'>, trx: E
  * The If-Match check on the current item as the API shows it (`key`: its name in the envelope). A mismatch
  * is 412 with the current item in `data` and its tag in ETag, so the client can merge and retry at once.
  */
-export function checkCondition(opts: WriteOptions, key: string, current: unknown): void {
+export function checkCondition(ctx: Pick<AppContext, 'entityTagger'>, opts: WriteOptions, key: string, current: unknown): void {
   if (opts.ifMatch === undefined) return;
-  const etag = etagOf(current);
+  const etag = ctx.entityTagger.tagOf(current);
   if (etagMatches(opts.ifMatch, etag, 'strong')) return;
   // `stages` (the deal stage list) is the one plural resource.
   throw new AppError('PRECONDITION_FAILED', `The ${key} ${key.endsWith('s') ? 'have' : 'has'} changed since the version named by If-Match; data.${key} is the current one`, {

@@ -19,7 +19,7 @@ import { attachedTo, deleteAttached, followTarget } from './attached.store.js';
 export type TrashObject = 'lead' | 'account' | 'deal' | 'record' | 'note' | 'task';
 export const TRASH_TABLES: Record<TrashObject, TrashTable> = { lead: 'leads', account: 'accounts', deal: 'deals', record: 'records', note: 'notes', task: 'tasks' };
 
-type Ctx = Pick<AppContext, 'clock' | 'config' | 'database'>;
+type Ctx = Pick<AppContext, 'clock' | 'config' | 'database' | 'entityTagger'>;
 export type Trashed<V> = V & { deletedAt: string | null };
 
 export interface Trashable<S extends { deletedAt: string | null }, V> {
@@ -80,7 +80,7 @@ async function findForWrite<S extends { deletedAt: string | null }, V>(ctx: Ctx,
 export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
   const current = await findForWrite(ctx, trx, caller, r, id, 'live', opts);
   if (!current) throw notFound(r.label);
-  checkCondition(opts, r.object, r.present(current));
+  checkCondition(ctx, opts, r.object, r.present(current));
   const now = ctx.clock.now();
   const deletedAt = now.toISOString();
   if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, deletedAt))) throw notFound(r.label);
@@ -98,7 +98,7 @@ export async function trashItem<S extends { deletedAt: string | null }, V>(ctx: 
 export async function restoreItem<S extends { deletedAt: string | null }, V>(ctx: Ctx, trx: Executor, caller: Caller, r: Trashable<S, V>, id: string, opts: WriteOptions = {}): Promise<Trashed<V>> {
   const current = await findForWrite(ctx, trx, caller, r, id, 'trash', opts);
   if (!current || current.deletedAt! < retentionCutoff(ctx)) throw notFound(r.label);
-  checkCondition(opts, r.object, r.present(current));
+  checkCondition(ctx, opts, r.object, r.present(current));
   const restored = r.restored ? await r.restored(trx, current) : current;
   if (!(await setDeletedAt(trx, TRASH_TABLES[r.object], caller.organizationId, id, null))) throw notFound(r.label);
   if (carriesAttached(r.object)) await followTarget(trx, caller.organizationId, id, null);
@@ -152,7 +152,7 @@ export async function purgeItem<S extends { deletedAt: string | null }, V>(ctx: 
   const view: TrashView = opts.trashedOnly ? 'trash' : 'any';
   const current = await findForWrite(ctx, trx, caller, r, id, view, opts);
   if (!current) throw notFound(r.label);
-  checkCondition(opts, r.object, r.present(current));
+  checkCondition(ctx, opts, r.object, r.present(current));
   await r.purging?.(trx, current);
   const removed = await deleteRow(trx, TRASH_TABLES[r.object], caller.organizationId, id, view);
   if (!removed) throw notFound(r.label);

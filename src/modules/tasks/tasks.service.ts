@@ -17,7 +17,7 @@ import { checkCondition, lockForCondition, type WriteOptions } from '../shared/p
 import type { CreateTaskBody, ListTasksQuery, Task, UpdateTaskBody } from './tasks.schemas.js';
 import { findTask, insertTask, listTasks as listStored, updateTask as updateStored, type StoredTask } from './tasks.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'clock'>;
+type Ctx = Pick<AppContext, 'database' | 'clock' | 'entityTagger'>;
 const EVENT_FIELDS = ['title', 'target', 'dueDate', 'assigneeId', 'status', 'completedAt'] as const;
 
 export function toTask(s: StoredTask): Task {
@@ -114,7 +114,7 @@ export async function updateTask(ctx: Ctx, trx: Executor, caller: Caller, id: st
   await lockForCondition(ctx, trx, 'tasks', caller.organizationId, id, opts);
   const current = await findTask(trx, caller.organizationId, id);
   if (!current) throw notFound('Task');
-  checkCondition(opts, 'task', toTask(current));
+  checkCondition(ctx, opts, 'task', toTask(current));
   const { errors, dueDate } = await inputErrors(trx, caller.organizationId, patch);
   if (errors.length) throw validationFailed(errors);
   const now = ctx.clock.now();

@@ -34,7 +34,7 @@ import {
 } from './webhooks.schemas.js';
 import { countEndpoints, deleteEndpoint, findEndpoint, findEndpointById, insertEndpoint, listEndpoints, updateEndpoint, type StoredEndpoint } from './webhooks.store.js';
 
-type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'config'>;
+type Ctx = Pick<AppContext, 'database' | 'cipher' | 'clock' | 'config' | 'entityTagger'>;
 
 export interface Caller {
   organizationId: string;
@@ -154,7 +154,7 @@ export async function listWebhooks(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, or
 export async function updateWebhook(ctx: Ctx, trx: Executor, organizationId: string, id: string, patch: UpdateWebhookBody, opts: EndpointWriteOptions = {}): Promise<Webhook> {
   await lockForCondition(ctx, trx, 'webhook_endpoints', organizationId, id, opts);
   const current = await requireEndpoint(trx, organizationId, id);
-  checkCondition(opts, 'webhook', toWebhook(current));
+  checkCondition(ctx, opts, 'webhook', toWebhook(current));
   const now = ctx.clock.now().toISOString();
   const next: StoredEndpoint = {
     ...current,
@@ -179,7 +179,7 @@ export async function deleteWebhook(ctx: Ctx, organizationId: string, id: string
   }
   await ctx.database.transaction(async (trx) => {
     await lockForCondition(ctx, trx, 'webhook_endpoints', organizationId, id, opts);
-    checkCondition(opts, 'webhook', toWebhook(await requireEndpoint(trx, organizationId, id)));
+    checkCondition(ctx, opts, 'webhook', toWebhook(await requireEndpoint(trx, organizationId, id)));
     await deleteEndpoint(trx, organizationId, id);
   });
 }

@@ -2412,7 +2412,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Strong entity tag of the resource in the body (on 412: of the current resource). Send it back as If-Match on PATCH, DELETE or restore, or as If-None-Match on GET.
+         * @description Strong entity tag of the resource in the body (on 412: of the current resource; of the whole item when the body is its minimal view). Opaque: a keyed MAC of the resource, so it reveals none of its fields and a client cannot compute it. Send it back as If-Match on PATCH, DELETE or restore, or as If-None-Match on GET.
          * @example "k3Vq1mW0u8m1bq6cS2C3oW4n4cJ0aZp"
          */
         ETag: string;

@@ -1,8 +1,10 @@
 import { BatchItemError } from './modules/shared/batch.schemas.js';
+import { batchBodyLimit } from './modules/shared/batch.routes.js';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { registerAdmin } from './admin/index.js';
 import type { AppContext } from './context.js';
 import { registerAuth } from './http/auth.js';
+import { registerBodyLimits } from './http/body-limits.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/error-handler.js';
 import { registerEntityTags } from './http/entity-tags.js';
 import { registerHealthRoutes } from './http/health.routes.js';
@@ -100,6 +102,8 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
   registerTextGuard(app);
   registerSecurityHeaders(app);
   registerHostCheck(app);
+  const bodyLimits = { single: ctx.config.bodyLimitBytes, batch: batchBodyLimit(ctx.config.bodyLimitBytes) };
+  registerBodyLimits(app, bodyLimits, ctx.config.http);
   endConnectionsWhileClosing(app);
   registerMetrics(app, ctx, opts.metricsExposition);
   if (loggers) {
@@ -113,7 +117,7 @@ export async function buildApp(ctx: AppContext, opts: BuildOptions = {}): Promis
       done();
     });
   }
-  registerErrorHandling(app);
+  registerErrorHandling(app, bodyLimits);
   app.addHook('onRoute', refuseUndeclaredQuery);
   registerEntityTags(app, ctx.entityTagger);
   registerMinimalViews(app);

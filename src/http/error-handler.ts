@@ -8,12 +8,12 @@ import { extraFieldErrors } from './extra-field-errors.js';
 import type { ErrorEnvelope } from './schemas.js';
 import { redactPath, requestId } from './logging.js';
 import { applySecurityHeaders } from './security-headers.js';
+import { payloadTooLarge, type BodyLimits } from './body-limits.js';
 
 /** Fastify's own errors (parsing, limits) mapped onto the contract's codes. */
 const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_JSON', message: 'Content-Length does not match the body' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'The body is larger than the limit' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'The body is empty; send a JSON object' },
   FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'The body is not valid JSON' },
   FST_ERR_BAD_URL: { code: 'ROUTE_NOT_FOUND', message: 'The URL is malformed' },
@@ -30,8 +30,10 @@ function sendError(reply: FastifyReply, request: FastifyRequest, code: ErrorCode
 }
 
 /** The single place where any failure becomes an HTTP response in the error envelope. */
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+export function registerErrorHandling(app: FastifyInstance, bodyLimits: BodyLimits): void {
+  app.setErrorHandler((raised: FastifyError | AppError, request, reply) => {
+    // Fastify's own 413 (a chunked body read past the limit) says what the declared-length check says.
+    const error = !(raised instanceof AppError) && raised.statusCode === 413 ? payloadTooLarge(bodyLimits, request.routeOptions.bodyLimit) : raised;
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
       if (error.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -50,7 +52,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (fe instanceof SyntaxError || (fe.statusCode === 400 && /JSON|prototype|constructor/i.test(fe.message))) {
       return sendError(reply, request, 'INVALID_JSON', 'The body is not valid JSON');
     }
-    if (fe.statusCode === 413) return sendError(reply, request, 'PAYLOAD_TOO_LARGE', 'The body is larger than the limit');
     if (fe.statusCode === 415) return sendError(reply, request, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
     if (isDatabaseUnreachable(error)) {
       request.log.warn({ err: error }, 'database unreachable');

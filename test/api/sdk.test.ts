@@ -176,6 +176,12 @@ describe('SDK client against the API', () => {
     await expect(client.me.get()).rejects.toBeInstanceOf(CrmConnectionError);
   });
 
+  it('a body over BODY_LIMIT_BYTES fails with PAYLOAD_TOO_LARGE, not a connection error retried in vain', async () => {
+    const error = await crm.leads.create({ name: 'Too big', notes: 'x'.repeat(3 * 1024 * 1024) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CrmApiError);
+    expect(error).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('1048576 bytes') });
+  });
+
   // privacy.erase / export / erasures (docs/privacy.md)
   it('privacy: exports, erases and lists erasures', async () => {
     const lead = await crm.leads.create({ name: 'Sdk Subject', email: 'sdk.subject@example.com' });

@@ -12,9 +12,13 @@ export interface RawClient {
   write(data: string | Buffer): boolean;
 }
 
-export function rawConnect(port: number): Promise<RawClient> {
+/**
+ * `allowHalfOpen`: the client's side stays open after the server's FIN, as with a client that keeps sending its
+ * request without reading (Node's sockets otherwise answer a FIN with their own).
+ */
+export function rawConnect(port: number, opts: { allowHalfOpen?: boolean } = {}): Promise<RawClient> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: opts.allowHalfOpen ?? false });
     const start = Date.now();
     let text = '';
     const waiters: (() => void)[] = [];

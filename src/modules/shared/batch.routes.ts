@@ -32,6 +32,7 @@ export interface BatchRouteSpec<R, P> {
  * (10 MiB by default), while every other route keeps the one limit.
  */
 export const BATCH_BODY_LIMIT_FACTOR = 10;
+export const batchBodyLimit = (bodyLimitBytes: number): number => bodyLimitBytes * BATCH_BODY_LIMIT_FACTOR;
 
 /** Validates a batch's envelope only (`looseItems`), everything else as every route does. */
 function envelopeOnly(body: TSchema): FastifySchemaCompiler<unknown> {
@@ -61,7 +62,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { noun, label } = spec.resource;
   const written = Written(spec.resourceSchema);
-  const bodyLimit = ctx.config.bodyLimitBytes * BATCH_BODY_LIMIT_FACTOR;
+  const bodyLimit = batchBodyLimit(ctx.config.bodyLimitBytes);
   const createBody = BatchCreateBody(spec.resource.createSchema, spec.upsertBy, spec.examples.create);
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);
   const resource = spec.resource as BatchResource<R, unknown>;

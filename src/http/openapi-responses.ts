@@ -39,6 +39,7 @@ const EXAMPLE_ERRORS: Partial<Record<ErrorCode, Json>> = {
   IDEMPOTENCY_KEY_REUSED: { message: 'This Idempotency-Key was already used with a different request' },
   CURSOR_EXPIRED: { message: 'Events after this cursor are past retention (EVENT_RETENTION_DAYS); start again without `after`' },
   RATE_LIMITED: { message: 'Rate limit of 120 requests per minute exceeded' },
+  PAYLOAD_TOO_LARGE: { message: "The body is larger than this route's limit of 1048576 bytes; the batch routes (…/batch) accept up to 10485760 bytes" },
   PRECONDITION_FAILED: {
     message: 'The lead has changed since the version named by If-Match; data.lead is the current one',
     data: { lead: { id: '6751a3f0c2b8e4d1a9f03b21', name: 'Ada Lovelace', status: 'CONTACTED', updatedAt: '2026-11-21T10:05:00.000Z' } },

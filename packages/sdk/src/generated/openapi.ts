@@ -2257,7 +2257,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the size limit. */
+        /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the route's size limit (BODY_LIMIT_BYTES; batch routes: ten times that), named in the message in bytes. A declared Content-Length over it is refused before the body is read (and before the key is checked; `Expect: 100-continue` gets this instead of 100 Continue); the connection is closed. */
         PayloadTooLarge: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];
@@ -2273,7 +2273,7 @@ export interface components {
                  * @example {
                  *       "status": false,
                  *       "code": "PAYLOAD_TOO_LARGE",
-                 *       "message": "The body exceeds the size limit.",
+                 *       "message": "The body is larger than this route's limit of 1048576 bytes; the batch routes (…/batch) accept up to 10485760 bytes",
                  *       "requestId": "req-8f14e45fceea167a"
                  *     }
                  */

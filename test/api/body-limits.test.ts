@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { rawConnect, type RawClient } from '../helpers/raw-socket.js';
+import { describe, expect, it } from 'vitest';
+import type { RawClient } from '../helpers/raw-socket.js';
+import { useRawServer } from '../helpers/raw-server.js';
 import { DRAIN_LIMIT_FACTOR } from '../../src/http/body-limits.js';
+import { BATCH_BODY_LIMIT_FACTOR } from '../../src/modules/shared/batch.routes.js';
 
 /**
  * Bodies over the limit, on a real listening server with raw sockets. The limit is large enough that an
@@ -10,31 +10,13 @@ import { DRAIN_LIMIT_FACTOR } from '../../src/http/body-limits.js';
  * is still writing resets the connection (and the client loses the answer) instead of hiding it in a buffer.
  */
 const LIMIT = 4 * 1024 * 1024;
-const BATCH_LIMIT = 10 * LIMIT;
+const BATCH_LIMIT = BATCH_BODY_LIMIT_FACTOR * LIMIT;
 const REQUEST_TIMEOUT_MS = 3_000;
 /** Node checks the request timeout on a timer; scheduling on a busy CI box adds more. */
 const SLACK_MS = 2_000;
 
-let t: TestApp;
-let s: Seeded;
-let port: number;
-const open: RawClient[] = [];
-const connect = async (opts: { allowHalfOpen?: boolean } = {}) => {
-  const c = await rawConnect(port, opts);
-  open.push(c);
-  return c;
-};
-
-beforeAll(async () => {
-  t = await buildTestApp({ env: { BODY_LIMIT_BYTES: String(LIMIT), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_HEADERS_TIMEOUT_MS: '2000' } });
-  s = await seedOrg(t.ctx);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (t.app.server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  for (const c of open) c.socket.destroy();
-  await t.close();
-});
+const server = useRawServer({ BODY_LIMIT_BYTES: String(LIMIT), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), HTTP_HEADERS_TIMEOUT_MS: '2000' });
+const connect = server.connect;
 
 /** A JSON body of exactly `size` bytes: the value, then spaces (valid JSON, so only its size can refuse it). */
 const padded = (value: unknown, size: number) => {
@@ -43,7 +25,7 @@ const padded = (value: unknown, size: number) => {
 };
 
 const head = (path: string, headers: Record<string, string | number>) =>
-  `POST /api/public/v1${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\n` +
+  `POST /api/public/v1${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\n` +
   Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
   '\r\n';
 

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
-import { seedOrg, type Seeded } from '../helpers/seed.js';
-import { rawConnect, trickle, type RawClient } from '../helpers/raw-socket.js';
+import { describe, expect, it } from 'vitest';
+import { trickle } from '../helpers/raw-socket.js';
+import { useRawServer } from '../helpers/raw-server.js';
 
 /** A real listening server with short, test-sized limits; every client here is a raw TCP socket. */
 const LIMITS = {
@@ -16,26 +15,8 @@ const LIMITS = {
 /** Node checks the timeouts on a timer (a quarter of the shortest one here); scheduling on a busy CI box adds more. */
 const SLACK_MS = 1_500;
 
-let t: TestApp;
-let s: Seeded;
-let port: number;
-const open: RawClient[] = [];
-const connect = async () => {
-  const c = await rawConnect(port);
-  open.push(c);
-  return c;
-};
-
-beforeAll(async () => {
-  t = await buildTestApp({ env: LIMITS });
-  s = await seedOrg(t.ctx);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  port = (t.app.server.address() as { port: number }).port;
-});
-afterAll(async () => {
-  for (const c of open) c.socket.destroy();
-  await t.close();
-});
+const server = useRawServer(LIMITS);
+const connect = server.connect;
 
 function envelopeOf(text: string): Record<string, unknown> {
   return JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
@@ -44,7 +25,7 @@ function envelopeOf(text: string): Record<string, unknown> {
 describe('oversized bodies', () => {
   it('a declared Content-Length over the limit is refused with 413 before the body is sent', async () => {
     const c = await connect();
-    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: 10485760\r\n\r\n{"name":"`);
+    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\nContent-Length: 10485760\r\n\r\n{"name":"`);
     const text = await c.waitFor(/\r\n\r\n\{.*\}$/s);
     expect(text).toMatch(/^HTTP\/1\.1 413 /);
     expect(envelopeOf(text)).toMatchObject({ status: false, code: 'PAYLOAD_TOO_LARGE' });
@@ -52,7 +33,7 @@ describe('oversized bodies', () => {
 
   it('a chunked body is cut off with 413 once it passes the limit, not read to its end', async () => {
     const c = await connect();
-    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
     const chunk = 'a'.repeat(16_384);
     let sent = 0;
     while (!/\r\n\r\n\{/.test(c.received()) && !c.socket.destroyed && sent < 4_000_000) {
@@ -84,7 +65,7 @@ describe('slow clients', () => {
 
   it('a body trickling in is cut off at HTTP_REQUEST_TIMEOUT_MS', async () => {
     const c = await connect();
-    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
+    c.write(`POST /api/public/v1/leads HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`);
     void trickle(c, Array.from({ length: 1000 }, () => ' '), 100);
     const after = await c.closed;
     expect(after).toBeGreaterThanOrEqual(950);

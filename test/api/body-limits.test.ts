@@ -84,9 +84,9 @@ describe('a declared Content-Length over the limit', () => {
     }
     await c.closed;
     expect(answerOf(c.received()).status).toBe(413);
-    // What the server read after its answer, plus what the sockets' buffers held when it stopped.
+    // What the server read after its answer, plus what the sockets' buffers held when it stopped: far from all.
     expect(sent).toBeGreaterThan(DRAIN_LIMIT_FACTOR * LIMIT);
-    expect(sent).toBeLessThan((DRAIN_LIMIT_FACTOR + 12) * LIMIT);
+    expect(sent).toBeLessThan(25 * LIMIT);
   });
 
   it('the drain is bounded in time: a client trickling the rest is closed at HTTP_REQUEST_TIMEOUT_MS', async () => {

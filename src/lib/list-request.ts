@@ -17,7 +17,8 @@ export const TIME_SORTS = ['-createdAt', 'createdAt', '-updatedAt', 'updatedAt']
 /** The sorts of logs, in creation order only (a webhook's deliveries, erasure receipts). */
 export const CREATION_SORTS = ['-createdAt', 'createdAt'] as const;
 
-const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description }));
+/** An ISO 8601 instant query parameter (strict bound), validated like the time ranges of every list. */
+export const instant = (description: string) => Type.Optional(Type.String({ format: 'date-time', maxLength: 64, description }));
 
 export const TimeRangeQuery = {
   createdAfter: instant('Only items created strictly after this instant (ISO 8601 with Z or an offset).'),
@@ -84,10 +85,25 @@ interface ListQueryIn {
 const RANGE_KEYS = ['createdAfter', 'createdBefore', 'updatedAfter', 'updatedBefore'] as const;
 
 /**
+ * The time range bounds of a validated query in the stored form (UTC, milliseconds, Z), so they compare as text
+ * with the stored timestamps; a bound that is no instant is added to `errors`, named.
+ */
+export function timeRangeOf(query: { [K in (typeof RANGE_KEYS)[number]]?: string | undefined }, errors: FieldError[]): TimeRange {
+  const range: TimeRange = {};
+  for (const key of RANGE_KEYS) {
+    const value = query[key];
+    if (value === undefined) continue;
+    const time = Date.parse(value);
+    if (Number.isNaN(time)) errors.push({ field: key, code: 'invalid_format', message: 'must be an ISO 8601 timestamp, e.g. 2026-11-21T10:00:00.000Z' });
+    else range[key] = new Date(time).toISOString();
+  }
+  return range;
+}
+
+/**
  * The validated list query as a request, with `cursors` the organization's. A cursor that does not open
  * (forged, altered, another organization's, or handed out before cursors were sealed) or was made for another
- * sort is a 400 naming `after`, as is `after` together with a `page` other than 1. Instants come back in the
- * stored form (UTC, milliseconds, Z), so they compare as text with the stored timestamps.
+ * sort is a 400 naming `after`, as is `after` together with a `page` other than 1; the time ranges as timeRangeOf.
  */
 export function listRequest(query: ListQueryIn, cursors: ListCursors, defaultSort = DEFAULT_SORT): ListRequest {
   const sort = query.sort ?? defaultSort;
@@ -98,14 +114,7 @@ export function listRequest(query: ListQueryIn, cursors: ListCursors, defaultSor
     if (after === null) errors.push({ field: 'after', code: 'invalid_cursor', message: `is not a cursor of this list in sort ${sort} (pass back nextCursor unchanged, with the same sort; one handed out before a server upgrade may no longer open: start the listing again without after)` });
     if (query.page !== 1) errors.push({ field: 'page', code: 'not_allowed', message: 'cannot be combined with after: a cursor names its own position' });
   }
-  const range: TimeRange = {};
-  for (const key of RANGE_KEYS) {
-    const value = query[key];
-    if (value === undefined) continue;
-    const time = Date.parse(value);
-    if (Number.isNaN(time)) errors.push({ field: key, code: 'invalid_format', message: 'must be an ISO 8601 timestamp, e.g. 2026-11-21T10:00:00.000Z' });
-    else range[key] = new Date(time).toISOString();
-  }
+  const range = timeRangeOf(query, errors);
   if (errors.length) throw validationFailed(errors);
   const cursorAt = (position: { value: string | number | null; seq: number }) => cursors.seal({ sort, ...position });
   return { page: query.page, limit: query.limit, sort, after, cursor: query.after !== undefined, range, cursorAt };

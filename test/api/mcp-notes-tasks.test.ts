@@ -35,6 +35,12 @@ describe('MCP notes, tasks and timeline tools', () => {
     expect(timeline.pagination.nextCursor).toEqual(expect.any(String));
     const rest = await callOk(client, 'get_timeline', { object: 'lead', id: lead, after: timeline.pagination.nextCursor });
     expect([...timeline.timeline, ...rest.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['event', 'note', 'task']);
+    const filtered = await callOk(client, 'get_timeline', { object: 'lead', id: lead, types: 'note,task', createdAfter: '2020-01-01T00:00:00Z', createdBefore: '2100-01-01T00:00:00+02:00', limit: 1 });
+    expect(filtered.timeline.map((e: { type: string }) => e.type)).toHaveLength(1);
+    const older = await callOk(client, 'get_timeline', { object: 'lead', id: lead, types: 'note,task', after: filtered.pagination.nextCursor });
+    expect([...filtered.timeline, ...older.timeline].map((e: { type: string }) => e.type).sort()).toEqual(['note', 'task']);
+    const { errors } = await callError(client, 'get_timeline', { object: 'lead', id: lead, types: 'note,call' }, 'VALIDATION_FAILED');
+    expect(errors).toEqual([{ field: 'types', code: 'invalid_value', message: 'Unknown entry type call; one of event, note, task' }]);
   });
 
   it('update_note fixes a note\'s text (note.updated on channel MCP); the same text again changes nothing', async () => {

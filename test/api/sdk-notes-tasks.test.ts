@@ -30,6 +30,9 @@ describe('SDK notes, tasks and timeline', () => {
     for await (const e of crm.timeline.iterate({ object: 'deal', id: deal.id }, { limit: 2 })) entries.push(e);
     expect(entries.map((e) => e.type).sort()).toEqual(['event', 'note', 'note', 'note', 'note', 'task']);
     expect(entries.find((e) => e.type === 'task')?.task).toMatchObject({ id: task.id, status: 'done' });
+    const notes = [];
+    for await (const e of crm.timeline.iterate({ object: 'deal', id: deal.id }, { limit: 1, types: 'note,task', createdAfter: '2020-01-01T00:00:00Z' })) notes.push(e.type);
+    expect(notes.sort()).toEqual(['note', 'note', 'note', 'note', 'task']);
     expect((await crm.tasks.list({ status: 'done' })).tasks.map((x) => x.id)).toEqual([task.id]);
   });
 

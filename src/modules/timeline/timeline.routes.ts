@@ -10,7 +10,7 @@ import { TimelineEnvelope, TimelineQuery } from './timeline.schemas.js';
 import { readTimeline } from './timeline.service.js';
 
 const description = (noun: string, scope: string) =>
-  `The ${noun}'s history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass \`pagination.nextCursor\` as \`after\`. Needs ${scope}; a trashed ${noun} is 404.`;
+  `The ${noun}'s history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). \`types\` keeps some kinds of entry (\`types=note,task\`; an unknown one is 400, one the key may not read 403), \`createdAfter\`/\`createdBefore\` bound their \`at\` (strict). Cursor-paginated: pass \`pagination.nextCursor\` as \`after\`, with the same filters. Needs ${scope}; a trashed ${noun} is 404.`;
 
 const BUILT_IN = [
   { object: 'lead', path: '/leads/:id/timeline', scope: 'leads:read', tag: 'Leads', summary: "A lead's timeline" },

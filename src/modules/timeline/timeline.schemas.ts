@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { instant } from '../../lib/list-request.js';
 import { WebhookEventSchema } from '../events/feed.routes.js';
 import { Note } from '../notes/notes.schemas.js';
 import { Task } from '../tasks/tasks.schemas.js';
@@ -12,6 +13,9 @@ export const TimelineQuery = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 200, description: 'The `pagination.nextCursor` of the previous page.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMELINE_LIMIT, default: 25, description: `Entries per page (max ${MAX_TIMELINE_LIMIT}).` })),
+    types: Type.Optional(Type.String({ maxLength: 100, description: `Comma-separated entry types to list (default: every type the key can read): ${ENTRY_TYPES.join(', ')}.` })),
+    createdAfter: instant('Only entries whose `at` is strictly after this instant (ISO 8601 with Z or an offset).'),
+    createdBefore: instant('Only entries whose `at` is strictly before this instant.'),
   },
   { additionalProperties: false },
 );

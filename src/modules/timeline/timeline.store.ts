@@ -1,6 +1,8 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { timeRangeConditions } from '../../db/list-page.js';
 import { inView } from '../../db/trash.js';
+import type { TimeRange } from '../../lib/list-request.js';
 import type { EntryType } from './timeline.schemas.js';
 
 /**
@@ -32,11 +34,19 @@ export interface SourceRow {
 /** The three tables through their shared columns (organization_id, seq, created_at, and the item's). */
 const loose = (db: Executor) => db as unknown as Kysely<any>;
 
-/** Up to `limit` entries of one source for the item, after `after`, newest first. */
-export async function sourcePage(db: Executor, type: EntryType, organizationId: string, itemId: string, after: TimelinePosition | null, limit: number): Promise<SourceRow[]> {
+/** Where a page starts (null: the newest entry) and the bounds of `at` it keeps to. */
+export interface TimelineWindow {
+  after: TimelinePosition | null;
+  range: Pick<TimeRange, 'createdAfter' | 'createdBefore'>;
+}
+
+/** Up to `limit` entries of one source for the item, after `window.after` and within its range, newest first. */
+export async function sourcePage(db: Executor, type: EntryType, organizationId: string, itemId: string, window: TimelineWindow, limit: number): Promise<SourceRow[]> {
   const s = SOURCES[type];
+  const after = window.after;
   let q = loose(db).selectFrom(s.table).selectAll().where('organization_id', '=', organizationId).where(s.item, '=', itemId);
   if (s.trashable) q = q.where(inView(s.table, 'live'));
+  for (const c of timeRangeConditions(s.table, window.range)) q = q.where(c);
   if (after) {
     q = q.where((eb: ExpressionBuilder<any, any>) => {
       if (s.rank < after.rank) return eb('created_at', '<=', after.at);

@@ -79,7 +79,7 @@ export interface paths {
         };
         /**
          * An account's timeline
-         * @description The account's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs accounts:read; a trashed account is 404.
+         * @description The account's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). `types` keeps some kinds of entry (`types=note,task`; an unknown one is 400, one the key may not read 403), `createdAfter`/`createdBefore` bound their `at` (strict). Cursor-paginated: pass `pagination.nextCursor` as `after`, with the same filters. Needs accounts:read; a trashed account is 404.
          */
         get: operations["timelineAccount"];
         put?: never;
@@ -219,7 +219,7 @@ export interface paths {
         };
         /**
          * A deal's timeline
-         * @description The deal's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs deals:read; a trashed deal is 404.
+         * @description The deal's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). `types` keeps some kinds of entry (`types=note,task`; an unknown one is 400, one the key may not read 403), `createdAfter`/`createdBefore` bound their `at` (strict). Cursor-paginated: pass `pagination.nextCursor` as `after`, with the same filters. Needs deals:read; a trashed deal is 404.
          */
         get: operations["timelineDeal"];
         put?: never;
@@ -349,7 +349,7 @@ export interface paths {
         };
         /**
          * A lead's timeline
-         * @description The lead's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs leads:read; a trashed lead is 404.
+         * @description The lead's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). `types` keeps some kinds of entry (`types=note,task`; an unknown one is 400, one the key may not read 403), `createdAfter`/`createdBefore` bound their `at` (strict). Cursor-paginated: pass `pagination.nextCursor` as `after`, with the same filters. Needs leads:read; a trashed lead is 404.
          */
         get: operations["timelineLead"];
         put?: never;
@@ -572,7 +572,7 @@ export interface paths {
         };
         /**
          * A record's timeline
-         * @description The record's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). Cursor-paginated: pass `pagination.nextCursor` as `after`. Needs records:read; a trashed record is 404.
+         * @description The record's history, newest first: its events (as webhooks deliver them, while retained: EVENT_RETENTION_DAYS), its notes (when the key also has notes:read) and its tasks (with tasks:read). `types` keeps some kinds of entry (`types=note,task`; an unknown one is 400, one the key may not read 403), `createdAfter`/`createdBefore` bound their `at` (strict). Cursor-paginated: pass `pagination.nextCursor` as `after`, with the same filters. Needs records:read; a trashed record is 404.
          */
         get: operations["timelineRecord"];
         put?: never;
@@ -2975,8 +2975,14 @@ export interface operations {
             query?: {
                 /** @description The `pagination.nextCursor` of the previous page. */
                 after?: string;
+                /** @description Only entries whose `at` is strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only entries whose `at` is strictly before this instant. */
+                createdBefore?: string;
                 /** @description Entries per page (max 100). */
                 limit?: number;
+                /** @description Comma-separated entry types to list (default: every type the key can read): event, note, task. */
+                types?: string;
             };
             header?: never;
             path: {
@@ -4127,8 +4133,14 @@ export interface operations {
             query?: {
                 /** @description The `pagination.nextCursor` of the previous page. */
                 after?: string;
+                /** @description Only entries whose `at` is strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only entries whose `at` is strictly before this instant. */
+                createdBefore?: string;
                 /** @description Entries per page (max 100). */
                 limit?: number;
+                /** @description Comma-separated entry types to list (default: every type the key can read): event, note, task. */
+                types?: string;
             };
             header?: never;
             path: {
@@ -5227,8 +5239,14 @@ export interface operations {
             query?: {
                 /** @description The `pagination.nextCursor` of the previous page. */
                 after?: string;
+                /** @description Only entries whose `at` is strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only entries whose `at` is strictly before this instant. */
+                createdBefore?: string;
                 /** @description Entries per page (max 100). */
                 limit?: number;
+                /** @description Comma-separated entry types to list (default: every type the key can read): event, note, task. */
+                types?: string;
             };
             header?: never;
             path: {
@@ -7040,8 +7058,14 @@ export interface operations {
             query?: {
                 /** @description The `pagination.nextCursor` of the previous page. */
                 after?: string;
+                /** @description Only entries whose `at` is strictly after this instant (ISO 8601 with Z or an offset). */
+                createdAfter?: string;
+                /** @description Only entries whose `at` is strictly before this instant. */
+                createdBefore?: string;
                 /** @description Entries per page (max 100). */
                 limit?: number;
+                /** @description Comma-separated entry types to list (default: every type the key can read): event, note, task. */
+                types?: string;
             };
             header?: never;
             path: {

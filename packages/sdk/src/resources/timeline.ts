@@ -18,15 +18,21 @@ export interface TimelineOptions {
   after?: string;
   /** Entries per request (1–100, default 25). */
   limit?: number;
+  /** Only these kinds of entry, comma-separated: `event`, `note`, `task` (e.g. `'note,task'`). */
+  types?: string;
+  /** Only entries whose `at` is strictly after this ISO instant. */
+  createdAfter?: string;
+  /** Only entries whose `at` is strictly before this ISO instant. */
+  createdBefore?: string;
 }
 
 /**
  * An item's timeline (its events, notes and tasks, newest first): `list` reads one page, `iterate` follows
- * `nextCursor` to the oldest entry. Notes and tasks appear when the key also has notes:read / tasks:read.
+ * `nextCursor` to the oldest entry (with the same filters). Notes and tasks appear when the key also has notes:read / tasks:read.
  */
 export function timelineResource(core: Core) {
-  const list = (item: TimelineItem, { after, limit }: TimelineOptions = {}, opts?: CallOptions): Promise<TimelinePage> => {
-    const query = { ...(after !== undefined && { after }), ...(limit !== undefined && { limit }) };
+  const list = (item: TimelineItem, options: TimelineOptions = {}, opts?: CallOptions): Promise<TimelinePage> => {
+    const query = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as TimelineOptions;
     if (item.object === 'record') return core.call(PATHS.record, 'get', { params: { object: item.objectSlug, id: item.id }, query }, opts);
     return core.call(PATHS[item.object], 'get', { params: { id: item.id }, query }, opts) as Promise<TimelinePage>;
   };

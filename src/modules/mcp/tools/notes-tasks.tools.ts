@@ -154,7 +154,7 @@ export const noteTaskTools = [
     name: 'get_timeline',
     title: "Get an item's timeline",
     description:
-      "The history of a lead, account, deal or record, newest first: its events (created, updated, stage changes…), its notes and its tasks (when the key may read notes and tasks). Pass `pagination.nextCursor` back as `after` for older entries. Needs the item's read scope.",
+      "The history of a lead, account, deal or record, newest first: its events (created, updated, stage changes…), its notes and its tasks (when the key may read notes and tasks). `types` keeps some of them (comma-separated: `event`, `note`, `task`, e.g. `note,task`); `createdAfter`/`createdBefore` (ISO instants, strict) bound the entries' `at`. Pass `pagination.nextCursor` back as `after` for older entries (same filters). Needs the item's read scope.",
     scopes: Object.values(READ_SCOPE),
     readOnly: true,
     input: Type.Object(
@@ -166,12 +166,12 @@ export const noteTaskTools = [
       },
       { additionalProperties: false },
     ),
-    run: async ({ ctx, principal }, { object, id, objectSlug, after, limit }) => {
+    run: async ({ ctx, principal }, { object, id, objectSlug, ...query }) => {
       const scope = READ_SCOPE[object];
       if (!principal.key.scopes.includes(scope)) throw new AppError('INSUFFICIENT_SCOPE', `This key lacks the scope ${scope}`);
       const slug = slugErrors({ object, objectSlug }, 'objectSlug');
       if (slug.length) throw validationFailed(slug);
-      return readTimeline(ctx, principal, { object, id, ...(objectSlug !== undefined ? { objectSlug } : {}) }, { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) });
+      return readTimeline(ctx, principal, { object, id, ...(objectSlug !== undefined ? { objectSlug } : {}) }, query);
     },
   }),
 ];

@@ -81,6 +81,10 @@ describe('SDK webhooks with the real dispatcher', () => {
     const ids = [];
     for await (const w of crm.webhooks.iterate({ limit: 2 })) ids.push(w.id);
     expect(ids).toContain(endpoint.id);
+    const receiving = async (query: { enabled?: boolean; eventType?: 'lead.updated' | 'deal.created' }) => (await crm.webhooks.list(query)).webhooks.map((w) => w.id);
+    expect(await receiving({ enabled: true, eventType: 'lead.updated' })).toContain(endpoint.id);
+    expect(await receiving({ eventType: 'deal.created' })).not.toContain(endpoint.id);
+    expect(await receiving({ enabled: false })).not.toContain(endpoint.id);
 
     const queued = await crm.webhooks.test(endpoint.id);
     expect(queued).toMatchObject({ webhookId: endpoint.id, eventType: 'webhook.test' });

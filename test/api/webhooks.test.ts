@@ -261,6 +261,60 @@ describe('GET /webhooks', () => {
   });
 });
 
+describe('GET /webhooks filters: enabled and eventType', () => {
+  it('keeps the enabled or disabled endpoints, those receiving an event type (by name or *), and both together, by page and by cursor', async () => {
+    const org = await seedOrg(t.ctx);
+    const mine = async (events: string[], extra: Record<string, unknown> = {}) => (await hook(org, { events, ...extra })).id as string;
+    const named = await mine(['lead.created']);
+    const all = await mine(['*']);
+    const off = await mine(['deal.stage_changed', 'lead.created'], { enabled: false });
+    const stopped = await mine(['deal.created']);
+    expect((await call(t.app, 'PATCH', `/webhooks/${stopped}`, { auth: org.auth, body: { enabled: false } })).status).toBe(200);
+    const list = async (query: string) => {
+      const res = await call(t.app, 'GET', `/webhooks?sort=createdAt&${query}`, { auth: org.auth });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data as { webhooks: { id: string; enabled: boolean }[]; pagination: { total?: number; nextCursor: string | null } };
+    };
+    const walk = async (query: string) => {
+      const out: string[] = [];
+      let page = await list(`limit=1&${query}`);
+      for (;;) {
+        out.push(...page.webhooks.map((w) => w.id));
+        if (page.pagination.nextCursor === null) return out;
+        page = await list(`limit=1&${query}&after=${encodeURIComponent(page.pagination.nextCursor)}`);
+      }
+    };
+    const cases: [string, string[]][] = [
+      ['enabled=true', [named, all]],
+      ['enabled=false', [off, stopped]],
+      ['eventType=lead.created', [named, all, off]],
+      ['eventType=deal.stage_changed', [all, off]],
+      ['eventType=task.due', [all]],
+      ['eventType=lead.created&enabled=false', [off]],
+      ['eventType=deal.created&enabled=true', [all]],
+      ['eventType=deal.created&enabled=false', [stopped]],
+      ['eventType=lead.created&enabled=true&createdAfter=2000-01-01T00:00:00%2B01:00', [named, all]],
+      ['enabled=true&createdAfter=2100-01-01T00:00:00Z', []],
+    ];
+    for (const [query, expected] of cases) {
+      const page = await list(`limit=100&${query}`);
+      expect(page.webhooks.map((w) => w.id), query).toEqual(expected);
+      expect(page.pagination.total, query).toBe(expected.length);
+      expect(await walk(query), `${query} by cursor`).toEqual(expected);
+    }
+    expect((await list('enabled=false')).webhooks.every((w) => !w.enabled)).toBe(true);
+  });
+
+  it('refuses an unknown event type or a non-boolean enabled with 400 naming the parameter', async () => {
+    const bad = async (query: string) => expectError(await call(t.app, 'GET', `/webhooks?${query}`, { auth: a.auth }), 400, 'VALIDATION_FAILED');
+    expect(await bad('eventType=lead.exploded')).toEqual([{ field: 'eventType', code: 'invalid_value', message: expect.stringContaining('must be one of: lead.created, lead.updated') }]);
+    expect((await bad('eventType=*')).map((e) => e.field)).toEqual(['eventType']);
+    expect((await bad('enabled=maybe')).map((e) => [e.field, e.code])).toEqual([['enabled', 'invalid_type']]);
+    expect((await bad('enabled=true&enabled=false')).map((e) => e.field)).toEqual(['enabled']);
+    expect((await bad('eventTypes=lead.created')).map((e) => [e.field, e.code])).toEqual([['eventTypes', 'unknown_field']]);
+  });
+});
+
 describe('PATCH /webhooks/{id}', () => {
   it('changes only the fields sent; disabling flags it, enabling clears the flag', async () => {
     const webhook = await hook(a, { description: 'before' });

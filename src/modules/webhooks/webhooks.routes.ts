@@ -47,7 +47,7 @@ export function registerWebhookRoutes(parent: FastifyInstance, ctx: AppContext, 
 
   app.get('/webhooks', {
     config: read,
-    schema: { tags, summary: 'List webhook endpoints', description: 'Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by the created/updated ranges. Needs webhooks:read.', querystring: ListWebhooksQuery, response: { 200: WebhookListEnvelope } },
+    schema: { tags, summary: 'List webhook endpoints', description: 'Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by `enabled` (true|false), `eventType` (the endpoints that receive it: subscribed by name or to every event with *) and the created/updated ranges. Needs webhooks:read.', querystring: ListWebhooksQuery, response: { 200: WebhookListEnvelope } },
     handler: async (request) => ok(await listWebhooks(ctx, orgOf(request), request.query)),
   });
 

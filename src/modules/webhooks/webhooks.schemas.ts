@@ -91,7 +91,15 @@ export const WebhookDelivery = Type.Object(
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const ListWebhooksQuery = Type.Object({ ...ListParams, ...SortQuery(TIME_SORTS) }, { additionalProperties: false });
+export const ListWebhooksQuery = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ description: 'Only enabled (true) or disabled (false) endpoints, whatever disabled them (disabledReason).' })),
+    eventType: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only the endpoints subscribed to this event type: those listing it and those subscribed to every event (["*"]).' })),
+    ...ListParams,
+    ...SortQuery(TIME_SORTS),
+  },
+  { additionalProperties: false },
+);
 export type ListWebhooksQuery = Static<typeof ListWebhooksQuery>;
 
 export const ListDeliveriesQuery = Type.Object(

@@ -143,7 +143,7 @@ export async function getWebhook(ctx: Ctx, organizationId: string, id: string): 
 }
 
 export async function listWebhooks(ctx: Ctx & Pick<AppContext, 'cursorSeal'>, organizationId: string, query: ListWebhooksQuery) {
-  const { rows, pagination } = await listEndpoints(ctx.database.db, organizationId, listRequest(query, listCursors(ctx, organizationId)));
+  const { rows, pagination } = await listEndpoints(ctx.database.db, ctx.database.dialect, organizationId, { enabled: query.enabled, eventType: query.eventType }, listRequest(query, listCursors(ctx, organizationId)));
   return { webhooks: rows.map((e) => toWebhook(e)), pagination };
 }
 

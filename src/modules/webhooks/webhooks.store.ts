@@ -3,7 +3,8 @@ import type { Executor } from '../../db/database.js';
 import type { WebhookEndpointsTable } from '../../db/schema.js';
 import type { ListRequest } from '../../lib/list-request.js';
 import { columnPosition, columnSort, CREATION_ORDER, readPage, timeRangeConditions, type ListPage } from '../../db/list-page.js';
-import type { DisabledReason } from './webhooks.schemas.js';
+import { jsonArrayHasAny } from '../../db/json-fields.js';
+import { ALL_EVENTS, type DisabledReason } from './webhooks.schemas.js';
 
 /** An endpoint as stored: secrets still encrypted. */
 export interface StoredEndpoint {
@@ -98,9 +99,17 @@ export async function findEndpointById(db: Executor, id: string): Promise<Stored
  */
 const ENDPOINT_SORTS: Record<string, string> = { ...CREATION_ORDER, updatedAt: 'updated_at' };
 
-/** A page of the organization's endpoints in the request's sort (db/list-page.ts). */
-export async function listEndpoints(db: Executor, organizationId: string, request: ListRequest): Promise<ListPage<StoredEndpoint>> {
+/** The filters of GET /webhooks: enabled or not, and subscribed to an event type (by name or by `*`). */
+export interface EndpointFilter {
+  enabled?: boolean | undefined;
+  eventType?: string | undefined;
+}
+
+/** A page of the organization's endpoints matching `filter`, in the request's sort (db/list-page.ts). */
+export async function listEndpoints(db: Executor, dialect: Dialect, organizationId: string, filter: EndpointFilter, request: ListRequest): Promise<ListPage<StoredEndpoint>> {
   let q = db.selectFrom('webhook_endpoints').where('webhook_endpoints.organization_id', '=', organizationId);
+  if (filter.enabled !== undefined) q = q.where('webhook_endpoints.enabled', '=', filter.enabled ? 1 : 0);
+  if (filter.eventType !== undefined) q = q.where(jsonArrayHasAny(dialect, 'webhook_endpoints.events', [filter.eventType, ALL_EVENTS]));
   for (const c of timeRangeConditions('webhook_endpoints', request.range)) q = q.where(c);
   const key = columnSort('webhook_endpoints', request.sort, ENDPOINT_SORTS);
   const page = await readPage<Row & { seq: number }>(q, key, request, columnPosition(request.sort, ENDPOINT_SORTS), (rows) => rows.select([...COLUMNS, 'seq']).execute());

@@ -787,7 +787,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by the created/updated ranges. Needs webhooks:read.
+         * @description Newest first by default; sort by createdAt or updatedAt, - for descending. Paged by page/limit or by cursor (pass pagination.nextCursor as after, with the same sort), filtered by `enabled` (true|false), `eventType` (the endpoints that receive it: subscribed by name or to every event with *) and the created/updated ranges. Needs webhooks:read.
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -8787,6 +8787,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only items created strictly before this instant. */
                 createdBefore?: string;
+                /** @description Only enabled (true) or disabled (false) endpoints, whatever disabled them (disabledReason). */
+                enabled?: boolean;
+                /** @description Only the endpoints subscribed to this event type: those listing it and those subscribed to every event (["*"]). */
+                eventType?: "lead.created" | "lead.updated" | "account.created" | "account.updated" | "deal.created" | "deal.updated" | "deal.stage_changed" | "record.created" | "record.updated" | "record.stage_changed" | "record.due" | "lead.deleted" | "lead.restored" | "lead.purged" | "account.deleted" | "account.restored" | "account.purged" | "deal.deleted" | "deal.restored" | "deal.purged" | "record.deleted" | "record.restored" | "record.purged" | "lead.erased" | "account.erased" | "deal.erased" | "record.erased" | "note.created" | "note.updated" | "note.deleted" | "note.restored" | "note.purged" | "task.created" | "task.updated" | "task.completed" | "task.due" | "task.deleted" | "task.restored" | "task.purged" | "webhook.test";
                 /** @description Page size (max 100). */
                 limit?: number;
                 /** @description Page number, from 1 (page mode; leave it out with `after`). */

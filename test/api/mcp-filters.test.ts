@@ -75,3 +75,62 @@ describe('MCP field filters', () => {
     expect([properties['filter[score][gte]']?.type, properties['filter[vip]']?.type]).toEqual(['number', 'boolean']);
   });
 });
+
+/** The list tools' arguments stand for a query string: booleans may come as their text, an externalId as a whole number. */
+describe('MCP list arguments as an agent writes them', () => {
+  let mcp: McpSetup | undefined;
+  let t: TestApp;
+  let s: Seeded;
+  let client: Client;
+
+  beforeAll(async () => {
+    mcp = await openMcp();
+    ({ t, s, client } = mcp);
+  });
+  afterAll(() => mcp?.close());
+
+  it('takes a JSON number for externalId as its digits, on leads, accounts, deals and records', async () => {
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'ERP 4711', externalId: '4711' } })).body.data.lead.id;
+    await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'ERP 47110', externalId: '47110' } });
+    const account = (await call(t.app, 'POST', '/accounts', { auth: s.auth, body: { name: 'ERP Co', externalId: '-12' } })).body.data.account.id;
+    const deal = (await call(t.app, 'POST', '/deals', { auth: s.auth, body: { name: 'ERP deal', externalId: '0' } })).body.data.deal.id;
+    await call(t.app, 'POST', '/objects', { auth: s.auth, body: { slug: 'invoices', name: 'Invoices', fields: [{ key: 'title', label: 'Title', type: 'text' }] } });
+    const record = (await call(t.app, 'POST', '/objects/invoices/records', { auth: s.auth, body: { title: 'inv', externalId: '9007199254740991' } })).body.data.record.id;
+    const ids = (list: { id: string }[]) => list.map((x) => x.id);
+    expect(ids((await callOk(client, 'search_leads', { externalId: 4711 })).leads)).toEqual([lead]);
+    expect(ids((await callOk(client, 'search_leads', { externalId: '4711' })).leads)).toEqual([lead]);
+    expect(ids((await callOk(client, 'search_accounts', { externalId: -12 })).accounts)).toEqual([account]);
+    expect(ids((await callOk(client, 'search_deals', { externalId: 0 })).deals)).toEqual([deal]);
+    expect(ids((await callOk(client, 'search_records', { object: 'invoices', externalId: 9007199254740991 })).records)).toEqual([record]);
+  });
+
+  it('takes "true" and "false" for its boolean arguments', async () => {
+    const gone = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Trashed for MCP' } })).body.data.lead.id;
+    await call(t.app, 'DELETE', `/leads/${gone}`, { auth: s.auth });
+    const trash = (await callOk(client, 'search_leads', { deleted: 'true' })).leads.map((l: { id: string }) => l.id);
+    expect(trash).toEqual([gone]);
+    expect((await callOk(client, 'search_leads', { deleted: 'false' })).leads.map((l: { id: string }) => l.id)).not.toContain(gone);
+    expect((await callOk(client, 'search_tasks', { overdue: 'false' })).tasks).toEqual(expect.any(Array));
+    expect((await callOk(client, 'list_users', { active: 'true' })).users.map((u: { id: string }) => u.id)).toContain(s.userId);
+    expect((await callOk(client, 'list_users', { active: 'false' })).users).toEqual([]);
+  });
+
+  it('refuses any other value with a tool error naming the argument', async () => {
+    const { errors, text } = await callError(client, 'search_leads', { deleted: 'yes', externalId: 12.5 }, 'VALIDATION_FAILED');
+    expect(errors).toEqual([
+      { field: 'externalId', code: 'invalid_type', message: expect.stringContaining('must be a string, or a whole number of at most 9007199254740991') },
+      { field: 'deleted', code: 'invalid_type', message: 'must be true or false (or their text, "true" or "false")' },
+    ]);
+    expect(text).toContain('- deleted (invalid_type)');
+    for (const externalId of [2 ** 60, true, { id: 1 }]) {
+      expect((await callError(client, 'search_accounts', { externalId }, 'VALIDATION_FAILED')).errors.map((e: { field: string }) => e.field)).toEqual(['externalId']);
+    }
+    for (const active of [1, 'TRUE', 'yes', '']) {
+      expect((await callError(client, 'list_users', { active }, 'VALIDATION_FAILED')).errors).toEqual([{ field: 'active', code: 'invalid_type', message: expect.stringContaining('true or false') }]);
+    }
+    // A write's arguments are its REST body or path: not read as query text.
+    const lead = (await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Kept' } })).body.data.lead.id;
+    expect((await callError(client, 'delete_lead', { id: lead, permanent: 'true' }, 'VALIDATION_FAILED')).errors.map((e: { field: string }) => e.field)).toEqual(['permanent']);
+    expect((await callError(client, 'create_lead', { name: 'ERP', externalId: 5 }, 'VALIDATION_FAILED')).errors.map((e: { field: string }) => e.field)).toEqual(['externalId']);
+  });
+});

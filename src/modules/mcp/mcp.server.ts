@@ -17,6 +17,7 @@ import { documentedBuiltins } from '../fields/custom-fields.openapi.js';
 import { customFieldsOf } from '../fields/custom-fields.service.js';
 import type { Definition, Field } from '../objects/definition.js';
 import { filterParameters, nullable, valueSchema } from '../objects/field-schemas.openapi.js';
+import { explainQueryArguments, queryArguments } from './mcp.arguments.js';
 import { MAX_RESULT_CHARS, readWithinSize } from './mcp.result-size.js';
 import { IdempotencyKeyArg, type McpTool } from './mcp.tool.js';
 import { MCP_TOOLS } from './tools/index.js';
@@ -153,10 +154,11 @@ async function callTool(ctx: AppContext, session: McpSession, tool: McpTool, arg
   try {
     const principal = await session.authorize(tool.scopes);
     scopes = principal.key.scopes;
-    const { idempotencyKey, input } = tool.idempotent ? withoutKey(structuredClone(args)) : { idempotencyKey: undefined, input: structuredClone(args) };
+    const { idempotencyKey, input } = tool.idempotent ? withoutKey(structuredClone(args)) : { idempotencyKey: undefined, input: tool.readOnly ? queryArguments(tool.input, structuredClone(args)) : structuredClone(args) };
     const organizationId = principal.organization.id;
     const run = { ctx, principal, organizationId, caller: { organizationId, actor: { ...principal.actor, channel: 'MCP' as const } }, idempotencyKey };
-    const errors = [...validateValue(IdempotencyKeyArgument, { idempotencyKey }, 'arguments'), ...validateValue(tool.input, input, 'arguments')];
+    const inputErrors = validateValue(tool.input, input, 'arguments');
+    const errors = [...validateValue(IdempotencyKeyArgument, { idempotencyKey }, 'arguments'), ...(tool.readOnly ? explainQueryArguments(tool.input, inputErrors) : inputErrors)];
     const open = tool.openFieldErrors && input !== null && typeof input === 'object' ? await tool.openFieldErrors(run, input) : [];
     if (errors.length + open.length > 0) throw validationFailed([...errors, ...open]);
     // A read may be run again, shorter, to fit the bound; a write runs once.

@@ -34,7 +34,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   INVALID_JSON: 'The body is not valid JSON.',
   MALFORMED_REQUEST: 'The request is not valid HTTP; the connection is closed.',
   UNSUPPORTED_MEDIA_TYPE: 'The body is not sent as uncompressed UTF-8 application/json.',
-  PAYLOAD_TOO_LARGE: "The body exceeds the route's size limit (BODY_LIMIT_BYTES; batch routes: ten times that), named in the message in bytes. A declared Content-Length over it is refused before the body is read (and before the key is checked; `Expect: 100-continue` gets this instead of 100 Continue); the connection is closed.",
+  PAYLOAD_TOO_LARGE: "The body exceeds the route's size limit (BODY_LIMIT_BYTES; batch routes: ten times that), named in the message in bytes. A declared Content-Length over it is refused before the body is read (and before the key is checked; `Expect: 100-continue` gets this instead of 100 Continue); the connection is closed. The rate-limit headers come only with a body refused while it was being read (sent chunked, without a Content-Length), the key checked by then; a refused Content-Length is answered without them, as a 401 is.",
   NOT_FOUND: 'No such resource in your organization.',
   ROUTE_NOT_FOUND: 'No such route.',
   METHOD_NOT_ALLOWED: 'The route exists but not with this method.',

@@ -116,7 +116,9 @@ const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Policy', 'RateLimit', 'X-Ra
 const headerRefs = (names: HeaderName[]) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
 
 /**
- * Headers of a response: X-Request-Id always; the rate limit once the key is known (every status but 401);
+ * Headers of a response: X-Request-Id always; the rate limit once the key is known (every status but 401; a 413
+ * has it only when refused while its body was read, which its description says: a declared Content-Length over
+ * the limit is answered before the key is checked);
  * the ETag on a single resource's success, 304 and 412 (`tagged`: the operation's route declares `config.etag`);
  * Idempotent-Replayed on the success of an operation that takes an Idempotency-Key (`idempotent`).
  */

@@ -160,6 +160,8 @@ describe('a chunked body (no Content-Length)', () => {
     expect(answer.head).toMatch(/\r\nconnection: close/i);
     expect(answer.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     expect(answer.body!.message).toContain(`${LIMIT} bytes`);
+    // Refused while being read, after the key was checked: the rate limit headers come with it.
+    expect(answer.head).toMatch(/\r\nx-ratelimit-limit: \d+/i);
   });
 });
 
@@ -188,5 +190,7 @@ describe('within the limits', () => {
     const answer = answerOf(await response(c));
     expect(answer.status).toBe(413);
     expect(answer.body!.message).toContain(`${BATCH_LIMIT} bytes`);
+    // Answered before the key was checked, though it was sent: no rate limit headers (the OpenAPI 413 says so).
+    expect(answer.head).not.toMatch(/\r\n(x-)?ratelimit/i);
   });
 });

@@ -61,6 +61,13 @@ describe('GET /openapi.json', () => {
     expect(doc.components.headers['Idempotent-Replayed'].schema).toEqual({ type: 'string', enum: ['true'] });
   });
 
+  it('documents which refusals carry the rate limit headers: not a 401, a 413 only when refused while its body was read', () => {
+    const { Unauthorized, PayloadTooLarge } = doc.components.responses;
+    expect(Object.keys(Unauthorized.headers)).toEqual(['X-Request-Id']);
+    expect(Object.keys(PayloadTooLarge.headers)).toContain('X-RateLimit-Limit');
+    expect(PayloadTooLarge.description).toContain('The rate-limit headers come only with a body refused while it was being read');
+  });
+
   it('lists every error code with its description', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
     expect(envelope.properties.code.enum.sort()).toEqual(Object.keys(ERROR_DESCRIPTIONS).sort());

@@ -2257,7 +2257,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the route's size limit (BODY_LIMIT_BYTES; batch routes: ten times that), named in the message in bytes. A declared Content-Length over it is refused before the body is read (and before the key is checked; `Expect: 100-continue` gets this instead of 100 Continue); the connection is closed. */
+        /** @description `PAYLOAD_TOO_LARGE`: The body exceeds the route's size limit (BODY_LIMIT_BYTES; batch routes: ten times that), named in the message in bytes. A declared Content-Length over it is refused before the body is read (and before the key is checked; `Expect: 100-continue` gets this instead of 100 Continue); the connection is closed. The rate-limit headers come only with a body refused while it was being read (sent chunked, without a Content-Length), the key checked by then; a refused Content-Length is answered without them, as a 401 is. */
         PayloadTooLarge: {
             headers: {
                 RateLimit: components["headers"]["RateLimit"];

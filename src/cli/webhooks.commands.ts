@@ -3,7 +3,7 @@ import { validationFailed } from '../errors.js';
 import { inTransaction } from '../db/transaction.js';
 import { validateValue } from '../http/validation.js';
 import { requireOrganization } from '../modules/orgs/orgs.service.js';
-import { CreateWebhookBody } from '../modules/webhooks/webhooks.schemas.js';
+import { CreateWebhookBody, ListWebhooksQuery } from '../modules/webhooks/webhooks.schemas.js';
 import { checkWebhookInput, createWebhook, deleteWebhookById, listWebhooks } from '../modules/webhooks/webhooks.service.js';
 import { action } from './run.js';
 
@@ -32,8 +32,15 @@ export function registerWebhookCommands(program: Command): void {
     .command('list')
     .description('List the endpoints of an organization')
     .requiredOption('--org <id>', 'organization id')
-    .action(action(async (ctx, out, opts: { org: string }) => {
-      const { webhooks } = await listWebhooks(ctx, opts.org, { page: 1, limit: 100 });
+    .option('--enabled <true|false>', 'only the enabled (true) or disabled (false) endpoints')
+    .option('--event-type <type>', 'only the endpoints receiving this event type (by name or with *)')
+    .action(action(async (ctx, out, opts: { org: string; enabled?: string; eventType?: string }) => {
+      // As in a query string: "true"/"false" are the booleans; anything else is refused by the list's schema, named.
+      const enabled = opts.enabled === 'true' ? true : opts.enabled === 'false' ? false : opts.enabled;
+      const query = { page: 1, limit: 100, ...(enabled !== undefined && { enabled }), ...(opts.eventType !== undefined && { eventType: opts.eventType }) };
+      const errors = validateValue(ListWebhooksQuery, query, 'options');
+      if (errors.length) throw validationFailed(errors);
+      const { webhooks } = await listWebhooks(ctx, opts.org, query as ListWebhooksQuery);
       const human = webhooks
         .map((w) => `${w.id}  ${w.url}  [${w.events.join(',')}]  ${w.enabled ? 'enabled' : `disabled (${w.disabledReason})`}`)
         .join('\n');

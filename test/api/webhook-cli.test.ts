@@ -40,6 +40,17 @@ describe('crm webhook', () => {
     const webhooks = JSON.parse(listed.out.trim().split('\n').at(-1)!);
     expect(webhooks).toEqual([expect.objectContaining({ id, url: 'https://93.184.216.34/hooks', events: ['lead.created', 'lead.updated'], enabled: true })]);
     expect(listed.out).not.toContain(secret);
+    const lastLine = (r: { out: string }) => JSON.parse(r.out.trim().split('\n').at(-1)!);
+    const [receiving, other, disabled, bad] = await Promise.all([
+      run(['webhook', 'list', '--org', org.orgId, '--event-type', 'lead.updated', '--enabled', 'true']),
+      run(['webhook', 'list', '--org', org.orgId, '--event-type', 'deal.created']),
+      run(['webhook', 'list', '--org', org.orgId, '--enabled', 'false']),
+      run(['webhook', 'list', '--org', org.orgId, '--enabled', 'maybe', '--event-type', 'lead.exploded']),
+    ]);
+    expect(lastLine(receiving).map((w: { id: string }) => w.id)).toEqual([id]);
+    expect([lastLine(other), lastLine(disabled)]).toEqual([[], []]);
+    expect(bad.code).toBe(1);
+    expect(lastLine(bad).errors.map((e: { field: string }) => e.field).sort()).toEqual(['enabled', 'eventType']);
 
     const deleted = await run(['webhook', 'delete', id]);
     expect(JSON.parse(deleted.out.trim().split('\n').at(-1)!)).toEqual({ id, deleted: true });

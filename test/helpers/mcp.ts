@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { buildTestApp, type TestApp } from './test-app.js';
 import { seedOrg, type Seeded } from './seed.js';
 
@@ -44,6 +44,19 @@ export async function openMcp(): Promise<McpSetup> {
     await close();
     throw err;
   }
+}
+
+/**
+ * The MCP set-up of a test file (openMcp), opened before its tests and closed after them: its fields are there
+ * once the tests run.
+ */
+export function useMcp(): Omit<McpSetup, 'close'> {
+  const setup = {} as McpSetup;
+  beforeAll(async () => {
+    Object.assign(setup, await openMcp());
+  });
+  afterAll(() => setup.close?.());
+  return setup;
 }
 
 /** The SDK's own client over Streamable HTTP with an API key as Bearer token. */

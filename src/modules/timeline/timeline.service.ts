@@ -53,7 +53,7 @@ function askedTypes(types: string, errors: FieldError[]): EntryType[] {
   // `note, task` (a space after the comma) and a trailing comma ask for what they name, as the feed's types.
   const asked = [...new Set(types.split(',').map((t) => t.trim()).filter((t) => t !== ''))];
   const unknown = asked.filter((t) => !(ENTRY_TYPES as readonly string[]).includes(t));
-  if (asked.length === 0) errors.push({ field: 'types', code: 'invalid_value', message: `names no entry type: list them comma-separated (types=note,task), or leave types out for every type` });
+  if (asked.length === 0) errors.push({ field: 'types', code: 'invalid_value', message: 'names no entry type: list them comma-separated (types=note,task), or leave types out for every type' });
   else if (unknown.length > 0) errors.push({ field: 'types', code: 'invalid_value', message: `Unknown entry type ${unknown.join(', ')}; one of ${ENTRY_TYPES.join(', ')}` });
   return asked as EntryType[];
 }

@@ -233,3 +233,68 @@ describe("console logs: a webhook's delivery log and the past erasures", () => {
     expect(fieldError((await get(t.app, '/admin/config/privacy?from=2024-13-45', s.cookie)).body, 'from')).toContain('is not a real calendar date');
   });
 });
+
+describe('console webhook endpoints', () => {
+  let o: Seeded;
+  let os: ConsoleSession;
+  const url = (name: string) => `http://127.0.0.1:9/${name}`;
+
+  // One endpoint a day, 1 to 3 May: leads (disabled), every event, deals; and 30 more on 4 May to fill two pages.
+  beforeAll(async () => {
+    const before = clock.now();
+    o = await seedOrg(t.ctx);
+    for (const [name, day, events] of [['leads-hook', '2026-05-01', ['lead.created']], ['all-hook', '2026-05-02', ['*']], ['deals-hook', '2026-05-03', ['deal.created']]] as const) {
+      clock.set(`${day}T10:00:00.000Z`);
+      const res = await call(t.app, 'POST', '/webhooks', { auth: o.auth, body: { url: url(name), events } });
+      expect(res.status).toBe(201);
+      if (name === 'leads-hook') expect((await call(t.app, 'PATCH', `/webhooks/${res.body.data.webhook.id}`, { auth: o.auth, body: { enabled: false } })).status).toBe(200);
+    }
+    clock.set('2026-05-04T10:00:00.000Z');
+    for (let n = 0; n < 30; n += 1) expect((await call(t.app, 'POST', '/webhooks', { auth: o.auth, body: { url: url(`task-hook-${n}`), events: ['task.created'] } })).status).toBe(201);
+    clock.set(before);
+    os = await signIn(t.app, await addConsoleUser(t.ctx, o.orgId));
+  });
+
+  const PATH = '/admin/config/webhooks';
+  const shown = (body: string, name: string) => body.includes(`>${url(name)}<`);
+
+  it('filters by enabled and by event type (an endpoint on every event receives each), as GET /webhooks does', async () => {
+    const disabled = await get(t.app, `${PATH}?enabled=false`, os.cookie);
+    expect(disabled.status).toBe(200);
+    expect(disabled.body).toContain('<option value="false" selected>Disabled</option>');
+    expect(['leads-hook', 'all-hook', 'deals-hook'].map((n) => shown(disabled.body, n))).toEqual([true, false, false]);
+    const deals = await get(t.app, `${PATH}?eventType=deal.created&enabled=true`, os.cookie);
+    expect(['leads-hook', 'all-hook', 'deals-hook'].map((n) => shown(deals.body, n))).toEqual([false, true, true]);
+    expect(deals.body).toContain('<option value="deal.created" selected>deal.created</option>');
+    expect(deals.body).not.toContain('value="webhook.test"');
+    expect((await get(t.app, `${PATH}?eventType=note.created&enabled=false`, os.cookie)).body).toContain('No endpoints match.');
+  });
+
+  it('orders by creation, filters by creation day, and keeps the filter in the pager', async () => {
+    const oldest = await get(t.app, `${PATH}?sort=createdAt&to=2026-05-03`, os.cookie);
+    expect(oldest.status).toBe(200);
+    expectInOrder(oldest.body, [url('leads-hook'), url('all-hook'), url('deals-hook')]);
+    const day = await get(t.app, `${PATH}?from=2026-05-02&to=2026-05-02`, os.cookie);
+    expect(['leads-hook', 'all-hook', 'deals-hook'].map((n) => shown(day.body, n))).toEqual([false, true, false]);
+    const first = await get(t.app, `${PATH}?eventType=task.created&sort=createdAt`, os.cookie);
+    expect(first.body).toContain('Showing 1–25 of 31');
+    expect(first.body).toContain('href="/admin/config/webhooks?eventType=task.created&amp;sort=createdAt&amp;page=2"');
+    const second = await get(t.app, `${PATH}?eventType=task.created&sort=createdAt&page=2`, os.cookie);
+    expect(second.body).toContain('Showing 26–31 of 31');
+    expect(shown(second.body, 'deals-hook')).toBe(false);
+  });
+
+  it('answers 400 with the message next to the control for what the API refuses', async () => {
+    const enabled = await get(t.app, `${PATH}?enabled=maybe`, os.cookie);
+    expect(enabled.status).toBe(400);
+    expect(fieldError(enabled.body, 'enabled')).toContain('must be boolean');
+    expect(enabled.body).not.toContain(url('all-hook'));
+    const type = await get(t.app, `${PATH}?eventType=lead.exploded`, os.cookie);
+    expect(type.status).toBe(400);
+    expect(fieldError(type.body, 'eventType')).toContain('must be one of');
+    expect((await get(t.app, `${PATH}?sort=name`, os.cookie)).status).toBe(400);
+    const reversed = await get(t.app, `${PATH}?from=2026-05-03&to=2026-05-01`, os.cookie);
+    expect(reversed.status).toBe(400);
+    expect(fieldError(reversed.body, 'to')).toContain('must be on or after the Created from day');
+  });
+});

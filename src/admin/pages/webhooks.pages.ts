@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../errors.js';
-import { ALL_EVENTS, CreateWebhookBody, ListDeliveriesQuery, UpdateWebhookBody, type Webhook } from '../../modules/webhooks/webhooks.schemas.js';
+import { ALL_EVENTS, CreateWebhookBody, ListDeliveriesQuery, ListWebhooksQuery, UpdateWebhookBody, type Webhook } from '../../modules/webhooks/webhooks.schemas.js';
 import { validateValue } from '../../http/validation.js';
 import {
   checkWebhookInput,
@@ -21,7 +21,19 @@ import { html } from '../html.js';
 import { callerOfViewer, viewerOf, type AdminDeps, type AdminModule } from '../module.js';
 import { listControlsOf, listControlsQuery, rangeErrors } from '../list-controls.js';
 import { lastDeliveries } from './webhooks.store.js';
-import { deliveryLog, endpointPanel, endpointSummary, WEBHOOK_LABELS, WEBHOOKS_PATH, webhookForm, webhooksTable, type WebhookForm } from './webhooks.views.js';
+import {
+  deliveryLog,
+  endpointFilter,
+  endpointFilterParams,
+  endpointPanel,
+  endpointSummary,
+  WEBHOOK_LABELS,
+  WEBHOOKS_PATH,
+  webhookForm,
+  webhooksTable,
+  type EndpointFilters,
+  type WebhookForm,
+} from './webhooks.views.js';
 import { editConflict, submittedVersion, type EditedItem } from './edit-version.js';
 
 const ADMIN = { console: { access: 'admin' as const } };
@@ -48,6 +60,16 @@ function toBody(form: WebhookForm, creating: boolean): Record<string, unknown> {
   const events = form.events.includes(ALL_EVENTS) ? [ALL_EVENTS] : form.events;
   const description = form.description.trim() === '' ? (creating ? undefined : null) : form.description;
   return { url: form.url, events, ...(description !== undefined ? { description } : {}) };
+}
+
+/** `enabled` as the API takes it: a boolean for true or false; anything else passed on as typed, for the schema to refuse. */
+const enabledOf = (value: string): boolean | string => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** GET /webhooks' query for the list's filter, validated by its schema like the API's (400 next to a refused control). */
+function endpointsQuery(request: FastifyRequest, f: EndpointFilters) {
+  const controls = listControlsOf(request);
+  const query = { ...(f.enabled ? { enabled: enabledOf(f.enabled) } : {}), ...(f.eventType ? { eventType: f.eventType } : {}), ...listControlsQuery(controls), page: queryPage(request), limit: 25 };
+  return { controls, query, errors: [...validateValue(ListWebhooksQuery, query, 'query'), ...rangeErrors(controls)] };
 }
 
 const formOf = (w: Webhook): WebhookForm => ({ url: w.url, events: w.events, description: w.description ?? '' });
@@ -122,15 +144,20 @@ export const webhooksModule: AdminModule = {
 
     app.get('/config/webhooks', async (request, reply) => {
       const viewer = viewerOf(request);
-      const { webhooks, pagination } = await listWebhooks(ctx, viewer.organization.id, { page: queryPage(request), limit: 25 });
-      const last = await lastDeliveries(ctx.database.db, webhooks.map((w) => w.id));
+      const filters: EndpointFilters = { enabled: queryText(request, 'enabled'), eventType: queryText(request, 'eventType') };
+      const { controls, query, errors } = endpointsQuery(request, filters);
+      const page = errors.length ? undefined : await listWebhooks(ctx, viewer.organization.id, query as ListWebhooksQuery);
+      const last = await lastDeliveries(ctx.database.db, (page?.webhooks ?? []).map((w) => w.id));
+      const filtered = Boolean(filters.enabled || filters.eventType || controls.from || controls.to);
       return deps.render(request, reply, {
         title: 'API and Webhooks',
         crumbs: ['Configuration', 'Marketplace'],
+        status: errors.length ? 400 : undefined,
         notice: NOTICES[queryText(request, 'notice')],
         body: html`<p>Other systems read and change your data through the <a href="/docs">public API</a> with <a href="/admin/config/api-keys">API keys</a>, and hear about changes through webhooks: each event is POSTed, signed, to the endpoints that subscribe to it, and retried for up to 3 days.</p>
 ${viewer.user.isAdmin ? html`<p><a class="button button--primary" href="${WEBHOOKS_PATH}/new">Add endpoint</a></p>` : html`<p class="muted">Only administrators can add or change endpoints.</p>`}
-${webhooksTable(webhooks, last, viewer.organization.timezone)}${pager(WEBHOOKS_PATH, {}, pagination)}`,
+${endpointFilter(filters, controls, errors)}
+${page ? html`${webhooksTable(page.webhooks, last, viewer.organization.timezone, filtered)}${pager(WEBHOOKS_PATH, endpointFilterParams(filters, controls), page.pagination)}` : ''}`,
       });
     });
 

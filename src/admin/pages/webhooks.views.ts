@@ -8,7 +8,7 @@ import type { FormProblem } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
 import type { LastDelivery } from './webhooks.store.js';
 import { versionField } from './edit-version.js';
-import { CREATION_CONSOLE_SORTS, listControls, listControlsParams, type ListControls } from '../list-controls.js';
+import { CREATION_CONSOLE_SORTS, listControls, listControlsParams, TIME_CONSOLE_SORTS, type ListControls } from '../list-controls.js';
 import type { FieldError } from '../../errors.js';
 
 export const WEBHOOKS_PATH = '/admin/config/webhooks';
@@ -39,7 +39,34 @@ export const deliveryBadge = (status: DeliveryStatus) => badge(humanize(status),
 const eventList = (events: readonly string[]) =>
   events.includes(ALL_EVENTS) ? html`<span class="muted">All events</span>` : html`<ul class="tags">${events.map((e) => html`<li>${e}</li>`)}</ul>`;
 
-export function webhooksTable(webhooks: readonly Webhook[], last: ReadonlyMap<string, LastDelivery>, timeZone: string): SafeHtml {
+/** The list's own filters, as typed in its address: `enabled` (true, false or blank) and `eventType`. */
+export interface EndpointFilters {
+  enabled: string;
+  eventType: string;
+}
+
+/** The event types an endpoint subscribes to (a test event goes to any endpoint, whatever it lists). */
+const SUBSCRIBABLE = EVENT_TYPES.filter((t) => t !== 'webhook.test');
+
+const ENABLED_OPTIONS = [{ value: 'true', label: 'Enabled' }, { value: 'false', label: 'Disabled' }];
+
+/** The endpoint list's filter (GET /webhooks' enabled, eventType, sort and creation days); `errors` shown next to the controls. */
+export function endpointFilter(f: EndpointFilters, c: ListControls, errors: readonly FieldError[]): SafeHtml {
+  const error = (field: string) => errors.find((e) => e.field === field)?.message;
+  const filtered = Boolean(f.enabled || f.eventType || c.sort || c.from || c.to);
+  return html`<form method="get" action="${WEBHOOKS_PATH}" class="search" role="search" aria-label="Filter endpoints">
+  ${selectField({ name: 'enabled', label: 'Enabled', value: f.enabled, error: error('enabled'), options: ENABLED_OPTIONS, blank: 'Any', markOptional: false })}
+  ${selectField({ name: 'eventType', label: 'Event type', value: f.eventType, error: error('eventType'), options: SUBSCRIBABLE.map((t) => ({ value: t, label: t })), blank: 'Any event type', markOptional: false })}
+  ${listControls(c, [...errors], TIME_CONSOLE_SORTS)}
+  ${button('Filter', 'secondary')}
+  ${filtered ? html`<a href="${WEBHOOKS_PATH}">Clear</a>` : ''}
+</form>`;
+}
+
+/** The pager's query parameters for the filter. */
+export const endpointFilterParams = (f: EndpointFilters, c: ListControls) => ({ enabled: f.enabled || undefined, eventType: f.eventType || undefined, ...listControlsParams(c) });
+
+export function webhooksTable(webhooks: readonly Webhook[], last: ReadonlyMap<string, LastDelivery>, timeZone: string, filtered: boolean): SafeHtml {
   const rows = webhooks.map((w) => {
     const d = last.get(w.id);
     return html`<tr>
@@ -49,7 +76,7 @@ export function webhooksTable(webhooks: readonly Webhook[], last: ReadonlyMap<st
   <td>${d ? html`${deliveryBadge(d.status)} <code>${d.eventType}</code><span class="subline">${timeTag(d.updatedAt, timeZone)}</span>` : html`<span class="muted">None yet</span>`}</td>
 </tr>`;
   });
-  return dataTable('Webhook endpoints', ['Endpoint', 'Events', 'Status', 'Last delivery'], rows, 'No endpoints yet: add one to receive events as they happen.');
+  return dataTable('Webhook endpoints', ['Endpoint', 'Events', 'Status', 'Last delivery'], rows, filtered ? 'No endpoints match.' : 'No endpoints yet: add one to receive events as they happen.');
 }
 
 /** The add or edit form; an edit form carries the `version` (ETag) of the endpoint it shows, which the save is conditional on. */

@@ -7,8 +7,9 @@ import { addConsoleUser, fieldError, get, signIn, type ConsoleSession } from '..
 
 /*
  * The console's order and creation-date controls on the leads, accounts and deals lists and on an object's records
- * (the API's sort and createdAfter/Before), the status, due and order controls of My tasks, and the same order and
- * days on the logs: a webhook's delivery log and the past erasures.
+ * (the API's sort and createdAfter/Before), the status, due and order controls of My tasks, the same order and
+ * days on the logs (a webhook's delivery log and the past erasures) and on the webhook endpoints with their enabled
+ * and event-type filters, and the Show control of an item's History panel (the timeline's types).
  */
 
 const clock = new ManualClock('2026-05-01T10:00:00.000Z');
@@ -296,5 +297,59 @@ describe('console webhook endpoints', () => {
     const reversed = await get(t.app, `${PATH}?from=2026-05-03&to=2026-05-01`, os.cookie);
     expect(reversed.status).toBe(400);
     expect(fieldError(reversed.body, 'to')).toContain('must be on or after the Created from day');
+  });
+});
+
+describe("console History panel's Show control", () => {
+  let o: Seeded;
+  let os: ConsoleSession;
+  const pages: Record<string, string> = {};
+
+  // A lead, an account, a deal and a record, each with a note and a task on it.
+  beforeAll(async () => {
+    o = await seedOrg(t.ctx);
+    expect((await call(t.app, 'POST', '/objects', { auth: o.auth, body: { slug: 'trips', name: 'Trips', fields: [{ key: 'title', label: 'Title', type: 'text' }] } })).status).toBe(201);
+    for (const [object, path, body, page] of [
+      ['lead', '/leads', { name: 'Shown lead' }, '/admin/data/leads'],
+      ['account', '/accounts', { name: 'Shown account' }, '/admin/data/accounts'],
+      ['deal', '/deals', { name: 'Shown deal' }, '/admin/data/deals'],
+      ['record', '/objects/trips/records', { title: 'Shown trip' }, '/admin/data/objects/trips'],
+    ] as const) {
+      const created = await call(t.app, 'POST', path, { auth: o.auth, body });
+      expect(created.status).toBe(201);
+      const id = created.body.data[object].id as string;
+      const target = { object, id, ...(object === 'record' ? { objectSlug: 'trips' } : {}) };
+      expect((await call(t.app, 'POST', '/notes', { auth: o.auth, body: { target, body: `A note on the ${object}` } })).status).toBe(201);
+      expect((await call(t.app, 'POST', '/tasks', { auth: o.auth, body: { target, title: `Call about the ${object}` } })).status).toBe(201);
+      pages[object] = `${page}/${id}`;
+    }
+    os = await signIn(t.app, await addConsoleUser(t.ctx, o.orgId));
+  });
+
+  /** What each entry of the History panel says first: the change, "Note", or "Task: <title>". */
+  const entries = (body: string) => [...body.matchAll(/<span class="activity-what">([^<]*)<\/span>/g)].map((m) => m[1]!);
+
+  it.each(['lead', 'account', 'deal', 'record'])('%s: shows every entry, or only the changes, the notes or the tasks', async (object) => {
+    const all = await get(t.app, pages[object]!, os.cookie);
+    expect(all.status).toBe(200);
+    expect(all.body).toContain(`<form method="get" action="${pages[object]}#history"`);
+    expect(entries(all.body)).toEqual(expect.arrayContaining(['Note', `Task: Call about the ${object}`]));
+    expect(entries(all.body).length).toBeGreaterThan(2);
+    const notes = await get(t.app, `${pages[object]}?types=note`, os.cookie);
+    expect(entries(notes.body)).toEqual(['Note']);
+    expect(notes.body).toContain(`A note on the ${object}`);
+    expect(notes.body).toContain('<option value="note" selected>Notes</option>');
+    expect(entries((await get(t.app, `${pages[object]}?types=task`, os.cookie)).body)).toEqual([`Task: Call about the ${object}`]);
+    const changes = entries((await get(t.app, `${pages[object]}?types=event`, os.cookie)).body);
+    expect(changes.length).toBeGreaterThan(0);
+    expect(changes.filter((e) => e === 'Note' || e.startsWith('Task: '))).toEqual([]);
+  });
+
+  it('answers 400 with the timeline\'s message next to the control for a type it does not know, keeping the rest of the page', async () => {
+    const res = await get(t.app, `${pages.lead}?types=memo`, os.cookie);
+    expect(res.status).toBe(400);
+    expect(fieldError(res.body, 'types')).toContain('Unknown entry type memo; one of event, note, task');
+    expect(res.body).toContain('Shown lead');
+    expect(entries(res.body)).toEqual([]);
   });
 });

@@ -121,7 +121,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
         listDeals(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         listLeads(ctx, org, { accountId: account.id, page: 1, limit: 10 }),
         getDealStages(ctx.database.db, org),
-        consoleTimeline(ctx, request, org, { object: 'account', id: account.id }),
+        consoleTimeline(deps, request, org, { object: 'account', id: account.id }),
         recordsPointingAt(ctx, viewer.organization, 'accounts', account.id, RELATED_LIMIT),
         accountFields(deps, org),
       ]);
@@ -129,6 +129,7 @@ ${result ? html`${accountsTable(result.accounts, new Map(people.map((u) => [u.id
       return deps.render(request, reply, {
         title: account.name,
         crumbs: ['Data', 'Accounts'],
+        status: history.error ? 400 : undefined,
         notice: NOTICES[queryText(request, 'notice')],
         body: accountDetail(account, {
           remove: deleteButton(request, ACCOUNTS_PATH, account.id, account.name),

@@ -102,7 +102,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
     listPeople(db, org),
     namesByIds(db, 'accounts', org, [deal.accountId]),
     namesByIds(db, 'leads', org, [deal.leadId]),
-    consoleTimeline(deps.ctx, request, org, { object: 'deal', id: deal.id }),
+    consoleTimeline(deps, request, org, { object: 'deal', id: deal.id }),
     recordsPointingAt(deps.ctx, viewer.organization, 'deals', deal.id, RELATED_LIMIT),
     dealFields(deps, org),
   ]);
@@ -110,7 +110,7 @@ async function detailPage(deps: AdminDeps, request: FastifyRequest, reply: Fasti
   return deps.render(request, reply, {
     title: deal.name,
     crumbs: ['Data', 'Deals'],
-    status: opts.status,
+    status: opts.status ?? (history.error ? 400 : undefined),
     notice: NOTICES[queryText(request, 'notice')],
     body: dealDetail(request, deal, {
       remove: deleteButton(request, DEALS_PATH, deal.id, deal.name),

@@ -1,13 +1,16 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
 import type { CrmEvent } from '../../modules/events/events.js';
 import type { Executor } from '../../db/database.js';
 import type { ItemTarget } from '../../modules/shared/item-target.js';
-import type { TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
+import { ENTRY_TYPES, type TimelineEntry } from '../../modules/timeline/timeline.schemas.js';
 import { itemTimeline } from '../../modules/timeline/timeline.service.js';
 import { listUsers } from '../../modules/orgs/users.store.js';
+import { button, selectField } from '../components.js';
 import { dayOnly, timeTag } from '../format.js';
+import { queryText } from '../forms.js';
 import { html, type SafeHtml } from '../html.js';
+import type { AdminDeps } from '../module.js';
 import { noteDelete, noteForm, NOTES_PATH } from './notes.views.js';
 import { taskActions, TASKS_PATH } from './task-actions.views.js';
 import { blankNewTask, newTaskForm } from './task-form.views.js';
@@ -19,21 +22,55 @@ export function detailRow(label: string, value: SafeHtml | string | number | nul
 
 const CHANNELS: Record<CrmEvent['data']['actor']['channel'], string> = { UI: 'in the console', API: 'through the API', MCP: 'through MCP', COPILOT: 'by the copilot' };
 
-/** An item's timeline as its console page shows it: the entries, the item and request its forms post for, whom a task can be for. */
+/**
+ * An item's timeline as its console page shows it: the entries, the item and request its forms post for, whom a
+ * task can be for, and its Show control: `types` as typed (blank for all), `error` when the timeline refused it
+ * (the page then answers 400), `page` the item's page the control reloads.
+ */
 export interface ConsoleTimeline {
   entries: TimelineEntry[];
   target: ItemTarget;
   request: FastifyRequest;
   assignees: Person[];
+  types: string;
+  error: string | undefined;
+  page: string | undefined;
 }
 
 /** The notice of an item's page after a timeline form added to it (`?notice=taskAdded`). */
 export const TIMELINE_NOTICES: Readonly<Record<string, string>> = { taskAdded: 'Task added.' };
 
-/** The newest entries of an item's timeline (events, notes, tasks) for its console page; the console shows all three. */
-export async function consoleTimeline(ctx: Pick<AppContext, 'database' | 'cipher' | 'cursorSeal'>, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
-  const [timeline, assignees] = await Promise.all([itemTimeline(ctx, organizationId, target, ['event', 'note', 'task'], { limit: 20 }), activePeople(ctx.database.db, organizationId)]);
-  return { entries: timeline.timeline, target, request, assignees };
+/** The Show control's choices: the timeline's entry types, one at a time (blank: all of them). */
+const SHOWN: Record<(typeof ENTRY_TYPES)[number], string> = { event: 'Changes', note: 'Notes', task: 'Tasks' };
+
+/**
+ * The 20 newest entries of an item's timeline for its console page: every type (the console reads all three), or
+ * those `?types=` asks for, passed to the timeline as GET …/timeline's `types` is, so it refuses what the API refuses.
+ */
+export async function consoleTimeline(deps: AdminDeps, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
+  const types = queryText(request, 'types');
+  const [shown, assignees] = await Promise.all([shownEntries(deps, organizationId, target, types), activePeople(deps.ctx.database.db, organizationId)]);
+  return { ...shown, target, request, assignees, types, page: deps.objectHref(target.object, target.id, target.objectSlug) };
+}
+
+async function shownEntries(deps: AdminDeps, organizationId: string, target: ItemTarget, types: string): Promise<{ entries: TimelineEntry[]; error: string | undefined }> {
+  try {
+    const timeline = await itemTimeline(deps.ctx, organizationId, target, ENTRY_TYPES, { limit: 20, ...(types ? { types } : {}) });
+    return { entries: timeline.timeline, error: undefined };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'VALIDATION_FAILED') return { entries: [], error: err.errors?.[0]?.message ?? err.message };
+    throw err;
+  }
+}
+
+/** The Show control, a GET form back to the item's page at its History panel. */
+function showForm(history: ConsoleTimeline): SafeHtml | '' {
+  if (!history.page) return '';
+  const options = ENTRY_TYPES.map((t) => ({ value: t, label: SHOWN[t] }));
+  return html`<form method="get" action="${history.page}#history" class="search" role="search" aria-label="Filter history">
+  ${selectField({ name: 'types', label: 'Show', value: history.types, error: history.error, options, blank: 'All', markOptional: false })}
+  ${button('Show', 'secondary')}
+</form>`;
 }
 
 function entryLine(request: FastifyRequest, e: TimelineEntry, timeZone: string): SafeHtml {
@@ -48,13 +85,17 @@ ${noteDelete(request, e.note)}`;
 ${taskActions(request, task, 'timeline')}`;
 }
 
-/** An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks (each with Delete); a note form, a task form and the way to their Trash pages. */
+/**
+ * An item's timeline (newest first): its changes (what, through which channel, when), its notes and its tasks (each
+ * with Delete), or only those the Show control chose; a note form, a task form and the way to their Trash pages.
+ */
 export function historyPanel(history: ConsoleTimeline, timeZone: string): SafeHtml {
   const { entries, request } = history;
   return html`<section class="panel" aria-labelledby="history"><h2 id="history">History</h2>
 ${noteForm(request, history.target)}
 ${newTaskForm(request, { target: history.target, assignees: history.assignees, values: blankNewTask(request), legend: 'Add a task' })}
-${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : html`<p class="empty">No recorded changes.</p>`}
+${showForm(history)}
+${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : history.error ? '' : html`<p class="empty">${history.types ? 'Nothing of this kind yet.' : 'No recorded changes.'}</p>`}
 <p class="muted">Deleted notes and tasks: <a href="${NOTES_PATH}/trash">notes' trash</a>, <a href="${TASKS_PATH}/trash">tasks' trash</a>.</p>
 </section>`;
 }

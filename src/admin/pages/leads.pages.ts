@@ -134,7 +134,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       const lead = await getLead(ctx, org, request.params.id);
       const [users, history, duplicate, accountNames, deals, stages, pointing, fields] = await Promise.all([
         owners(deps, org),
-        consoleTimeline(ctx, request, org, { object: 'lead', id: lead.id }),
+        consoleTimeline(deps, request, org, { object: 'lead', id: lead.id }),
         lead.duplicateOf ? getLead(ctx, org, lead.duplicateOf).catch(() => undefined) : undefined,
         namesByIds(ctx.database.db, 'accounts', org, [lead.accountId]),
         listDeals(ctx, org, { leadId: lead.id, page: 1, limit: RELATED_LIMIT }),
@@ -152,6 +152,7 @@ ${result ? html`${leadsTable(result.leads, new Map(users.map((u) => [u.id, u.nam
       return deps.render(request, reply, {
         title: lead.name,
         crumbs: ['Data', 'Leads'],
+        status: history.error ? 400 : undefined,
         notice: NOTICES[queryText(request, 'notice')],
         body: leadDetail(lead, users.find((u) => u.id === lead.ownerId)?.name, duplicate?.name, history, viewer.organization.timezone, related, custom, deleteButton(request, LEADS_PATH, lead.id, lead.name)),
       });

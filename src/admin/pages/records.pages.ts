@@ -164,13 +164,14 @@ ${result ? html`${recordsTable(o, result.records, { timeZone: org.timezone, toda
       const o = await getObject(ctx, org.id, request.params.slug);
       const record = await getRecord(ctx, org.id, o.slug, request.params.id);
       const [history, related, pointing] = await Promise.all([
-        consoleTimeline(ctx, request, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
+        consoleTimeline(deps, request, org.id, { object: 'record', id: record.id, objectSlug: o.slug }),
         relatedItems(ctx, org, o.fields, [record]),
         recordsPointingAt(ctx, org, o.slug, record.id, RELATED_LIMIT),
       ]);
       return deps.render(request, reply, {
         title: recordTitle(o, record),
         crumbs: ['Data', o.name],
+        status: history.error ? 400 : undefined,
         notice: NOTICES[queryText(request, 'notice')],
         body: recordDetail(o, record, { history, timeZone: org.timezone, isAdmin: viewer.user.isAdmin, relations: { related }, pointing, remove: deleteButton(request, recordsPath(o.slug), record.id, recordTitle(o, record)) }),
       });

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/test-app.js';
 import { databaseEnv } from '../helpers/processes.js';
@@ -94,5 +97,62 @@ describe('crm erase', () => {
     const bad = await runCli(['erase', '--org', org.orgId, '--email', 'ada@example.com', '--phone', '12'], env);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error: --phone: must be a valid phone number/);
+  }, CLI_TIMEOUT);
+});
+
+describe('crm export-subject', () => {
+  const EMAIL = 'export.me@example.com';
+  let org: Awaited<ReturnType<typeof seedOrg>>;
+  let dir: string;
+  /** The API's answer for the same person: what the command must write. */
+  let apiFile: unknown;
+
+  beforeAll(async () => {
+    org = await seedOrg(t.ctx);
+    dir = mkdtempSync(join(tmpdir(), 'crm-export-'));
+    const lead = await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Exported', email: EMAIL } });
+    expect(lead.status).toBe(201);
+    const target = { object: 'lead', id: lead.body.data.lead.id };
+    expect((await call(t.app, 'POST', '/notes', { auth: org.auth, body: { target, body: 'Asked for a copy of her data' } })).status).toBe(201);
+    expect((await call(t.app, 'POST', '/accounts', { auth: org.auth, body: { name: 'Exported Ltd', email: EMAIL } })).status).toBe(201);
+    await call(t.app, 'POST', '/leads', { auth: org.auth, body: { name: 'Someone else', email: 'someone.else@example.com' } });
+    const api = await call(t.app, 'GET', `/privacy/subject?email=${encodeURIComponent(EMAIL)}`, { auth: org.auth });
+    expect(api.status).toBe(200);
+    apiFile = api.body;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes the file GET /privacy/subject answers, to standard output by default', async () => {
+    const res = await runCli(['export-subject', '--org', org.orgId, '--email', ` ${EMAIL.toUpperCase()} `], env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual(apiFile);
+  }, CLI_TIMEOUT);
+
+  it('with --out, creates the file readable by its owner only, says what it holds in one line, and never replaces a file', async () => {
+    const out = join(dir, 'subject.json');
+    const res = await runCli(['export-subject', '--org', org.orgId, '--email', EMAIL, '--out', out], env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe(`Exported to ${out}: 1 lead, 1 account, 0 deals, 0 records, 1 note, 0 tasks, 3 events\n`);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(apiFile);
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+
+    const taken = join(dir, 'taken.json');
+    writeFileSync(taken, 'kept');
+    const refused = await runCli(['--json', 'export-subject', '--org', org.orgId, '--email', EMAIL, '--out', taken], env);
+    expect(refused.code).toBe(1);
+    expect(lastJson(refused.stdout)).toMatchObject({ status: false, code: 'CONFLICT', message: `${taken} exists: choose another name, or remove it first` });
+    expect(readFileSync(taken, 'utf8')).toBe('kept');
+  }, CLI_TIMEOUT);
+
+  it('names its flags in what it refuses, and an unknown organization', async () => {
+    const none = await runCli(['export-subject', '--org', org.orgId], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe('error: --email: is required, or --phone (give one or both)\n');
+    const bad = await runCli(['export-subject', '--org', org.orgId, '--phone', '12'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: --phone: must be a valid phone number/);
+    const unknown = await runCli(['export-subject', '--org', '000000000000000000000000', '--email', EMAIL], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^error: Organization .*not found/);
   }, CLI_TIMEOUT);
 });

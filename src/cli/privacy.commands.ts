@@ -47,7 +47,10 @@ function writeNewFile(path: string, text: string): void {
   try {
     writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError('CONFLICT', `${path} exists: choose another name, or remove it first`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new AppError('CONFLICT', `${path} exists: choose another name, or remove it first`);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new AppError('VALIDATION_FAILED', `can't create ${path}: its folder does not exist`);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') throw new AppError('VALIDATION_FAILED', `can't create ${path}: no permission to write there`);
     throw err;
   }
 }

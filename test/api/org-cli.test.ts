@@ -142,6 +142,11 @@ describe('crm export-subject', () => {
     expect(refused.code).toBe(1);
     expect(lastJson(refused.stdout)).toMatchObject({ status: false, code: 'CONFLICT', message: `${taken} exists: choose another name, or remove it first` });
     expect(readFileSync(taken, 'utf8')).toBe('kept');
+
+    const nowhere = join(dir, 'missing-folder', 'subject.json');
+    const lost = await runCli(['export-subject', '--org', org.orgId, '--email', EMAIL, '--out', nowhere], env);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toBe(`error: can't create ${nowhere}: its folder does not exist\n`);
   }, CLI_TIMEOUT);
 
   it('names its flags in what it refuses, and an unknown organization', async () => {

@@ -345,6 +345,30 @@ describe("console History panel's Show control", () => {
     expect(changes.filter((e) => e === 'Note' || e.startsWith('Task: '))).toEqual([]);
   });
 
+  it('pages past the 20 newest entries with Older entries, keeping the Show choice, and leads back to the newest', async () => {
+    const created = await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Long history' } });
+    const id = created.body.data.lead.id as string;
+    for (let i = 1; i <= 25; i++) expect((await call(t.app, 'POST', '/notes', { auth: o.auth, body: { target: { object: 'lead', id }, body: `Note ${i}` } })).status).toBe(201);
+    const page = `/admin/data/leads/${id}`;
+    const older = (body: string) => body.match(/<a href="([^"]*)" rel="next">Older entries<\/a>/)?.[1]?.replaceAll('&amp;', '&');
+    const notes = (body: string) => [...body.matchAll(/<div class="note-body">Note (\d+)<\/div>/g)].map((m) => Number(m[1]));
+    for (const [types, firstCount] of [['', 20], ['note', 20]] as const) {
+      const first = await get(t.app, types ? `${page}?types=${types}` : page, os.cookie);
+      expect(first.status).toBe(200);
+      expect(entries(first.body)).toHaveLength(firstCount);
+      expect(first.body).not.toContain('Newest entries');
+      const next = older(first.body)!;
+      expect(next).toContain(`${page}?`);
+      if (types) expect(next).toContain(`types=${types}`);
+      const second = await get(t.app, next, os.cookie);
+      expect(second.status).toBe(200);
+      // Every note once across the two pages, newest first; the second page ends the history.
+      expect([...notes(first.body), ...notes(second.body)]).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+      expect(older(second.body)).toBeUndefined();
+      expect(second.body).toContain(`<a href="${types ? `${page}?types=${types}` : page}#history">Newest entries</a>`);
+    }
+  });
+
   it('answers 400 with the timeline\'s message next to the control for a type it does not know, keeping the rest of the page', async () => {
     const res = await get(t.app, `${pages.lead}?types=memo`, os.cookie);
     expect(res.status).toBe(400);

@@ -35,6 +35,9 @@ export interface ConsoleTimeline {
   types: string;
   error: string | undefined;
   page: string | undefined;
+  /** Where the entries after these start (`?history=`), null on the last of them; `paged` once past the newest. */
+  nextCursor: string | null;
+  paged: boolean;
 }
 
 /** The notice of an item's page after a timeline form added to it (`?notice=taskAdded`). */
@@ -44,23 +47,35 @@ export const TIMELINE_NOTICES: Readonly<Record<string, string>> = { taskAdded: '
 const SHOWN: Record<(typeof ENTRY_TYPES)[number], string> = { event: 'Changes', note: 'Notes', task: 'Tasks' };
 
 /**
- * The 20 newest entries of an item's timeline for its console page: every type (the console reads all three), or
- * those `?types=` asks for, passed to the timeline as GET …/timeline's `types` is, so it refuses what the API refuses.
+ * 20 entries of an item's timeline for its console page, the newest or those after `?history=` (the timeline's
+ * cursor, as GET …/timeline's `after`): every type (the console reads all three), or those `?types=` asks for,
+ * passed to the timeline as `types` is, so it refuses what the API refuses.
  */
 export async function consoleTimeline(deps: AdminDeps, request: FastifyRequest, organizationId: string, target: ItemTarget): Promise<ConsoleTimeline> {
   const types = queryText(request, 'types');
-  const [shown, assignees] = await Promise.all([shownEntries(deps, organizationId, target, types), activePeople(deps.ctx.database.db, organizationId)]);
-  return { ...shown, target, request, assignees, types, page: deps.objectHref(target.object, target.id, target.objectSlug) };
+  const after = queryText(request, 'history');
+  const [shown, assignees] = await Promise.all([shownEntries(deps, organizationId, target, types, after), activePeople(deps.ctx.database.db, organizationId)]);
+  return { ...shown, target, request, assignees, types, page: deps.objectHref(target.object, target.id, target.objectSlug), paged: after !== '' };
 }
 
-async function shownEntries(deps: AdminDeps, organizationId: string, target: ItemTarget, types: string): Promise<{ entries: TimelineEntry[]; error: string | undefined }> {
+type Shown = Pick<ConsoleTimeline, 'entries' | 'error' | 'nextCursor'>;
+
+async function shownEntries(deps: AdminDeps, organizationId: string, target: ItemTarget, types: string, after: string): Promise<Shown> {
   try {
-    const timeline = await itemTimeline(deps.ctx, organizationId, target, ENTRY_TYPES, { limit: 20, ...(types ? { types } : {}) });
-    return { entries: timeline.timeline, error: undefined };
+    const timeline = await itemTimeline(deps.ctx, organizationId, target, ENTRY_TYPES, { limit: 20, ...(types ? { types } : {}), ...(after ? { after } : {}) });
+    return { entries: timeline.timeline, error: undefined, nextCursor: timeline.pagination.nextCursor };
   } catch (err) {
-    if (err instanceof AppError && err.code === 'VALIDATION_FAILED') return { entries: [], error: err.errors?.[0]?.message ?? err.message };
+    if (err instanceof AppError && err.code === 'VALIDATION_FAILED') return { entries: [], error: err.errors?.[0]?.message ?? err.message, nextCursor: null };
     throw err;
   }
+}
+
+/** "Older entries" (the next 20, the same Show choice) and, past the newest, the way back to them. */
+function historyPager(history: ConsoleTimeline): SafeHtml | '' {
+  if (!history.page || (!history.nextCursor && !history.paged)) return '';
+  const query = (more: Record<string, string>) => new URLSearchParams({ ...(history.types ? { types: history.types } : {}), ...more }).toString();
+  const at = (more: Record<string, string>) => `${history.page}${query(more) ? `?${query(more)}` : ''}#history`;
+  return html`<nav class="pager" aria-label="History pages">${history.paged ? html`<a href="${at({})}">Newest entries</a>` : ''}${history.nextCursor ? html` <a href="${at({ history: history.nextCursor })}" rel="next">Older entries</a>` : ''}</nav>`;
 }
 
 /** The Show control, a GET form back to the item's page at its History panel. */
@@ -96,6 +111,7 @@ ${noteForm(request, history.target)}
 ${newTaskForm(request, { target: history.target, assignees: history.assignees, values: blankNewTask(request), legend: 'Add a task' })}
 ${showForm(history)}
 ${entries.length ? html`<ul class="activity">${entries.map((e) => html`<li>${entryLine(request, e, timeZone)}</li>`)}</ul>` : history.error ? '' : html`<p class="empty">${history.types ? 'Nothing of this kind yet.' : 'No recorded changes.'}</p>`}
+${historyPager(history)}
 <p class="muted">Deleted notes and tasks: <a href="${NOTES_PATH}/trash">notes' trash</a>, <a href="${TASKS_PATH}/trash">tasks' trash</a>.</p>
 </section>`;
 }

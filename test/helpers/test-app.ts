@@ -40,6 +40,26 @@ export interface TestAppOptions {
 
 const TEST_KEY = randomBytes(32).toString('base64');
 
+/** The advisory lock under which test files migrate their new PostgreSQL schemas, one at a time. */
+const MIGRATION_TURN = 0x63726d74; // "crmt"
+
+/**
+ * Migrating a new schema takes ~640 locks in one transaction (each table and index it creates), and PostgreSQL's
+ * lock table holds max_locks_per_transaction × max_connections of them (6,400 by default) for the whole server:
+ * a dozen files migrating at once (this run's workers, and another run on the same server) exhaust it, and the
+ * next lock fails with "out of shared memory". Each file's new schema is migrated in its turn, across processes.
+ */
+async function inMigrationTurn<T>(url: string, migrate: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_TURN]);
+    return await migrate();
+  } finally {
+    await client.end();
+  }
+}
+
 /** buildApp, with the route schemas compiled once per test worker (compiled-schemas.ts); for a second app on a test app's context. */
 export function buildAppWithSharedSchemas(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   return buildApp(ctx, {
@@ -81,7 +101,8 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const database = openDatabase({ ...config.database, ...(dialect === 'postgres' ? { schema: location, poolSize: 5 } : {}) });
   const redisUrl = process.env.TEST_REDIS_URL;
   const rateLimiter = opts.redisPrefix && redisUrl ? new RedisRateLimiter(new Redis(redisUrl), `crm-test:${opts.redisPrefix}:`) : undefined;
-  const ctx = await createContext(config, { database, clock: opts.clock, rateLimiter });
+  const context = () => createContext(config, { database, clock: opts.clock, rateLimiter });
+  const ctx = dialect === 'postgres' && !opts.sameDatabaseAs ? await inMigrationTurn(url, context) : await context();
   const app = await buildAppWithSharedSchemas(ctx, { logger: false, ...(opts.onRoute ? { onRoute: opts.onRoute } : {}) });
   opts.beforeReady?.(app);
   await app.ready();

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { customBodyCheck, customFieldCheck } from '../fields/custom-fields.service.js';
+import { customBodyCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
@@ -12,9 +12,8 @@ import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holdersByExternalId, keysByExternalId } from '../shared/batch.service.js';
+import { accountBatch } from './accounts.batch.js';
 import { Account } from './accounts.schemas.js';
-import { findLiveAccount } from './accounts.service.js';
 
 const tags = ['Accounts'];
 
@@ -80,21 +79,8 @@ export function registerAccountRoutes(parent: FastifyInstance, ctx: AppContext):
     scope: 'accounts:write',
     tags,
     resourceSchema: Type.Ref(Account),
-    upsertBy: ['externalId'],
     examples: { create: { name: 'Analytical Engines Ltd', domain: 'analytical.example', externalId: 'erp-1001' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', industry: 'Computing' } },
-    resource: {
-      noun: 'account',
-      label: 'Account',
-      table: 'accounts',
-      createSchema: CreateAccountBody,
-      openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'accounts'),
-      updateSchema: UpdateAccountBody,
-      find: (db, caller, _params, id) => findLiveAccount(ctx, db, caller.organizationId, id),
-      create: (trx, caller, _params, input, opts) => createAccount(ctx, trx, caller, input as CreateAccountBody, opts),
-      update: (trx, caller, _params, id, patch, opts) => updateAccount(ctx, trx, caller, id, patch as UpdateAccountBody, opts),
-      lockKeys: keysByExternalId('accounts'),
-      holdersOf: holdersByExternalId('accounts'),
-    },
+    resource: accountBatch(ctx),
   });
 
   registerTrashRoutes<{ id: string }>(app, ctx, {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { customBodyCheck, customFieldCheck } from '../fields/custom-fields.service.js';
+import { customBodyCheck } from '../fields/custom-fields.service.js';
 import { inTransaction } from '../../db/transaction.js';
 import { callerOf, requirePrincipal } from '../../http/auth.js';
 import { createdReply, IdempotencyHeaders } from '../idempotency/idempotent-route.js';
@@ -14,9 +14,8 @@ import { DealStagesEnvelope, PutDealStagesBody } from './stages.schemas.js';
 import { putDealStages } from './stage-moves.service.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
-import { holdersByExternalId, keysByExternalId } from '../shared/batch.service.js';
+import { dealBatch } from './deals.batch.js';
 import { Deal } from './deals.schemas.js';
-import { findLiveDeal } from './deals.service.js';
 import { getDealStages } from './stages.service.js';
 
 const tags = ['Deals'];
@@ -114,21 +113,8 @@ export function registerDealRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'deals:write',
     tags,
     resourceSchema: Type.Ref(Deal),
-    upsertBy: ['externalId'],
     examples: { create: { name: 'Analytical Engines — 40 seats', amount: '48000.00', currency: 'EUR', externalId: 'opp-77' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', stage: 'proposal' } },
-    resource: {
-      noun: 'deal',
-      label: 'Deal',
-      table: 'deals',
-      createSchema: CreateDealBody,
-      openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'deals'),
-      updateSchema: UpdateDealBody,
-      find: (db, caller, _params, id) => findLiveDeal(ctx, db, caller.organizationId, id),
-      create: (trx, caller, _params, input, opts) => createDeal(ctx, trx, caller, input as CreateDealBody, opts),
-      update: (trx, caller, _params, id, patch, opts) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody, opts),
-      lockKeys: keysByExternalId('deals'),
-      holdersOf: holdersByExternalId('deals'),
-    },
+    resource: dealBatch(ctx),
   });
 
   registerTrashRoutes<{ id: string }>(app, ctx, {

@@ -191,6 +191,7 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>, seals: ContactS
   return {
     noun: 'lead',
     label: 'Lead',
+    upsertBy: ['externalId', 'email'],
     table: 'leads',
     createSchema: CreateLeadBody,
     updateSchema: UpdateLeadBody,

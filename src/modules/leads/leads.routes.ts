@@ -75,7 +75,6 @@ export function registerLeadRoutes(parent: FastifyInstance, ctx: AppContext): vo
     scope: 'leads:write',
     tags,
     resourceSchema: Type.Ref(Lead),
-    upsertBy: ['externalId', 'email'],
     examples: {
       create: { name: 'Ada Lovelace', email: 'ada@example.com', externalId: 'crm-42', source: 'WEBSITE' },
       update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', ifMatch: '"3q2-7w"', status: 'CONTACTED' },

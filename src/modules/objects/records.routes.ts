@@ -8,11 +8,11 @@ import { ok } from '../../http/schemas.js';
 import { ListRecordsQuery, ObjectParams, RecordEnvelope, WrittenRecordEnvelope, RecordInput, RecordListEnvelope, RecordParams, RecordPatch } from './records.schemas.js';
 import { registerTrashRoutes } from '../shared/trash.routes.js';
 import { ifMatchOf } from '../../http/entity-tags.js';
-import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord, type RecordView } from './records.service.js';
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, updateRecord } from './records.service.js';
 import { Type } from '@sinclair/typebox';
 import { registerBatchRoutes } from '../shared/batch.routes.js';
 import { ObjectRecord } from './records.schemas.js';
-import { findLiveRecord, recordHolders, recordKeys, requireObject } from './records.service.js';
+import { recordBatch } from './records.batch.js';
 
 const tags = ['Records'];
 
@@ -73,27 +73,14 @@ export function registerRecordRoutes(parent: FastifyInstance, ctx: AppContext): 
     },
   });
 
-  registerBatchRoutes<RecordView, { object: string }>(app, ctx, {
+  registerBatchRoutes(app, ctx, {
     path: '/objects/:object/records',
     params: ObjectParams,
     scope: 'records:write',
     tags,
     resourceSchema: Type.Ref(ObjectRecord),
-    upsertBy: ['externalId'],
     examples: { create: { title: 'Website relaunch', stage: 'planned', externalId: 'jira-1201' }, update: { id: '66a1f0c2e4b0a1b2c3d4e5f6', stage: 'done' } },
-    resource: {
-      noun: 'record',
-      label: 'Record',
-      table: 'records',
-      createSchema: RecordInput,
-      updateSchema: RecordPatch,
-      checkPath: async (db, caller, p) => void (await requireObject(ctx, db, caller.organizationId, p.object)),
-      find: (db, caller, p, id) => findLiveRecord(ctx, db, caller.organizationId, p.object, id),
-      create: (trx, caller, p, input, opts) => createRecord(ctx, trx, caller, p.object, input, opts),
-      update: (trx, caller, p, id, patch, opts) => updateRecord(ctx, trx, caller, p.object, id, patch, opts),
-      lockKeys: (caller, p, inputs) => recordKeys(caller.organizationId, p.object, inputs),
-      holdersOf: (db, caller, p, _by, values) => recordHolders(ctx, db, caller.organizationId, p.object, values),
-    },
+    resource: recordBatch(ctx),
   });
 
   registerTrashRoutes<{ object: string; id: string }>(app, ctx, {

@@ -22,7 +22,6 @@ export interface BatchRouteSpec<R, P> {
   tags: string[];
   /** The resource's schema in a result (`Type.Ref(Lead)`). */
   resourceSchema: TSchema;
-  upsertBy: readonly UpsertKey[];
   examples: { create: unknown; update: unknown };
   resource: BatchResource<R, P>;
 }
@@ -63,7 +62,7 @@ export function registerBatchRoutes<R, P>(parent: FastifyInstance, ctx: AppConte
   const { noun, label } = spec.resource;
   const written = Written(spec.resourceSchema);
   const bodyLimit = batchBodyLimit(ctx.config.bodyLimitBytes);
-  const createBody = BatchCreateBody(spec.resource.createSchema, spec.upsertBy, spec.examples.create);
+  const createBody = BatchCreateBody(spec.resource.createSchema, spec.resource.upsertBy, spec.examples.create);
   const updateBody = BatchUpdateBody(spec.resource.updateSchema, spec.examples.update);
   const resource = spec.resource as BatchResource<R, unknown>;
   const { dialect } = ctx.database;

@@ -28,6 +28,8 @@ export interface BatchResource<R, P> {
   /** The resource's key in a result (`lead`) and its name in messages (`Lead`). */
   noun: string;
   label: string;
+  /** The keys an upsert may name (`upsertBy`): `externalId` for every resource, `email` too for leads. */
+  upsertBy: readonly UpsertKey[];
   /** Its table, whose rows a batch locks before reading them (PostgreSQL). */
   table: LockableTable;
   createSchema: TSchema;

@@ -8,10 +8,12 @@ import { inTransaction } from '../../db/transaction.js';
 import { AppError, type FieldError } from '../../errors.js';
 import { startWorker } from '../../lib/worker-thread.js';
 import type { Actor } from '../orgs/principal.js';
+import type { UpsertKey } from '../shared/batch.schemas.js';
 import type { WriteOptions } from '../shared/precondition.js';
 import type { WorkerInput } from './csv-worker.js';
 import { PreparedChunks } from './prepared-chunks.js';
 import type { PreparedRow, PreparerRef, RowError } from './row-preparers.js';
+import { RowUpserter, type BatchTarget, type RowOutcome, type UpsertedRow } from './upsert-rows.js';
 
 /**
  * How one resource is imported: the worker half (which row preparer validates and prepares its rows) and
@@ -24,6 +26,8 @@ export interface ImportAdapter {
   rows: PreparerRef;
   /** Stores a batch in one transaction with the same rules, encryption and events as the API. */
   createMany(trx: Executor, caller: { organizationId: string; actor: Actor }, items: unknown[], now: Date): Promise<void>;
+  /** The resource in the batch runner, which upserts the rows with `upsertBy` (`--upsert-by`). */
+  batch: BatchTarget;
 }
 
 export interface ImportReport {
@@ -33,6 +37,8 @@ export interface ImportReport {
   failed: RowError[];
   allOrNothing: boolean;
   seconds: number;
+  /** With `upsertBy`: the key, what each written row did (by line, with the item's id) and how many did what. */
+  upsert?: { by: UpsertKey; outcomes: UpsertedRow[] } & Record<RowOutcome, number>;
 }
 
 export interface ImportOptions {
@@ -40,6 +46,8 @@ export interface ImportOptions {
   organizationId: string;
   adapter: ImportAdapter;
   allOrNothing: boolean;
+  /** Update the item holding a row's key instead of creating one, as POST /{resource}/batch with `upsertBy`. */
+  upsertBy?: UpsertKey;
   batchSize?: number;
   onProgress?: (bytesRead: number, totalBytes: number) => void;
 }
@@ -52,21 +60,32 @@ export interface ImportOptions {
  */
 const BATCH_ROWS = 10000;
 
+/**
+ * Rows per transaction of an upsert (the runner's batches of 100 in each). On PostgreSQL each row's keys stay
+ * locked until the commit (a lead's e-mail, phone and external id: three advisory locks), in a lock table that
+ * every session shares, sized for 6,400 at the defaults (`max_locks_per_transaction` 64 × 100 connections):
+ * a transaction took 10,000 locks there, not 15,000 ("out of shared memory").
+ */
+const UPSERT_BATCH_ROWS = 1000;
+
 /** The importer's actor in events: a system write over the API's rules (documented in docs/import.md). */
 export const IMPORT_ACTOR: Actor = { type: 'SYSTEM', id: 'import', channel: 'API' };
 
 /**
  * Imports a CSV file (header row = field names). A worker thread reads, validates and prepares the rows a
- * chunk ahead while this thread creates the good rows of the previous chunk in one transaction. A row that
- * fails is reported with its line number and every reason; with `allOrNothing` any failure means nothing
- * is written (one transaction for the whole file). If the worker or the database fails, the import stops
- * with an error that says up to which line rows were handled and how many landed.
+ * chunk ahead while this thread creates the good rows of the previous chunk in one transaction (with
+ * `upsertBy`, upserts them through the batch runner: upsert-rows.ts). A row that fails is reported with its
+ * line number and every reason; with `allOrNothing` any failure means nothing is written (one transaction
+ * for the whole file). If the worker or the database fails, the import stops with an error that says up to
+ * which line rows were handled and how many landed.
  */
 export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   const totalBytes = statSync(opts.file).size;
   const caller = { organizationId: opts.organizationId, actor: IMPORT_ACTOR };
+  const upserter = opts.upsertBy === undefined ? undefined : new RowUpserter(ctx, opts.adapter.batch, upsertKey(opts.adapter, opts.upsertBy));
   const failed: RowError[] = [];
+  const outcomes: UpsertedRow[] = [];
   let imported = 0;
   let rows = 0;
   let handledThrough = 1;
@@ -76,15 +95,28 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
     organizationId: opts.organizationId,
     schema: opts.adapter.schema,
     rows: opts.adapter.rows,
+    upsert: upserter !== undefined,
     keys: { encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) },
   };
-  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? BATCH_ROWS);
+  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? (upserter ? UPSERT_BATCH_ROWS : BATCH_ROWS));
+
+  const upsertBatch = upserter && (async (trx: Executor | null, batch: PreparedRow[]) => {
+    const write = (t: Executor) => upserter.write(t, caller, batch);
+    const { written, failed: refused } = trx ? await write(trx) : await inTransaction(ctx, write);
+    failed.push(...refused);
+    outcomes.push(...written);
+    return written.length;
+  });
 
   const run = async (trx: Executor | null) => {
     for await (const chunk of chunks) {
       rows += chunk.rows;
       failed.push(...chunk.failed);
-      if (chunk.prepared.length > 0) imported += await createBatch(ctx, trx, opts.adapter, caller, chunk.prepared, new Date(chunk.now), failed, opts.allOrNothing);
+      if (chunk.prepared.length > 0) {
+        imported += upsertBatch
+          ? await upsertBatch(trx, chunk.prepared)
+          : await createBatch(ctx, trx, opts.adapter, caller, chunk.prepared, new Date(chunk.now), failed, opts.allOrNothing);
+      }
       handledThrough = chunk.lastLine;
       opts.onProgress?.(chunk.last ? totalBytes : chunk.bytesRead, totalBytes);
     }
@@ -100,6 +132,7 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
     } catch (err) {
       if (!(err instanceof AppError) || failed.length === 0) throw err;
       imported = 0;
+      outcomes.length = 0;
     }
   };
 
@@ -110,7 +143,22 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
   } finally {
     await chunks.stop();
   }
-  return { resource: opts.adapter.resource, rows, imported, failed: failed.sort((a, b) => a.line - b.line), allOrNothing: opts.allOrNothing, seconds: (Date.now() - started) / 1000 };
+  const report: ImportReport = { resource: opts.adapter.resource, rows, imported, failed: failed.sort((a, b) => a.line - b.line), allOrNothing: opts.allOrNothing, seconds: (Date.now() - started) / 1000 };
+  if (opts.upsertBy !== undefined) report.upsert = { by: opts.upsertBy, ...countOutcomes(outcomes), outcomes };
+  return report;
+}
+
+/** `by` if the resource's batch upserts by it (e-mail: leads only), else the one-line refusal naming what it takes. */
+function upsertKey(adapter: ImportAdapter, by: UpsertKey): UpsertKey {
+  const keys = adapter.batch.resource.upsertBy;
+  if (!keys.includes(by)) throw new AppError('VALIDATION_FAILED', `${adapter.resource} are upserted by ${keys.join(' or ')}, not by ${by}`);
+  return by;
+}
+
+function countOutcomes(rows: readonly UpsertedRow[]): Record<RowOutcome, number> {
+  const counts: Record<RowOutcome, number> = { created: 0, updated: 0, unchanged: 0 };
+  for (const row of rows) counts[row.outcome] += 1;
+  return counts;
 }
 
 /** The error of an import cut short: the cause, the last line handled, and what landed before it. */

@@ -19,6 +19,8 @@ export interface WorkerInput {
   /** The create schema as plain JSON Schema (validated by the same Ajv setup as API bodies). */
   schema: object;
   rows: PreparerRef;
+  /** Rows are upserted (`--upsert-by`): validated as upsert items, left for the batch runner to prepare. */
+  upsert: boolean;
   keys: { encryption: readonly string[]; blindIndex: Uint8Array };
 }
 
@@ -63,7 +65,7 @@ const nextRequest = () => (requests.length > 0 ? Promise.resolve(requests.shift(
 const preparer = createPreparer(input.rows, {
   organizationId: input.organizationId,
   crypto: { cipher: createFieldCipher(input.keys.encryption), blindIndex: createBlindIndex(Buffer.from(input.keys.blindIndex)) },
-});
+}, input.upsert);
 
 /** csv-parse's counts when the last complete record was read, to place an unclosed quote (updated in place). */
 const lastRecord: RecordEnd = { lines: 0, empty_lines: 0 };

@@ -41,15 +41,19 @@ const noCustom = (): CustomCheck => ({ values: new Map(), errors: [] });
 
 /**
  * The standard cells of a lead, account or deal are text, as they are; its custom cells are typed as a custom
- * object's (record-cells.ts) and checked by the API's parser: unknown keys, types, required fields.
+ * object's (record-cells.ts) and checked by the API's parser: unknown keys, types, required fields. With
+ * `upsert` (`crm import --upsert-by`) a row is checked as an upsert item of POST /{resource}/batch is: its custom
+ * values as an update's (a required field is enforced by the create, if the row creates), and it stays the
+ * create body, for the batch runner, which matches it and prepares what it creates in its transaction.
  */
-export function createPreparer(ref: PreparerRef, env: PreparerEnv): RowPreparer {
+export function createPreparer(ref: PreparerRef, env: PreparerEnv, upsert: boolean): RowPreparer {
   if (ref.kind === 'records') return { fromCsv: recordFromCells(ref.fields), custom: noCustom, prepare: asIs };
   const { definition, writable, readOnly } = ref.custom;
   const standard = new Set(writable);
   const setByServer = new Set(readOnly);
-  const base = { fromCsv: recordFromCells(definition.fields), custom: (input: Record<string, unknown>) => checkCustomInput(definition, input, standard, setByServer, 'create') };
-  if (ref.kind !== 'leads') return { ...base, prepare: asIs };
+  const mode = upsert ? 'update' : 'create';
+  const base = { fromCsv: recordFromCells(definition.fields), custom: (input: Record<string, unknown>) => checkCustomInput(definition, input, standard, setByServer, mode) };
+  if (ref.kind !== 'leads' || upsert) return { ...base, prepare: asIs };
   const fields = { resource: ref.kind, organizationId: env.organizationId, definition };
   return {
     ...base,

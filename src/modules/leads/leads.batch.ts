@@ -197,6 +197,11 @@ export function leadBatch(ctx: Ctx & Pick<AppContext, 'outbox'>, seals: ContactS
     updateSchema: UpdateLeadBody,
     openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'leads'),
     find: (db, caller, _params, id) => findLiveLead(ctx, db, caller.organizationId, id),
+    async findMany(db, caller, _params, ids) {
+      const stored = await findLeads(db, caller.organizationId, ids);
+      const c = await leadFields(ctx, db, caller.organizationId);
+      return new Map([...stored].map(([id, lead]) => [id, toLead(ctx, c, lead)]));
+    },
     create: (trx, caller, _params, input, opts) => createLead(ctx, trx, caller, input as CreateLeadBody, opts),
     update: (trx, caller, _params, id, patch, opts) => updateLead(ctx, trx, caller, id, patch as UpdateLeadBody, opts),
     lockKeys: (caller, _params, inputs) => inputKeys(ctx, caller.organizationId, inputs),

@@ -42,6 +42,11 @@ export interface BatchResource<R, P> {
   /** Checks what the path names (records: the object) before any item runs: a 404 there is the whole request's. */
   checkPath?(db: Executor, caller: Caller, params: P): Promise<void>;
   find(db: Executor, caller: Caller, params: P, id: string): Promise<R | undefined>;
+  /**
+   * The live items among `ids`, by id, in one read: what `crm import --upsert-by` compares the items of a bulk
+   * update with (upsert-rows.ts), as `find` would give each.
+   */
+  findMany?(db: Executor, caller: Caller, params: P, ids: readonly string[]): Promise<Map<string, R>>;
   create(trx: Executor, caller: Caller, params: P, input: Record<string, unknown>, opts: Pick<WriteOptions, 'keysLocked'>): Promise<R>;
   update(trx: Executor, caller: Caller, params: P, id: string, patch: Record<string, unknown>, opts: Pick<WriteOptions, 'keysLocked'>): Promise<R>;
   /**

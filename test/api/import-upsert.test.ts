@@ -122,6 +122,16 @@ describe('crm import --upsert-by externalId', { timeout: IMPORT_TIMEOUT }, () =>
     expect((await leads(o)).map((l) => l.name)).toEqual(['Fourth', 'New name', 'Second', 'Third']);
   });
 
+  it('checks custom fields as an upsert item: a required one only when the row creates', async () => {
+    const o = await seedOrg(t.ctx);
+    expect((await call(t.app, 'PATCH', '/objects/leads', { auth: o.auth, body: { fields: [{ key: 'budget', label: 'Budget', type: 'number', required: true }] } })).status).toBe(200);
+    await call(t.app, 'POST', '/leads', { auth: o.auth, body: { name: 'Ada', budget: 100, externalId: 'erp-1' } });
+    const report = await upsert(o, csv(['name,budget,externalId', 'Ada Lovelace,,erp-1', 'Grace,,erp-2', 'Alan,250,erp-3', 'Cy,lots,erp-4']), 'externalId');
+    expect(outcomes(report)).toEqual([[2, 'updated'], [4, 'created']]);
+    expect(report.failed.map((f) => [f.line, f.errors.map((e) => [e.field, e.message])])).toEqual([[3, [['budget', 'is required']]], [5, [['budget', 'must be a number']]]]);
+    expect((await leads(o)).map((l) => [l.name, l.budget])).toEqual([['Ada Lovelace', 100], ['Alan', 250]]);
+  });
+
   it('upserts accounts and records by external id through their services, with their events', async () => {
     const o = await seedOrg(t.ctx);
     const acme = (await call(t.app, 'POST', '/accounts', { auth: o.auth, body: { name: 'Acme', industry: 'Tools', externalId: 'acc-1' } })).body.data.account;

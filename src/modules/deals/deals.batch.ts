@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { customFieldCheck } from '../fields/custom-fields.service.js';
-import { holdersByExternalId, keysByExternalId, type BatchResource } from '../shared/batch.service.js';
+import { keyedByExternalId, type BatchResource } from '../shared/batch.service.js';
 import { CreateDealBody, UpdateDealBody, type Deal } from './deals.schemas.js';
 import { createDeal, findLiveDeal, updateDeal } from './deals.service.js';
 
@@ -9,15 +9,12 @@ export function dealBatch(ctx: AppContext): BatchResource<Deal, unknown> {
   return {
     noun: 'deal',
     label: 'Deal',
-    upsertBy: ['externalId'],
-    table: 'deals',
+    ...keyedByExternalId('deals'),
     createSchema: CreateDealBody,
     openFieldChecks: (db, caller) => customFieldCheck(ctx, db, caller.organizationId, 'deals'),
     updateSchema: UpdateDealBody,
     find: (db, caller, _params, id) => findLiveDeal(ctx, db, caller.organizationId, id),
     create: (trx, caller, _params, input, opts) => createDeal(ctx, trx, caller, input as CreateDealBody, opts),
     update: (trx, caller, _params, id, patch, opts) => updateDeal(ctx, trx, caller, id, patch as UpdateDealBody, opts),
-    lockKeys: keysByExternalId('deals'),
-    holdersOf: holdersByExternalId('deals'),
   };
 }

@@ -377,13 +377,15 @@ export function inOrder<R>(...parts: BatchItemResult<R>[][]): BatchItemResult<R>
   return parts.flat().sort((a, b) => a.index - b.index);
 }
 
-/** A resource's `lockKeys` when external ids are its only keys (accounts, deals: unique per organization). */
-export function keysByExternalId(table: 'accounts' | 'deals') {
-  return (caller: Caller, _params: unknown, inputs: readonly Record<string, unknown>[]) => externalIdKeys(table, caller.organizationId, inputs);
-}
-
-/** A resource's `holdersOf` when only external ids designate items (accounts, deals: unique per organization). */
-export function holdersByExternalId(table: 'accounts' | 'deals') {
-  return (db: Executor, caller: Caller, _params: unknown, _by: UpsertKey, values: readonly string[]) =>
-    externalIdHolders(db, table, { column: 'organization_id', value: caller.organizationId }, values);
+/**
+ * What a resource whose only key is its external id (accounts, deals: unique per organization) hands the runner:
+ * the key it upserts by, its table, the keys a batch locks and the holders an upsert finds.
+ */
+export function keyedByExternalId(table: 'accounts' | 'deals'): Pick<BatchResource<unknown, unknown>, 'upsertBy' | 'table' | 'lockKeys' | 'holdersOf'> {
+  return {
+    upsertBy: ['externalId'],
+    table,
+    lockKeys: (caller, _params, inputs) => externalIdKeys(table, caller.organizationId, inputs),
+    holdersOf: (db, caller, _params, _by, values) => externalIdHolders(db, table, { column: 'organization_id', value: caller.organizationId }, values),
+  };
 }

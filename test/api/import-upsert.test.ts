@@ -10,6 +10,7 @@ import { databaseEnv } from '../helpers/processes.js';
 import { importCsv, type ImportAdapter } from '../../src/modules/import/csv-import.js';
 import { leadImportAdapter } from '../../src/modules/leads/leads.import.js';
 import { accountImportAdapter } from '../../src/modules/accounts/accounts.import.js';
+import { dealImportAdapter } from '../../src/modules/deals/deals.import.js';
 import { recordImportAdapter } from '../../src/modules/objects/records.import.js';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
 import type { UpsertKey } from '../../src/modules/shared/batch.schemas.js';
@@ -132,7 +133,7 @@ describe('crm import --upsert-by externalId', { timeout: IMPORT_TIMEOUT }, () =>
     expect((await leads(o)).map((l) => [l.name, l.budget])).toEqual([['Ada Lovelace', 100], ['Alan', 250]]);
   });
 
-  it('upserts accounts and records by external id through their services, with their events', async () => {
+  it('upserts accounts, deals and records by external id through their services, with their events', async () => {
     const o = await seedOrg(t.ctx);
     const acme = (await call(t.app, 'POST', '/accounts', { auth: o.auth, body: { name: 'Acme', industry: 'Tools', externalId: 'acc-1' } })).body.data.account;
     const accounts = await upsert(o, csv(['name,industry,externalId', 'Acme,Anvils,acc-1', 'Globex,,acc-2']), 'externalId', { adapter: await accountImportAdapter(t.ctx, o.orgId) });
@@ -140,6 +141,14 @@ describe('crm import --upsert-by externalId', { timeout: IMPORT_TIMEOUT }, () =>
     expect((await call(t.app, 'GET', `/accounts/${acme.id}`, { auth: o.auth })).body.data.account.industry).toBe('Anvils');
     const updated = (await eventsOf(o)).filter((e) => e.type === 'account.updated');
     expect(updated.map((e) => [e.data.id, e.data.changes, e.data.actor.id])).toEqual([[acme.id, { before: { industry: 'Tools' }, after: { industry: 'Anvils' } }, 'import']]);
+
+    const deals = await dealImportAdapter(t.ctx, o.orgId);
+    const dealFile = ['name,amount,currency,stage,externalId', 'Big,1000.00,EUR,proposal,opp-1', 'Small,10.00,EUR,,opp-2'];
+    await upsert(o, csv(dealFile), 'externalId', { adapter: deals });
+    const moved = await upsert(o, csv([dealFile[0]!, 'Big,1000.00,EUR,won,opp-1', dealFile[2]!]), 'externalId', { adapter: deals });
+    expect(outcomes(moved)).toEqual([[2, 'updated'], [3, 'unchanged']]);
+    const stageEvents = (await eventsOf(o)).filter((e) => e.type === 'deal.stage_changed');
+    expect(stageEvents.map((e) => [e.data.changes, e.data.actor.id])).toEqual([[{ before: { stage: 'proposal' }, after: { stage: 'won' } }, 'import']]);
 
     const object = await call(t.app, 'POST', '/objects', {
       auth: o.auth,

@@ -67,10 +67,11 @@ export class RowUpserter {
 
 /**
  * `spec` with its updates watched: an update that leaves its item as it was (the same ETag before and after, so
- * the row held nothing new, and no event was written) adds the resource it returns to `unchanged`. The API
- * answers both 200; the import's report tells them apart. It costs a read of the items before their update, in
- * the transaction that has locked their rows, so the version read is the one the update replaces: one per
- * item updated alone, one per bulk update (`findMany`; a resource without it has its updates run alone).
+ * the row held nothing new, and no event was written) adds the resource it returns to `unchanged`, which the
+ * runner hands on as that item's result. The API answers both 200; the import's report tells them apart. It
+ * costs a read of the items before their update, in the transaction that has locked their rows, so the version
+ * read is the one the update replaces: one per item updated alone, one per bulk update (`findMany`; a resource
+ * without it has its updates run alone).
  */
 function watchingUpdates<R, P>(spec: BatchResource<R, P>, tagger: EntityTagger, unchanged: WeakSet<object>): BatchResource<R, P> {
   const note = (before: R | undefined, after: R) => {

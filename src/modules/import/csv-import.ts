@@ -60,13 +60,6 @@ export interface ImportOptions {
  */
 const BATCH_ROWS = 10000;
 
-/**
- * Rows per transaction of an upsert (the runner's batches of 100 in each). On PostgreSQL each row's keys stay
- * locked until the commit (a lead's e-mail, phone and external id: three advisory locks), in a lock table that
- * every session shares, sized for 6,400 at the defaults (`max_locks_per_transaction` 64 × 100 connections):
- * a transaction took 10,000 locks there, not 15,000 ("out of shared memory").
- */
-const UPSERT_BATCH_ROWS = 1000;
 
 /** The importer's actor in events: a system write over the API's rules (documented in docs/import.md). */
 export const IMPORT_ACTOR: Actor = { type: 'SYSTEM', id: 'import', channel: 'API' };
@@ -98,7 +91,7 @@ export async function importCsv(ctx: AppContext, opts: ImportOptions): Promise<I
     upsert: upserter !== undefined,
     keys: { encryption: ctx.config.encryptionKeys, blindIndex: await loadBlindIndexKey(ctx.database.db, ctx.cipher, ctx.clock.now()) },
   };
-  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? (upserter ? UPSERT_BATCH_ROWS : BATCH_ROWS));
+  const chunks = new PreparedChunks(startWorker(import.meta.url, 'csv-worker', workerInput), ctx.clock, opts.batchSize ?? BATCH_ROWS);
 
   const upsertBatch = upserter && (async (trx: Executor | null, batch: PreparedRow[]) => {
     const write = (t: Executor) => upserter.write(t, caller, batch);

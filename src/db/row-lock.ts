@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import type { Dialect } from '../config.js';
 import type { Executor } from './database.js';
 
@@ -17,8 +18,18 @@ export async function lockRow(db: Executor, dialect: Dialect, table: LockableTab
 /**
  * Locks many rows of the organization in one statement (a batch's items), in id order so that two batches
  * naming the same rows wait for each other instead of deadlocking. As lockRow: nothing to do on SQLite.
+ * The organization is checked on the rows the id index finds (`(organization_id || '') =`, which no index
+ * answers): with `organization_id =`, PostgreSQL before the first statistics of a freshly filled table AND-ed a
+ * bitmap of the organization's whole (organization_id, seq) index into the lock of a batch's 100 rows.
  */
 export async function lockRows(db: Executor, dialect: Dialect, table: LockableTable, organizationId: string, ids: readonly string[]): Promise<void> {
   if (dialect === 'sqlite' || ids.length === 0) return;
-  await db.selectFrom(table).select('id').where('organization_id', '=', organizationId).where('id', 'in', [...new Set(ids)]).orderBy('id').forUpdate().execute();
+  await db
+    .selectFrom(table)
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .where(sql<SqlBool>`(${sql.ref(`${table}.organization_id`)} || '') = ${organizationId}`)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }

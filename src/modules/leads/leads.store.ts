@@ -140,9 +140,14 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
   await guardExternalId('lead', () => db.updateTable('leads').set(changes).where('organization_id', '=', lead.organizationId).where('id', '=', lead.id).execute());
 }
 
-/** Live leads by id (ids are unique across organizations: the caller keeps its own), compiled once per chunk size. */
+/**
+ * Live leads by id (ids are unique across organizations: the caller keeps its own), compiled once per chunk size.
+ * Live is checked on the rows the id index finds (liveByRow): with the plain predicate, PostgreSQL before the
+ * first statistics of a freshly filled table AND-ed a bitmap of the whole live index into the read of a batch's
+ * upsert hits (108,000 entries for 100 leads: 2–40 ms a batch, growing with the table).
+ */
 const liveLeadsById = compiledForRows(['id'] as const, (db, rows: { id: string }[]) =>
-  db.selectFrom('leads').selectAll().where('id', 'in', rows.map((r) => r.id)).where(inView('leads', 'live')),
+  db.selectFrom('leads').selectAll().where('id', 'in', rows.map((r) => r.id)).where(liveByRow('leads')),
   BULK_CHUNK_SIZES,
 );
 
@@ -274,8 +279,11 @@ export async function findOldestDuplicate(db: Executor, organizationId: string, 
   return oldest?.id ?? null;
 }
 
-/** Probes per statement, then smaller chunks for the rest (bound values: SQLite allows 32,766, PostgreSQL 65,535). */
-const PROBE_CHUNK_SIZES = [500, 50, 5, 1];
+/**
+ * Probes per statement, then smaller chunks for the rest (bound values: SQLite allows 32,766, PostgreSQL 65,535).
+ * 100 for a batch's upsert keys (its maximum size): in two chunks of 50 they cost two more round trips a batch.
+ */
+const PROBE_CHUNK_SIZES = [500, 100, 25, 5, 1];
 
 /**
  * Per column, one statement finds the oldest holder's seq of every index in a VALUES list, each a single

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEvents } from '../../src/modules/events/outbox.store.js';
-import { buildTestApp, type TestApp } from '../helpers/test-app.js';
+import { roundTripsDuring } from '../helpers/pg-round-trips.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call, expectError } from '../helpers/http.js';
 
@@ -264,5 +265,25 @@ describe('PATCH /leads/batch', () => {
     expect(results[5].error.errors[0]).toMatchObject({ field: 'id', code: 'required' });
     const updates = (await events(o)).filter((e) => e.type === 'lead.updated');
     expect(updates.map((e) => e.data.id)).toEqual([a.id]);
+  });
+});
+
+/**
+ * What a batch costs PostgreSQL is mostly its round trips (docs/performance.md, "Batch writes"), counted here on
+ * the wire: none of them per item.
+ */
+describe.runIf(dialect === 'postgres')('round trips of POST /leads/batch (PostgreSQL)', () => {
+  it('100 upsert hits by e-mail: ten (begin with the key locks; the probe; the holders; their row locks; the leads; savepoint; update; events; release; commit)', async () => {
+    const o = await seedOrg(t.ctx, { rateLimitPerMinute: 1_000_000 });
+    const emails = Array.from({ length: 100 }, (_, i) => `hit${i}@round-trips.example`);
+    const upsert = (name: string) => batch({ upsertBy: 'email', items: emails.map((email, i) => ({ name: `${name} ${i}`, email })) }, o);
+    expect((await upsert('Created')).body.data.results.map((r: { status: number }) => r.status)).toEqual(Array(100).fill(201));
+    // A first batch of hits fills the caches (key, lead fields) that later ones read instead of the database.
+    expect((await upsert('Warm-up')).status).toBe(200);
+    const { result, sent } = await roundTripsDuring(() => upsert('Renamed'));
+    expect(result.body.data.results.map((r: { status: number }) => r.status)).toEqual(Array(100).fill(200));
+    expect(sent, JSON.stringify(sent)).toHaveLength(10);
+    expect(sent[0]).toMatch(/^begin; select pg_advisory_xact_lock\(k\) from unnest\('\{-?\d+(,-?\d+)*\}'::bigint\[\]\)/);
+    expect(sent.slice(1)).toEqual(['(extended)', '(extended)', '(extended)', '(extended)', 'savepoint batch_item', '(extended)', '(extended)', 'release batch_item', 'commit']);
   });
 });

@@ -144,7 +144,8 @@ export async function updateLead(db: Executor, lead: StoredLead): Promise<void> 
  * Live leads by id (ids are unique across organizations: the caller keeps its own), compiled once per chunk size.
  * Live is checked on the rows the id index finds (liveByRow): with the plain predicate, PostgreSQL before the
  * first statistics of a freshly filled table AND-ed a bitmap of the whole live index into the read of a batch's
- * upsert hits (108,000 entries for 100 leads: 2–40 ms a batch, growing with the table).
+ * upsert hits (100 leads among 100,000: 108,000 index entries, 2–6 ms); at 20,000 it read every row of the
+ * organization and compared each with the 100 ids (41 ms).
  */
 const liveLeadsById = compiledForRows(['id'] as const, (db, rows: { id: string }[]) =>
   db.selectFrom('leads').selectAll().where('id', 'in', rows.map((r) => r.id)).where(liveByRow('leads')),

@@ -17,7 +17,7 @@ const api = (dialect: 'sqlite' | 'postgres') => ({
     include: ['test/api/**/*.test.ts', 'examples/**/*.test.ts'],
     env: { TEST_DIALECT: dialect },
     // Processes the tests start run the build, made once per run when the sources are newer (build-global-setup.ts).
-    globalSetup: ['test/helpers/build-global-setup.ts', ...(dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [])],
+    globalSetup: ['test/helpers/native-global-setup.ts', 'test/helpers/build-global-setup.ts', ...(dialect === 'postgres' ? ['test/helpers/pg-global-setup.ts'] : [])],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run one after another in a worker that keeps its loaded modules: loading the app's module graph
@@ -34,6 +34,7 @@ const browser = {
     name: 'browser',
     include: ['test/browser/**/*.test.ts'],
     env: { TEST_DIALECT: 'sqlite' },
+    globalSetup: ['test/helpers/native-global-setup.ts', 'test/helpers/build-global-setup.ts'],
     // A page flow that takes 10–16 s on an idle machine took up to 24 s in CI beside the API suites: the bound
     // only stops a hung page, every step waits for what it needs.
     testTimeout: 90_000,
@@ -50,7 +51,7 @@ export default defineConfig({
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results.json' }]] : ['default'],
     maxWorkers: 3,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: ['test/helpers/native-global-setup.ts'], testTimeout: 30_000 } },
       { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], testTimeout: 30_000 } },
       api('sqlite'),
       ...(process.env.TEST_DATABASE_URL ? [api('postgres')] : []),

@@ -17,6 +17,7 @@ import { FifoMap } from '../lib/fifo-map.js';
 import { GroupCommit } from './group-commit.js';
 import { retryingStatement } from './schema-retry.js';
 import { openReader } from './sqlite-reader.js';
+import { registerWalBuffer } from './wal-buffer.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 import { ChangeFeed } from './change-feed.js';
 import { useNamedStatements } from './named-statements.js';
@@ -129,7 +130,10 @@ const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export function openSqlite(file: string): SqliteDatabase.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true });
+    registerWalBuffer();
+  }
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);

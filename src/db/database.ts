@@ -22,7 +22,7 @@ import { WalCheckpointer } from './wal-checkpointer.js';
 import { ChangeFeed } from './change-feed.js';
 import { useNamedStatements } from './named-statements.js';
 import { deferBegin } from './deferred-begin.js';
-import type { WriteLock } from './write-lock.js';
+import { WriteLock } from './write-lock.js';
 import { KEY_LOOKUP_CHANNEL } from './migrations/0013_key_lookup_notify.js';
 
 export type Db = Kysely<DB>;
@@ -117,17 +117,16 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /**
- * WAL pages between automatic checkpoints: 40 MB instead of SQLite's default 4 MB, on every connection (the
- * API's and `crm import`'s). A checkpoint copies the WAL's pages into the database file and syncs it, inside
- * whichever commit crosses the threshold; with ten times the WAL, a page rewritten by many commits (an index
- * page, a hot table page) is copied and synced once per 40 MB instead of every other commit or so (a batch of 100 new
- * leads writes ~1.5 MB of WAL, 100 updates of existing ones ~2.7 MB). `POST /leads/batch` spent ~9 % of its
- * CPU in checkpoints at 4 MB (perf). Where the background checkpointer runs (wal-checkpointer.ts), it copies
- * the WAL every 8 MB (the next commit after a complete copy rewinds it), and this threshold only bounds the WAL
- * should the background fall behind.
+ * WAL pages at which a commit runs SQLite's automatic checkpoint: 160 MB, a bound only. The background
+ * checkpointer (wal-checkpointer.ts) copies the WAL every 8 MB and, once it holds 64 MB, copies the rest under the
+ * writers' lock so that the next commit rewinds it; an automatic checkpoint inside a commit copies thousands of
+ * pages and syncs twice while every writer waits (22–40 ms every ~3,300 new leads at 10,000 pages: 15 % of the
+ * write lock's time in `POST /leads/batch`, docs/performance.md). The same on every connection (the API's and
+ * `crm import`'s): without a background checkpointer (a process that never wrote 8 MB) the bound is the only
+ * checkpoint, and each copies a page rewritten by many commits once.
  */
-const WAL_AUTOCHECKPOINT_PAGES = 10_000;
-export const WAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+const WAL_AUTOCHECKPOINT_PAGES = 40_000;
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export function openSqlite(file: string): SqliteDatabase.Database {
   if (file !== ':memory:') {
@@ -137,7 +136,7 @@ export function openSqlite(file: string): SqliteDatabase.Database {
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-  // A WAL grown past this under a burst (up to the 40 MB bound above) is cut back to it when it rewinds, instead
+  // A WAL grown past this under a burst (up to the 160 MB bound above) is cut back to it when it rewinds, instead
   // of keeping its high-water mark on disk for good.
   raw.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   raw.pragma('synchronous = NORMAL');
@@ -155,10 +154,12 @@ export function openDatabase(opts: OpenOptions): Database {
     const raw = openSqlite(opts.url);
     const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
     const reader = opts.url === ':memory:' ? undefined : openReader(db, opts.url);
-    // A file's WAL is copied by a worker thread once enough of it waits (wal-checkpointer.ts).
-    const checkpoints = opts.url === ':memory:' ? undefined : new WalCheckpointer(opts.url);
+    // A file's WAL is copied by a worker thread once enough of it waits (wal-checkpointer.ts), which takes the
+    // writers' lock to let the WAL rewind: a process of one HTTP thread has one too.
+    const lock = opts.url === ':memory:' ? opts.writeLock : (opts.writeLock ?? new WriteLock());
+    const checkpoints = opts.url === ':memory:' ? undefined : new WalCheckpointer(opts.url, { lock });
     const group = new GroupCommit(db, {
-      lock: opts.writeLock,
+      lock,
       afterCommit: () => {
         // What this process commits is seen by the next counter read, even within the request that committed it.
         reader?.forgetVersion();

@@ -6,14 +6,39 @@ import SqliteDatabase from 'better-sqlite3';
  * it is asked (copy what readers no longer need, fsync; never wait for readers or writers, and return at once when
  * another checkpoint holds the lock). Each request is answered once the checkpoint is over, failed or not: the
  * automatic checkpoints of the writing connection remain the bound either way.
+ *
+ * A passive copy never lets the WAL rewind under a steady stream of commits: each one appends frames while it
+ * copies, and SQLite rewinds only for a writer that begins when every frame is copied. So once the WAL holds
+ * `rewindFrames`, the worker takes the process's write lock (`lock`: the one the group commit takes) and copies
+ * the few frames committed since its passive copy: the next commit then rewinds the WAL. The writers' own
+ * automatic checkpoint, far beyond that, used to be what rewound it, copying thousands of frames and syncing
+ * twice inside a commit while every writer waited.
  */
 export interface CheckpointWorkerData {
   file: string;
+  /** The process's write lock (db/write-lock.ts), when the writers take one. */
+  lock?: SharedArrayBuffer;
+  rewindFrames: number;
 }
 
-const { file } = workerData as CheckpointWorkerData;
+const { file, lock, rewindFrames } = workerData as CheckpointWorkerData;
 const db = new SqliteDatabase(file, { fileMustExist: true });
 const port = parentPort!;
+const cell = lock ? new Int32Array(lock) : undefined;
+
+/** [busy, frames in the WAL, frames copied] */
+const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as [{ busy: number; log: number; checkpointed: number }];
+
+/** Runs `fn` holding the write lock; the worker may block (it serves nothing else), writers wait asynchronously. */
+function underWriteLock(cell: Int32Array, fn: () => void): void {
+  while (Atomics.compareExchange(cell, 0, 0, 1) !== 0) Atomics.wait(cell, 0, 1, 100);
+  try {
+    fn();
+  } finally {
+    Atomics.store(cell, 0, 0);
+    Atomics.notify(cell, 0, 1);
+  }
+}
 
 port.on('message', (message: 'checkpoint' | 'close') => {
   if (message === 'close') {
@@ -22,7 +47,8 @@ port.on('message', (message: 'checkpoint' | 'close') => {
     return;
   }
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [{ log }] = checkpoint();
+    if (cell && log >= rewindFrames) underWriteLock(cell, checkpoint);
   } finally {
     port.postMessage('done');
   }

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../lib/worker-thread.js';
 import type { CheckpointWorkerData } from './wal-checkpoint-worker.js';
+import type { WriteLock } from './write-lock.js';
 
 /**
  * Where the WAL index (the `-shm` file) keeps what is written and what is copied (sqlite.org/walformat.html):
@@ -24,6 +25,15 @@ const READ_BYTES = 100;
 export const BACKGROUND_CHECKPOINT_FRAMES = 2_000;
 
 /**
+ * Frames in the WAL (32 MB of 4 KB pages) at which the worker copies the last few under the write lock so that the
+ * next commit rewinds it (wal-checkpoint-worker.ts). Each rewind costs the commit that does it a sync of the new
+ * WAL header: a longer WAL pays it less often. Under a steady stream of batches the WAL holds 12,000–18,000 frames
+ * when it rewinds (it grows while the passive copy runs): within database.ts's journal_size_limit, so that commit
+ * truncates nothing (a truncation of ~100 MB took ~20 ms).
+ */
+export const REWIND_FRAMES = 8_000;
+
+/**
  * WAL checkpoints of a SQLite file on a worker thread with its own connection, so that their copy and their two
  * fsyncs no longer run inside whichever commit crosses the automatic threshold, on the thread serving requests
  * (60–70 ms every ~25 batches of 100 new leads; 13–17 % of that thread's time in `POST /leads/batch`). After each
@@ -41,7 +51,7 @@ export class WalCheckpointer {
 
   constructor(
     private readonly file: string,
-    private readonly frames = BACKGROUND_CHECKPOINT_FRAMES,
+    private readonly opts: { frames?: number; rewindFrames?: number; lock?: WriteLock } = {},
   ) {}
 
   /**
@@ -51,7 +61,7 @@ export class WalCheckpointer {
   committed(): void {
     if (this.running) return;
     const waiting = this.framesWaiting();
-    if (waiting === undefined || waiting < this.frames) return;
+    if (waiting === undefined || waiting < (this.opts.frames ?? BACKGROUND_CHECKPOINT_FRAMES)) return;
     try {
       this.started().postMessage('checkpoint');
       this.running = true;
@@ -91,7 +101,7 @@ export class WalCheckpointer {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const data: CheckpointWorkerData = { file: this.file };
+    const data: CheckpointWorkerData = { file: this.file, rewindFrames: this.opts.rewindFrames ?? REWIND_FRAMES, ...(this.opts.lock && { lock: this.opts.lock.buffer }) };
     const worker = startWorker(import.meta.url, 'wal-checkpoint-worker', data);
     // An idle checkpointer must not keep the process alive.
     worker.unref();

@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { closeContext, createContext, type AppContext, type ContextOverrides } from './context.js';
 import { openDatabase } from './db/database.js';
+import { registerWalBuffer } from './db/wal-buffer.js';
 import { WriteLock } from './db/write-lock.js';
 import { balanceConnections, ConnectionBalance } from './http/connection-balance.js';
 import { ConnectionDrain } from './http/connection-drain.js';
@@ -98,6 +99,9 @@ export async function startServer(config: Config, overrides: ContextOverrides = 
       });
       app.log.info({ threads: config.httpThreads }, 'serving HTTP from several threads');
     } else if (shared) app.log.warn('HTTP_THREADS needs socket descriptors: serving from one thread');
+    if (ctx.database.dialect === 'sqlite' && !registerWalBuffer()) {
+      app.log.warn('native/build/wal-buffer.so is not built (npm run build found no C compiler): SQLite writes each WAL frame in two system calls, batches store ~15 % slower');
+    }
     const log = app.log.child({ module: 'webhooks' });
     if (config.dispatcher === 'inline') {
       dispatcher = new WebhookDispatcher(ctx, { logger: log }).start();

@@ -16,13 +16,20 @@ const BUILT = [
   new URL('../../../native/build/wal-buffer.so', import.meta.url),
 ];
 
-let registered = false;
+let registered: boolean | undefined;
 
-export function registerWalBuffer(): void {
-  if (registered || process.platform === 'win32') return;
+/**
+ * Registers the shim unless done already in this thread; false when the extension is not built (`npm run build`
+ * found no C compiler): SQLite then works as it does without it, one system call a frame (the server warns).
+ */
+export function registerWalBuffer(): boolean {
+  if (registered !== undefined) return registered;
+  if (process.platform === 'win32' || !built()) return (registered = false);
   withExtension(() => undefined);
-  registered = true;
+  return (registered = true);
 }
+
+const built = () => BUILT.find((url) => existsSync(url));
 
 /** WAL writes SQLite asked for and writes passed on to the kernel, in this process so far (tests, benchmarks). */
 export function walBufferStats(): { asked: number; written: number } {
@@ -30,7 +37,7 @@ export function walBufferStats(): { asked: number; written: number } {
 }
 
 function withExtension<T>(use: (db: SqliteDatabase.Database) => T): T {
-  const found = BUILT.find((url) => existsSync(url));
+  const found = built();
   if (!found) throw new Error('native/build/wal-buffer.so is missing: run `npm run build` (it needs a C compiler)');
   const db = new SqliteDatabase(':memory:');
   try {

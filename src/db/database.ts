@@ -118,7 +118,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
 /**
  * WAL pages at which a commit runs SQLite's automatic checkpoint: 160 MB, a bound only. The background
- * checkpointer (wal-checkpointer.ts) copies the WAL every 8 MB and, once it holds 64 MB, copies the rest under the
+ * checkpointer (wal-checkpointer.ts) copies the WAL every 8 MB and, once it holds 32 MB, copies the rest under the
  * writers' lock so that the next commit rewinds it; an automatic checkpoint inside a commit copies thousands of
  * pages and syncs twice while every writer waits (22–40 ms every ~3,300 new leads at 10,000 pages: 15 % of the
  * write lock's time in `POST /leads/batch`, docs/performance.md). The same on every connection (the API's and

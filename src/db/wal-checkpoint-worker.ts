@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
+import { WriteLock } from './write-lock.js';
 
 /**
  * The worker thread of wal-checkpointer.ts: its own connection to the file, and a passive checkpoint each time
@@ -24,21 +25,10 @@ export interface CheckpointWorkerData {
 const { file, lock, rewindFrames } = workerData as CheckpointWorkerData;
 const db = new SqliteDatabase(file, { fileMustExist: true });
 const port = parentPort!;
-const cell = lock ? new Int32Array(lock) : undefined;
+const writers = lock ? new WriteLock(lock) : undefined;
 
-/** [busy, frames in the WAL, frames copied] */
+/** One row: whether another checkpoint was running, the frames in the WAL, the frames copied so far. */
 const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as [{ busy: number; log: number; checkpointed: number }];
-
-/** Runs `fn` holding the write lock; the worker may block (it serves nothing else), writers wait asynchronously. */
-function underWriteLock(cell: Int32Array, fn: () => void): void {
-  while (Atomics.compareExchange(cell, 0, 0, 1) !== 0) Atomics.wait(cell, 0, 1, 100);
-  try {
-    fn();
-  } finally {
-    Atomics.store(cell, 0, 0);
-    Atomics.notify(cell, 0, 1);
-  }
-}
 
 port.on('message', (message: 'checkpoint' | 'close') => {
   if (message === 'close') {
@@ -48,7 +38,15 @@ port.on('message', (message: 'checkpoint' | 'close') => {
   }
   try {
     const [{ log }] = checkpoint();
-    if (cell && log >= rewindFrames) underWriteLock(cell, checkpoint);
+    if (writers && log >= rewindFrames) {
+      // The writers wait asynchronously meanwhile; this copy never waits for anything itself.
+      writers.acquireBlocking();
+      try {
+        checkpoint();
+      } finally {
+        writers.release();
+      }
+    }
   } finally {
     port.postMessage('done');
   }

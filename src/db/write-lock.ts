@@ -20,6 +20,14 @@ export class WriteLock {
     }
   }
 
+  /**
+   * Blocks the calling thread until the lock is free: for a worker thread that serves nothing else. Each wait is
+   * bounded, so that a release whose wake-up went to another waiter is seen anyway.
+   */
+  acquireBlocking(): void {
+    while (Atomics.compareExchange(this.cell, 0, 0, 1) !== 0) Atomics.wait(this.cell, 0, 1, 50);
+  }
+
   release(): void {
     Atomics.store(this.cell, 0, 0);
     Atomics.notify(this.cell, 0, 1);

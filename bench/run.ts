@@ -13,10 +13,11 @@ import { runErasureBench } from './erasure.js';
 import { runFeedBench } from './feed.js';
 import { runBatchBench, runBatchServerBench } from './batch.js';
 import { runCustomFieldsBench } from './custom-fields.js';
+import { runWalVolumeBench } from './wal-volume.js';
 
 /**
- * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch,lists,custom-fields] [--rows N]
- * [--record-rows N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
+ * `npm run bench [-- --only throughput,search,records,objects,import,webhooks,metrics,scale-out,erasure,feed,batch,wal,lists,custom-fields] [--rows N]
+ * [--record-rows N] [--wal-leads N] [--seconds S] [--rounds R] [--postgres URL] [--redis URL]`: prints markdown tables; every
  * ratio is measured in this run against a bare node:http server on the same machine (throughput: the median
  * of R interleaved rounds). Not part of `npm test`. scale-out needs --postgres (an admin URL: it creates and
  * drops its own database) and Redis; with --postgres, throughput has a second table on PostgreSQL + Redis.
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     rows: { type: 'string', default: '1000000' },
     'record-rows': { type: 'string', default: '500000' },
+    'wal-leads': { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '3' },
     postgres: { type: 'string' },
@@ -69,6 +71,7 @@ if (want('batch')) {
   await runBatchServerBench({ seconds: Number(values.seconds) });
   if (values.postgres) await runBatchBench({ dialect: 'postgres', pgUrl: values.postgres, seconds: Number(values.seconds) });
 }
+if (want('wal')) await runWalVolumeBench({ leads: Number(values['wal-leads']) });
 if (want('custom-fields')) await runCustomFieldsBench({ seconds: Number(values.seconds), rounds: Number(values.rounds), rows: Number(values.rows), runs: 100 });
 if (want('scale-out') && values.postgres) await runScaleOut({ pgUrl: values.postgres, redisUrl: values.redis, seconds: Number(values.seconds) });
 if (want('webhooks')) {

@@ -45,9 +45,11 @@ struct WbFile {
 static sqlite3_vfs *wbOrig;
 
 /* Process-wide counts, read by wal_buffer_stats() (tests and benchmarks): WAL writes SQLite asked for, writes
-** this shim passed on. */
+** this shim passed on, the bytes SQLite asked to write to WALs, and the commits (commit frames) among them. */
 static sqlite3_int64 wbWritesAsked;
 static sqlite3_int64 wbWritesDone;
+static sqlite3_int64 wbBytesAsked;
+static sqlite3_int64 wbCommits;
 #define REAL(p) (((WbFile *)(p))->pReal)
 
 /* The "unix" VFS writes at most 0x1ffff bytes a call (seekAndWriteFd masks the count; a larger write comes back
@@ -84,6 +86,8 @@ static int wbWalWrite(WbFile *p, const void *z, int iAmt, sqlite_int64 iOfst) {
   int commitPage = p->commitHeader;
   p->commitHeader = 0;
   __atomic_add_fetch(&wbWritesAsked, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&wbBytesAsked, iAmt, __ATOMIC_RELAXED);
+  if (commitPage) __atomic_add_fetch(&wbCommits, 1, __ATOMIC_RELAXED);
   if (p->nBuf > 0 && (iOfst != p->iOfst + p->nBuf || p->nBuf + iAmt > p->szBuf)) {
     rc = wbFlush(p);
     if (rc != SQLITE_OK) return rc;
@@ -276,9 +280,11 @@ static sqlite3_vfs wbVfs = {
 };
 
 static void wbStats(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  char *z = sqlite3_mprintf("{\"asked\":%lld,\"written\":%lld}",
+  char *z = sqlite3_mprintf("{\"asked\":%lld,\"written\":%lld,\"bytes\":%lld,\"commits\":%lld}",
                             __atomic_load_n(&wbWritesAsked, __ATOMIC_RELAXED),
-                            __atomic_load_n(&wbWritesDone, __ATOMIC_RELAXED));
+                            __atomic_load_n(&wbWritesDone, __ATOMIC_RELAXED),
+                            __atomic_load_n(&wbBytesAsked, __ATOMIC_RELAXED),
+                            __atomic_load_n(&wbCommits, __ATOMIC_RELAXED));
   sqlite3_result_text(ctx, z, -1, sqlite3_free);
 }
 

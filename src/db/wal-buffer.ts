@@ -31,8 +31,11 @@ export function registerWalBuffer(): boolean {
 
 const built = () => BUILT.find((url) => existsSync(url));
 
-/** WAL writes SQLite asked for and writes passed on to the kernel, in this process so far (tests, benchmarks). */
-export function walBufferStats(): { asked: number; written: number } {
+/**
+ * In this process so far (tests, benchmarks): WAL writes SQLite asked for, writes passed on to the kernel, the bytes
+ * SQLite asked to write to WALs (frame headers and pages), and the commits among them.
+ */
+export function walBufferStats(): { asked: number; written: number; bytes: number; commits: number } {
   return withExtension((db) => JSON.parse(db.prepare('select wal_buffer_stats() as s').pluck().get() as string));
 }
 

@@ -42,6 +42,9 @@ describe('the WAL write buffer', () => {
     const written = after.written - before.written;
     expect(asked).toBeGreaterThan(2 * 10 * 100); // two writes a frame, over 100 frames a commit
     expect(written).toBeLessThan(asked / 20);
+    expect(after.commits - before.commits).toBe(10);
+    // Every frame asked for is counted: a 24-byte header and a 4 KiB page, two writes.
+    expect(after.bytes - before.bytes).toBe((asked / 2) * (24 + 4096));
     expect(writer.pragma('integrity_check', { simple: true })).toBe('ok');
     reader.close();
     writer.close();

@@ -193,6 +193,10 @@ export function openDatabase(opts: OpenOptions): Database {
   // the pool has already discarded it and connects anew on demand. Without a listener node-pg's 'error' event
   // ends the process. A query in flight fails on its own (503, isDatabaseUnreachable).
   pool.on('error', () => undefined);
+  // A client handed out (in a query or a transaction) has no pool listener: pg-pool removes it until the release.
+  // If its connection drops then, node-pg fails the query in flight (which the caller sees) and also emits 'error',
+  // which would end the process. Heard here; the release then discards the client (no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (!opts.transactionPooler) pool.on('connect', useNamedStatements);
   // After the named statements: the `begin` it holds back goes in front of a statement's text, named or not.
   pool.on('connect', deferBegin);

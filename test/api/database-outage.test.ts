@@ -46,6 +46,38 @@ describe.runIf(dialect === 'postgres')('PostgreSQL connections dropped under the
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
     expect((await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'After The Outage' } })).status).toBe(201);
   });
+
+  it('lives through the connection of a transaction dropped in the middle of its query', async () => {
+    // pg-pool takes its listener off a client while it is handed out; node-pg then reports the lost connection
+    // both to the query and as an 'error' event of the client, which nothing else hears.
+    const uncaught: unknown[] = [];
+    const note = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', note);
+    const admin = new pg.Client({ connectionString: t.config.database.url });
+    await admin.connect();
+    try {
+      let pid: number | undefined;
+      const running = t.ctx.database.transaction(async (trx) => {
+        pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+        await sql`select pg_sleep(30)`.execute(trx);
+      });
+      running.catch(() => undefined);
+      await eventually(async () => {
+        expect(pid).toBeDefined();
+        const { rows } = await admin.query<{ query: string }>(`select query from pg_stat_activity where pid = $1 and state = 'active'`, [pid]);
+        expect(rows[0]?.query).toContain('pg_sleep');
+      });
+      await admin.query('select pg_terminate_backend($1)', [pid]);
+      const failure = await running.then(() => undefined, (err: unknown) => err);
+      expect(isDatabaseUnreachable(failure)).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(uncaught).toEqual([]);
+      expect((await call(t.app, 'GET', '/leads', { auth: s.auth })).status).toBe(200);
+    } finally {
+      process.off('uncaughtException', note);
+      await admin.end();
+    }
+  });
 });
 
 describe('isDatabaseUnreachable', () => {

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 
 /**
- * Unversioned, unauthenticated probes: liveness, and readiness (the database answers, and the server is not
+ * Unversioned, unauthenticated probes: liveness, and readiness (the database answers, so does Redis when the rate limit lives there, and the server is not
  * shutting down: `stopping`, so that a load balancer stops sending it requests before it stops accepting them).
  */
 export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, stopping: () => boolean = () => false): void {
@@ -16,6 +16,7 @@ export function registerHealthRoutes(app: FastifyInstance, ctx: AppContext, stop
     } catch {
       throw new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable');
     }
+    await ctx.rateLimiter.ready?.();
     return { status: true, code: 'SUCCESS', data: { status: 'ready' } };
   });
 }

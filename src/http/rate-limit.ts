@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 
 export interface RateLimitResult {
@@ -17,6 +18,8 @@ export interface RateLimitResult {
  */
 export interface RateLimiter {
   hit(key: string, limit: number, windowMs: number, cost?: number): Promise<RateLimitResult>;
+  /** Throws (503) when the store the windows live in can't be reached (`/ready`); absent for one in memory. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -191,6 +194,15 @@ type HitsCommand = (...args: (string | number)[]) => Promise<number[]>;
  * docs/performance.md). The client needs no auto-pipelining: each batch is one command. On a standalone Redis
  * (a script's keys must share a slot on a cluster).
  */
+/**
+ * Redis unreachable (down, restarting, a network split; ioredis gives up on a command after its retries): the
+ * request can't be counted, so it is refused as the database's absence is, 503 with Retry-After, never let through
+ * uncounted and never a 500.
+ */
+function storeUnavailable(cause: unknown): AppError {
+  return Object.assign(new AppError('SERVICE_UNAVAILABLE', 'The rate limit store (Redis) is not reachable; retry shortly', { headers: { 'retry-after': '1' } }), { cause });
+}
+
 export class RedisRateLimiter implements RateLimiter {
   private pending: PendingHit[] = [];
   private readonly hits: HitsCommand;
@@ -202,6 +214,9 @@ export class RedisRateLimiter implements RateLimiter {
     redis.defineCommand('crmRateHits', { lua: HITS_SCRIPT });
     const commands = redis as unknown as { crmRateHits: HitsCommand };
     this.hits = (...args) => commands.crmRateHits(...args);
+    // A lost connection reaches the requests (503, logged with each); without a listener ioredis prints every
+    // reconnection attempt to stderr.
+    redis.on('error', () => undefined);
   }
 
   hit(key: string, limit: number, windowMs: number, cost = 1): Promise<RateLimitResult> {
@@ -219,11 +234,21 @@ export class RedisRateLimiter implements RateLimiter {
     for (const hit of batch) args.push(hit.windowMs, hit.cost, hit.limit);
     this.hits(...args).then(
       (out) => batch.forEach((hit, i) => hit.resolve(result(out[3 * i + 2] === 1, out[3 * i]!, hit.limit, out[3 * i + 1]!))),
-      (err: unknown) => batch.forEach((hit) => hit.reject(err)),
+      (err: unknown) => {
+        const unavailable = storeUnavailable(err);
+        batch.forEach((hit) => hit.reject(unavailable));
+      },
     );
   }
 
+  async ready(): Promise<void> {
+    await this.redis.ping().catch((err: unknown) => {
+      throw storeUnavailable(err);
+    });
+  }
+
   async close(): Promise<void> {
-    await this.redis.quit();
+    // quit waits for a connection that may never come back: then the socket is simply dropped.
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -96,6 +96,7 @@ export function countingRateLimiter(inner: RateLimiter, rejected: Counter): Rate
       if (!result.allowed) rejected.inc();
       return result;
     },
+    ...(inner.ready ? { ready: () => inner.ready!() } : {}),
     close: () => inner.close(),
   };
 }

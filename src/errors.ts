@@ -49,7 +49,7 @@ export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Too many requests for this key; wait for the number of seconds in Retry-After.',
   HEADERS_TOO_LARGE: 'The request headers exceed the size limit; the connection is closed.',
   INTERNAL_ERROR: 'An unexpected error; the requestId helps support find it.',
-  SERVICE_UNAVAILABLE: 'A dependency (the database, or Redis where the rate limit is shared) is unreachable; retry after Retry-After seconds.',
+  SERVICE_UNAVAILABLE: 'A dependency (the database, or Redis where the rate limit is shared) is unreachable, or the database is out of disk space, memory or connections; retry after Retry-After seconds.',
 };
 
 export interface FieldError {

@@ -230,6 +230,16 @@ export function isDatabaseUnreachable(err: unknown): boolean {
   return typeof e?.message === 'string' && /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(e.message);
 }
 
+/**
+ * True when the database refused the work for want of a resource, not because of the request: SQLite's disk (or
+ * `max_page_count`) full, PostgreSQL's class 53 (disk full, out of memory, too many connections). Nothing was
+ * written; the same request may succeed once an operator has made room.
+ */
+export function isDatabaseOutOfResources(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || (typeof code === 'string' && /^53[0-9A-Z]{3}$/.test(code));
+}
+
 /** True when a unique constraint rejected the write (both dialects). */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };

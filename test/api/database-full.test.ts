@@ -1,0 +1,55 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isDatabaseOutOfResources } from '../../src/db/database.js';
+import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
+import { seedOrg, type Seeded } from '../helpers/seed.js';
+import { call } from '../helpers/http.js';
+
+/**
+ * The database refuses a write for want of room (a full disk; here SQLite's `max_page_count`, which fails the same
+ * way, SQLITE_FULL): the caller gets a retryable 503 in the one envelope, not a 500, nothing of the request is
+ * stored, and the same request succeeds once there is room again.
+ */
+describe.runIf(dialect === 'sqlite')('a full database (SQLite)', () => {
+  let t: TestApp;
+  let s: Seeded;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+  });
+  afterAll(() => t.close());
+
+  const pageCount = async () => Number((await sql<{ page_count: number }>`pragma page_count`.execute(t.ctx.database.db)).rows[0]!.page_count);
+  const batch = { items: Array.from({ length: 100 }, (_, i) => ({ name: `Roomless ${i}`, email: `roomless${i}@example.com`, notes: 'n'.repeat(2_000) })) };
+
+  it('answers 503 with Retry-After and stores nothing, then takes the same batch once there is room', async () => {
+    await sql.raw(`pragma max_page_count = ${(await pageCount()) + 4}`).execute(t.ctx.database.db);
+    try {
+      const refused = await call(t.app, 'POST', '/leads/batch', { auth: s.auth, body: batch });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('30');
+      expect(refused.body).toMatchObject({ status: false, code: 'SERVICE_UNAVAILABLE' });
+      expect(refused.body.message).toContain('out of disk space');
+    } finally {
+      await sql.raw('pragma max_page_count = 4294967294').execute(t.ctx.database.db);
+    }
+    const listed = await call(t.app, 'GET', `/leads?q=${encodeURIComponent('Roomless')}`, { auth: s.auth });
+    expect(listed.body.data.leads).toEqual([]);
+    const taken = await call(t.app, 'POST', '/leads/batch', { auth: s.auth, body: batch });
+    expect(taken.status).toBe(200);
+    expect(taken.body.data.results.map((r: { status: number }) => r.status)).toEqual(Array(100).fill(201));
+  });
+});
+
+describe('isDatabaseOutOfResources', () => {
+  it('tells a database short of room, memory or connections from other errors', () => {
+    expect(isDatabaseOutOfResources(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(true);
+    expect(isDatabaseOutOfResources(Object.assign(new Error('could not extend file'), { code: '53100' }))).toBe(true);
+    expect(isDatabaseOutOfResources(Object.assign(new Error('sorry, too many clients already'), { code: '53300' }))).toBe(true);
+    expect(isDatabaseOutOfResources(Object.assign(new Error('out of memory'), { code: '53200' }))).toBe(true);
+    expect(isDatabaseOutOfResources(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isDatabaseOutOfResources(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
+    expect(isDatabaseOutOfResources(new Error('something else'))).toBe(false);
+    expect(isDatabaseOutOfResources(null)).toBe(false);
+  });
+});

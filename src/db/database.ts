@@ -240,6 +240,16 @@ export function isDatabaseOutOfResources(err: unknown): boolean {
   return code === 'SQLITE_FULL' || (typeof code === 'string' && /^53[0-9A-Z]{3}$/.test(code));
 }
 
+/**
+ * True when another writer kept the database locked past the wait (SQLite's busy_timeout: another process's long
+ * transaction, an `--all-or-nothing` import, a restore; PostgreSQL's lock_timeout): nothing was written, and the same
+ * request succeeds once that writer is done.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '55P03' || (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)_/.test(code));
+}
+
 /** True when a unique constraint rejected the write (both dialects). */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };

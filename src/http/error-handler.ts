@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_DESCRIPTIONS, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
-import { isDatabaseOutOfResources, isDatabaseUnreachable } from '../db/database.js';
+import { isDatabaseBusy, isDatabaseOutOfResources, isDatabaseUnreachable } from '../db/database.js';
 import { explainRepeatedParameters, toFieldErrors } from './validation.js';
 import { extraFieldErrors } from './extra-field-errors.js';
 import type { ErrorEnvelope } from './schemas.js';
@@ -57,6 +57,11 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimits: BodyLimi
       request.log.warn({ err: error }, 'database unreachable');
       reply.header('retry-after', '1');
       return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database is not reachable; retry shortly');
+    }
+    if (isDatabaseBusy(error)) {
+      request.log.warn({ err: error }, 'database busy');
+      reply.header('retry-after', '1');
+      return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database is busy with another writer (an import, a restore): the request was not carried out; retry shortly');
     }
     if (isDatabaseOutOfResources(error)) {
       // An operator has to act (free disk space, raise a limit): logged as an error, answered as retryable.

@@ -1,6 +1,7 @@
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDatabaseOutOfResources } from '../../src/db/database.js';
+import { isDatabaseBusy, isDatabaseOutOfResources } from '../../src/db/database.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
@@ -38,6 +39,50 @@ describe.runIf(dialect === 'sqlite')('a full database (SQLite)', () => {
     const taken = await call(t.app, 'POST', '/leads/batch', { auth: s.auth, body: batch });
     expect(taken.status).toBe(200);
     expect(taken.body.data.results.map((r: { status: number }) => r.status)).toEqual(Array(100).fill(201));
+  });
+});
+
+/**
+ * Another process holds SQLite's write lock past busy_timeout (an `--all-or-nothing` import of a large file, a
+ * hand-run transaction): the write that waited gets a retryable 503, not a 500, and goes through once the lock is free.
+ */
+describe.runIf(dialect === 'sqlite')('a database held by another writer (SQLite)', () => {
+  let t: TestApp;
+  let s: Seeded;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    s = await seedOrg(t.ctx);
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 with Retry-After while the lock is held, and writes once it is released', async () => {
+    const other = new SqliteDatabase(t.location);
+    // The API's wait is shortened for the test (5 s otherwise); the other writer holds the lock past it.
+    await sql`pragma busy_timeout = 200`.execute(t.ctx.database.db);
+    try {
+      other.exec('begin immediate');
+      const refused = await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Waited Too Long' } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.body).toMatchObject({ status: false, code: 'SERVICE_UNAVAILABLE' });
+      expect(refused.body.message).toContain('busy with another writer');
+      other.exec('rollback');
+      expect((await call(t.app, 'POST', '/leads', { auth: s.auth, body: { name: 'Waited Enough' } })).status).toBe(201);
+    } finally {
+      if (other.inTransaction) other.exec('rollback');
+      other.close();
+      await sql`pragma busy_timeout = 5000`.execute(t.ctx.database.db);
+    }
+  });
+});
+
+describe('isDatabaseBusy', () => {
+  it('tells a database locked by another writer from other errors', () => {
+    expect(isDatabaseBusy(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_SNAPSHOT' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('could not obtain lock'), { code: '55P03' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(false);
+    expect(isDatabaseBusy(new Error('something else'))).toBe(false);
   });
 });
 

@@ -7,11 +7,12 @@ import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
 
 /**
- * The database refuses a write for want of room (a full disk; here SQLite's `max_page_count`, which fails the same
- * way, SQLITE_FULL): the caller gets a retryable 503 in the one envelope, not a 500, nothing of the request is
- * stored, and the same request succeeds once there is room again.
+ * SQLite refuses a write for a reason that is not the request's, and says so with a retryable 503 in the one
+ * envelope, never a 500: the database is full (a full disk; here SQLite's `max_page_count`, which fails the same
+ * way, SQLITE_FULL), or another process holds the write lock past busy_timeout (an `--all-or-nothing` import of a
+ * large file, a hand-run transaction). Nothing of the request is stored, and it goes through once the cause is gone.
  */
-describe.runIf(dialect === 'sqlite')('a full database (SQLite)', () => {
+describe.runIf(dialect === 'sqlite')('SQLite refusing a write (full, or locked by another writer)', () => {
   let t: TestApp;
   let s: Seeded;
   beforeAll(async () => {
@@ -40,20 +41,6 @@ describe.runIf(dialect === 'sqlite')('a full database (SQLite)', () => {
     expect(taken.status).toBe(200);
     expect(taken.body.data.results.map((r: { status: number }) => r.status)).toEqual(Array(100).fill(201));
   });
-});
-
-/**
- * Another process holds SQLite's write lock past busy_timeout (an `--all-or-nothing` import of a large file, a
- * hand-run transaction): the write that waited gets a retryable 503, not a 500, and goes through once the lock is free.
- */
-describe.runIf(dialect === 'sqlite')('a database held by another writer (SQLite)', () => {
-  let t: TestApp;
-  let s: Seeded;
-  beforeAll(async () => {
-    t = await buildTestApp();
-    s = await seedOrg(t.ctx);
-  });
-  afterAll(() => t.close());
 
   it('answers 503 with Retry-After while the lock is held, and writes once it is released', async () => {
     const other = new SqliteDatabase(t.location);

@@ -67,6 +67,8 @@ export interface OpenOptions {
   /** PostgreSQL only: a schema placed first on the search_path (tests use one per file). */
   schema?: string;
   poolSize?: number;
+  /** PostgreSQL only: how long a query may wait for a connection (made, or free in the pool) before it fails. */
+  connectTimeoutMs?: number;
   /** SQLite only: shared by the threads of one server process that write to the same file (HTTP_THREADS). */
   writeLock?: WriteLock;
   /**
@@ -149,6 +151,13 @@ export function openSqlite(file: string): SqliteDatabase.Database {
   return raw;
 }
 
+/**
+ * A query waits at most this long for a PostgreSQL connection, new or free in the pool, then fails as the database
+ * being unreachable (503 with Retry-After): node-pg's default is to wait for ever, so a server that stops answering
+ * without refusing (a network partition, a host gone) or a pool busy for that long held every request open.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 export function openDatabase(opts: OpenOptions): Database {
   if (opts.dialect === 'sqlite') {
     const raw = openSqlite(opts.url);
@@ -187,7 +196,11 @@ export function openDatabase(opts: OpenOptions): Database {
   }
   // Numeric columns (bigint counts, sums) come back as strings by default; counts fit in a JS number.
   pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-  const connection = { connectionString: opts.url, ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}) };
+  const connection = {
+    connectionString: opts.url,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    ...(opts.schema ? { options: `-c search_path=${opts.schema},public` } : {}),
+  };
   const pool = new pg.Pool({ ...connection, max: opts.poolSize ?? 10 });
   // An idle client whose connection drops (a PostgreSQL restart, a failover, a pooler going away) reports it here;
   // the pool has already discarded it and connects anew on demand. Without a listener node-pg's 'error' event

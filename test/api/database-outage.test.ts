@@ -1,7 +1,9 @@
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDatabaseUnreachable } from '../../src/db/database.js';
+import { isDatabaseUnreachable, openDatabase } from '../../src/db/database.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
@@ -89,5 +91,25 @@ describe('isDatabaseUnreachable', () => {
     expect(isDatabaseUnreachable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDatabaseUnreachable(new Error('something else'))).toBe(false);
     expect(isDatabaseUnreachable(null)).toBe(false);
+  });
+});
+
+describe('a PostgreSQL server that takes connections and never answers', () => {
+  it('fails a query after the connect timeout, as unreachable (503), instead of holding it for ever', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const database = openDatabase({ dialect: 'postgres', url: `postgres://postgres@127.0.0.1:${port}/crm`, connectTimeoutMs: 300 });
+    try {
+      const started = Date.now();
+      const failure = await sql`select 1`.execute(database.db).then(() => undefined, (err: unknown) => err);
+      expect(isDatabaseUnreachable(failure)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await database.close();
+      sockets.forEach((socket) => socket.destroy());
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -187,14 +187,6 @@ interface PendingHit {
 type HitsCommand = (...args: (string | number)[]) => Promise<number[]>;
 
 /**
- * Shared by every instance pointed at the same Redis (REDIS_URL). The hits of one turn of the event loop (every
- * request whose bytes arrived in one poll, flushed by setImmediate as ioredis's auto-pipelining does) go to
- * Redis as one script call: per hit, ioredis's command, pipeline and reply objects cost more CPU than the
- * request's own work in Redis (20–32 µs of the API's CPU a hit at 16–4 hits a batch, 11–14 µs batched,
- * docs/performance.md). The client needs no auto-pipelining: each batch is one command. On a standalone Redis
- * (a script's keys must share a slot on a cluster).
- */
-/**
  * Redis unreachable (down, restarting, a network split; ioredis gives up on a command after its retries): the
  * request can't be counted, so it is refused as the database's absence is, 503 with Retry-After, never let through
  * uncounted and never a 500.
@@ -203,6 +195,14 @@ function storeUnavailable(cause: unknown): AppError {
   return Object.assign(new AppError('SERVICE_UNAVAILABLE', 'The rate limit store (Redis) is not reachable; retry shortly', { headers: { 'retry-after': '1' } }), { cause });
 }
 
+/**
+ * Shared by every instance pointed at the same Redis (REDIS_URL). The hits of one turn of the event loop (every
+ * request whose bytes arrived in one poll, flushed by setImmediate as ioredis's auto-pipelining does) go to
+ * Redis as one script call: per hit, ioredis's command, pipeline and reply objects cost more CPU than the
+ * request's own work in Redis (20–32 µs of the API's CPU a hit at 16–4 hits a batch, 11–14 µs batched,
+ * docs/performance.md). The client needs no auto-pipelining: each batch is one command. On a standalone Redis
+ * (a script's keys must share a slot on a cluster).
+ */
 export class RedisRateLimiter implements RateLimiter {
   private pending: PendingHit[] = [];
   private readonly hits: HitsCommand;

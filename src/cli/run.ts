@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, loadDatabaseConfig, type Config } from '../config.js';
 import { closeContext, createContext, type AppContext } from '../context.js';
+import { describeFailure } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Actor } from '../modules/orgs/principal.js';
 
@@ -34,7 +35,7 @@ function report(err: unknown, json: boolean): void {
     if (json) console.log(JSON.stringify({ status: false, code: err.code, message: err.message, errors: err.errors }));
     else console.error(`error: ${err.message}${detail ? `\n${detail}` : ''}`);
   } else {
-    console.error(`error: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`error: ${describeFailure(err)}`);
   }
 }
 

@@ -244,6 +244,15 @@ export function isDatabaseUnreachable(err: unknown): boolean {
 }
 
 /**
+ * A failure as told to the person starting the server or a `crm` command: when the database could not be reached,
+ * it names the setting to check (never its value, which may hold a password).
+ */
+export function describeFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return isDatabaseUnreachable(err) ? `the database (DATABASE_URL) is not reachable: ${message}` : message;
+}
+
+/**
  * True when the database refused the work for want of a resource, not because of the request: SQLite's disk (or
  * `max_page_count`) full, PostgreSQL's class 53 (disk full, out of memory, too many connections). Nothing was
  * written; the same request may succeed once an operator has made room.

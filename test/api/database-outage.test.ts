@@ -7,6 +7,7 @@ import { isDatabaseUnreachable, openDatabase } from '../../src/db/database.js';
 import { buildTestApp, dialect, type TestApp } from '../helpers/test-app.js';
 import { seedOrg, type Seeded } from '../helpers/seed.js';
 import { call } from '../helpers/http.js';
+import { runCli } from '../helpers/cli.js';
 import { eventually } from '../helpers/receiver.js';
 
 /**
@@ -111,5 +112,15 @@ describe('a PostgreSQL server that takes connections and never answers', () => {
       sockets.forEach((socket) => socket.destroy());
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+});
+
+describe('a command started with a database it cannot reach', () => {
+  it('says which setting to check, without its value, and exits 1', async () => {
+    const url = 'postgres://someone:s3cret-pass@127.0.0.1:1/crm';
+    const result = await runCli(['migrate'], { DATABASE_URL: url, ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error: the database (DATABASE_URL) is not reachable: connect ECONNREFUSED 127.0.0.1:1');
+    expect(result.stderr).not.toContain('s3cret-pass');
   });
 });

@@ -263,14 +263,16 @@ export function isDatabaseOutOfResources(err: unknown): boolean {
 }
 
 /**
- * True when another writer kept the database locked past the wait (SQLite's busy_timeout: another process's long
- * transaction, an `--all-or-nothing` import, a restore; PostgreSQL's lock_timeout): nothing was written, and the same
- * request succeeds once that writer is done.
+ * True when another writer was in the way: it kept the database locked past the wait (SQLite's busy_timeout: another
+ * process's long transaction, an `--all-or-nothing` import, a restore; PostgreSQL's lock_timeout, 55P03), or
+ * PostgreSQL rolled this transaction back to resolve a deadlock or a serialization conflict with it (40P01, 40001).
+ * Nothing was written, and the same request succeeds once that writer is done.
  */
 export function isDatabaseBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === '55P03' || (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)_/.test(code));
+  return typeof code === 'string' && (BUSY_STATES.has(code) || /^SQLITE_(BUSY|LOCKED)(_|$)/.test(code));
 }
+const BUSY_STATES = new Set(['55P03', '40P01', '40001']);
 
 /** True when a unique constraint rejected the write (both dialects). */
 export function isUniqueViolation(err: unknown): boolean {

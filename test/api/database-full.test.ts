@@ -67,7 +67,11 @@ describe('isDatabaseBusy', () => {
   it('tells a database locked by another writer from other errors', () => {
     expect(isDatabaseBusy(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(true);
     expect(isDatabaseBusy(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_SNAPSHOT' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('database table is locked'), { code: 'SQLITE_LOCKED' }))).toBe(true);
     expect(isDatabaseBusy(Object.assign(new Error('could not obtain lock'), { code: '55P03' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('could not serialize access'), { code: '40001' }))).toBe(true);
+    expect(isDatabaseBusy(Object.assign(new Error('SQLITE_BUSYNESS'), { code: 'SQLITE_BUSYNESS' }))).toBe(false);
     expect(isDatabaseBusy(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(false);
     expect(isDatabaseBusy(new Error('something else'))).toBe(false);
   });

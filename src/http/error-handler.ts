@@ -21,6 +21,28 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_ASYNC_CONSTRAINT: { code: 'ROUTE_NOT_FOUND', message: 'No such route' },
 };
 
+/**
+ * The database failing for reasons that are not the request's: a retryable 503 in the envelope, each with its log line.
+ * Out of resources is logged as an error, for an operator has to act (free disk space, raise a limit).
+ */
+const DATABASE_REFUSALS: { matches: (err: unknown) => boolean; level: 'warn' | 'error'; log: string; retryAfter: string; message: string }[] = [
+  { matches: isDatabaseUnreachable, level: 'warn', log: 'database unreachable', retryAfter: '1', message: 'The database is not reachable; retry shortly' },
+  {
+    matches: isDatabaseBusy,
+    level: 'warn',
+    log: 'database busy',
+    retryAfter: '1',
+    message: 'The database is busy with another writer (an import, a restore): the request was not carried out; retry shortly',
+  },
+  {
+    matches: isDatabaseOutOfResources,
+    level: 'error',
+    log: 'database out of resources',
+    retryAfter: '30',
+    message: 'The database cannot take this work now (out of disk space, memory or connections): the request was not carried out; retry later',
+  },
+];
+
 export function errorBody(request: FastifyRequest, code: ErrorCode, message: string, errors?: FieldError[], data?: Record<string, unknown>): ErrorEnvelope {
   return { status: false, code, message, ...(errors ? { errors } : {}), ...(data ? { data } : {}), requestId: String(request.id) };
 }
@@ -53,21 +75,11 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimits: BodyLimi
       return sendError(reply, request, 'INVALID_JSON', 'The body is not valid JSON');
     }
     if (fe.statusCode === 415) return sendError(reply, request, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
-    if (isDatabaseUnreachable(error)) {
-      request.log.warn({ err: error }, 'database unreachable');
-      reply.header('retry-after', '1');
-      return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database is not reachable; retry shortly');
-    }
-    if (isDatabaseBusy(error)) {
-      request.log.warn({ err: error }, 'database busy');
-      reply.header('retry-after', '1');
-      return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database is busy with another writer (an import, a restore): the request was not carried out; retry shortly');
-    }
-    if (isDatabaseOutOfResources(error)) {
-      // An operator has to act (free disk space, raise a limit): logged as an error, answered as retryable.
-      request.log.error({ err: error }, 'database out of resources');
-      reply.header('retry-after', '30');
-      return sendError(reply, request, 'SERVICE_UNAVAILABLE', 'The database cannot take this work now (out of disk space, memory or connections): the request was not carried out; retry later');
+    const refusal = DATABASE_REFUSALS.find((r) => r.matches(error));
+    if (refusal) {
+      request.log[refusal.level]({ err: error }, refusal.log);
+      reply.header('retry-after', refusal.retryAfter);
+      return sendError(reply, request, 'SERVICE_UNAVAILABLE', refusal.message);
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendError(reply, request, 'INTERNAL_ERROR', 'An unexpected error occurred');
